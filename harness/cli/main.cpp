@@ -1,0 +1,22 @@
+#include <iostream>
+
+#include "commands.hpp"
+#include "splinebench/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"splinebench: cubic B-spline prefilter and interpolation benchmark and validation suite"};
+  app.require_subcommand(1);
+  splinebench::cli::register_list(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const splinebench::Error& e) {
+    std::cerr << "splinebench: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "splinebench: internal error: " << e.what() << '\n';
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,96 @@
+// The interface every implementation provides. The harness drives it and never
+// knows an implementation's internals.
+//
+// Data layout (shared with the oracle, the datasets and the .npy CLI):
+//   samples/coefficients: `fields` fields back to back, each a C-order grid of
+//     GridShape::extent with `channels` float32 values per sample stored innermost.
+//   coordinates: (D, n) float32, axis-major like scipy.ndimage.map_coordinates:
+//     coords[d * n + q] is query q's coordinate along axis d. Sample k sits at k.
+//   values: [fields][n][channels] float32.
+// Non-finite coordinates give NaN values. Finite coordinates outside [0, N-1] are
+// evaluated on the mode's extension of the coefficients.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "splinebench/phase_times.hpp"
+#include "splinebench/types.hpp"
+
+namespace splinebench {
+
+struct Capabilities {
+  int min_dims = 1;
+  int max_dims = kMaxDims;
+  std::vector<int> channels{1, 2, 4};
+  std::vector<Mode> modes{kAllModes.begin(), kAllModes.end()};
+  Device device = Device::cpu;
+  bool field_batches = true;       // several fields in one prepare/evaluate
+  std::string arithmetic = "f32";  // precision of the arithmetic (the oracle: "f64")
+  bool threads = false;            // honours Options::threads
+
+  bool supports(int dims, int channels, Mode mode) const;
+  // Empty when supported; otherwise why not (for `splinebench list` and skips).
+  std::string why_not(int dims, int channels, Mode mode) const;
+};
+
+// Whether the implementation can run on this machine, and if not, why
+// (e.g. "not built: no CUDA compiler", "not available: no CUDA device").
+struct Availability {
+  bool ok = true;
+  std::string reason;
+};
+
+// Documented accuracy of an implementation versus the double-precision oracle. A
+// record passes when every measured error is within these bounds. `basis` says
+// where the numbers come from (a bound, not what happened to pass).
+struct Tolerance {
+  double prefilter_rel_l2 = 0;       // ||c - c_ref|| / ||c_ref||
+  double interp_max_rel_to_maxf = 0; // max |s - s_ref| / max |f|
+  std::string basis;
+};
+
+// What the harness or CLI asks of an implementation beyond the data itself.
+struct Options {
+  int threads = 1;  // only for implementations with Capabilities::threads
+};
+
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  virtual Capabilities capabilities() const = 0;
+  virtual Availability availability() const = 0;
+  virtual Tolerance tolerance(const GridShape& shape) const = 0;
+  // Free-form facts for the run context (e.g. {"isa": "AVX2"}), "key=value" each.
+  virtual std::vector<std::string> run_facts() const { return {}; }
+
+  virtual void configure(const Options& options) { (void)options; }
+
+  // Takes `fields` fields of `shape` (see layout above). With `prefilter` true the
+  // input holds samples and is turned into coefficients; with false it already
+  // holds coefficients. Records upload/prefilter/bind phases into `times`. The input
+  // buffer is only read; the implementation keeps its own copy.
+  virtual void prepare(const GridShape& shape, std::int64_t fields, const float* input,
+                       Mode mode, bool prefilter, PhaseTimes& times) = 0;
+
+  // Copies the coefficients of the last prepare into `out` (same layout as input).
+  virtual void read_coefficients(float* out, PhaseTimes& times) = 0;
+
+  // Evaluates every prepared field at `n` coordinates; `out` is [fields][n][channels].
+  virtual void evaluate(const float* coords, std::int64_t n, float* out,
+                        PhaseTimes& times) = 0;
+
+  // Releases device or host buffers held since prepare (the harness calls it between
+  // cases so large cases do not stack up).
+  virtual void release() {}
+};
+
+using ImplementationPtr = std::unique_ptr<Implementation>;
+
+}  // namespace splinebench

@@ -1,0 +1,87 @@
+#include "splinebench/types.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "splinebench/error.hpp"
+#include "splinebench/implementation.hpp"
+
+namespace splinebench {
+
+std::string_view to_string(Mode mode) {
+  switch (mode) {
+    case Mode::mirror: return "mirror";
+    case Mode::half: return "half";
+    case Mode::periodic: return "periodic";
+  }
+  return "?";
+}
+
+std::optional<Mode> parse_mode(std::string_view text) {
+  for (Mode m : kAllModes)
+    if (to_string(m) == text) return m;
+  return std::nullopt;
+}
+
+std::string_view to_string(Device device) { return device == Device::cpu ? "cpu" : "gpu"; }
+
+GridShape GridShape::make(const std::vector<std::int64_t>& extents, int channels) {
+  GridShape s;
+  s.dims = static_cast<int>(extents.size());
+  s.channels = channels;
+  for (int d = 0; d < s.dims && d < kMaxDims; ++d) s.extent[d] = extents[d];
+  s.validate();
+  return s;
+}
+
+std::int64_t GridShape::points() const {
+  std::int64_t p = 1;
+  for (int d = 0; d < dims; ++d) p *= extent[d];
+  return p;
+}
+
+std::int64_t GridShape::stride(int axis) const {
+  std::int64_t s = channels;
+  for (int d = dims - 1; d > axis; --d) s *= extent[d];
+  return s;
+}
+
+std::vector<std::int64_t> GridShape::extents() const {
+  return {extent.begin(), extent.begin() + dims};
+}
+
+std::string GridShape::to_string() const {
+  std::ostringstream out;
+  for (int d = 0; d < dims; ++d) out << (d ? "x" : "") << extent[d];
+  return out.str();
+}
+
+void GridShape::validate() const {
+  if (dims < 1 || dims > kMaxDims) {
+    std::ostringstream msg;
+    msg << "number of dimensions must be in [1, " << kMaxDims << "], got " << dims;
+    throw Error(msg.str());
+  }
+  for (int d = 0; d < dims; ++d)
+    if (extent[d] < 1) {
+      std::ostringstream msg;
+      msg << "axis " << d << " has length " << extent[d] << "; every axis needs at least 1 sample";
+      throw Error(msg.str());
+    }
+  if (channels < 1) throw Error("channels must be >= 1, got " + std::to_string(channels));
+}
+
+bool Capabilities::supports(int dims, int ch, Mode mode) const { return why_not(dims, ch, mode).empty(); }
+
+std::string Capabilities::why_not(int dims, int ch, Mode mode) const {
+  std::ostringstream msg;
+  if (dims < min_dims || dims > max_dims)
+    msg << "D=" << dims << " outside [" << min_dims << ", " << max_dims << "]";
+  else if (std::find(channels.begin(), channels.end(), ch) == channels.end())
+    msg << "channels=" << ch << " not supported";
+  else if (std::find(modes.begin(), modes.end(), mode) == modes.end())
+    msg << "mode " << to_string(mode) << " not supported";
+  return msg.str();
+}
+
+}  // namespace splinebench

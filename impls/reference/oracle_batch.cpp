@@ -1,0 +1,62 @@
+#include "oracle_batch.hpp"
+
+#include <numeric>
+
+#include "oracle.hpp"
+
+namespace splinebench::oracle {
+
+void prefilter_f64(const GridShape& shape, std::int64_t fields, double* data, Mode mode) {
+  shape.validate();
+  const int C = shape.channels;
+  const std::int64_t field_values = shape.values();
+  for (int axis = 0; axis < shape.dims; ++axis) {
+    const std::int64_t n = shape.extent[axis];
+    const std::int64_t stride = shape.stride(axis);
+    const std::int64_t inner = stride / C;
+    const std::int64_t outer = shape.points() / (n * inner);
+    const std::vector<double> zpow = pole_powers<double>(2 * n + 1);
+    const std::int64_t lines = fields * outer * inner;
+#pragma omp parallel
+    {
+      std::vector<double> line(static_cast<std::size_t>(n * C));
+#pragma omp for schedule(static)
+      for (std::int64_t l = 0; l < lines; ++l) {
+        const std::int64_t fld = l / (outer * inner);
+        const std::int64_t o = (l / inner) % outer;
+        const std::int64_t i = l % inner;
+        double* start = data + fld * field_values + o * n * stride + i * C;
+        for (std::int64_t k = 0; k < n; ++k)
+          for (int c = 0; c < C; ++c) line[k * C + c] = start[k * stride + c];
+        prefilter_line(line.data(), n, C, C, mode, zpow);
+        for (std::int64_t k = 0; k < n; ++k)
+          for (int c = 0; c < C; ++c) start[k * stride + c] = line[k * C + c];
+      }
+    }
+  }
+}
+
+void evaluate_subset_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                         const float* coords, std::int64_t n, const std::vector<std::int64_t>& query_ids,
+                         double* out) {
+  shape.validate();
+  const int D = shape.dims;
+  const int C = shape.channels;
+  const auto m = static_cast<std::int64_t>(query_ids.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < m; ++j) {
+    double x[kMaxDims];
+    for (int d = 0; d < D; ++d) x[d] = static_cast<double>(coords[d * n + query_ids[j]]);
+    for (std::int64_t fld = 0; fld < fields; ++fld)
+      evaluate_point<double>(shape, coeffs + fld * shape.values(), mode, x, out + (fld * m + j) * C);
+  }
+}
+
+void evaluate_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                  const float* coords, std::int64_t n, double* out) {
+  std::vector<std::int64_t> all(static_cast<std::size_t>(n));
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  evaluate_subset_f64(shape, fields, coeffs, mode, coords, n, all, out);
+}
+
+}  // namespace splinebench::oracle
