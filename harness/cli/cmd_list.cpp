@@ -8,6 +8,7 @@
 
 namespace splinebench::cli {
 
+namespace {
 void register_list(CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List implementations and whether they can run here");
   cmd->callback([] {
@@ -23,5 +24,8 @@ void register_list(CLI::App& app) {
     }
   });
 }
+}  // namespace
+
+SPLINEBENCH_COMMAND(register_list);
 
 }  // namespace splinebench::cli

@@ -3,10 +3,17 @@
 #include "commands.hpp"
 #include "splinebench/error.hpp"
 
+namespace splinebench::cli {
+std::vector<RegisterFn>& command_registry() {
+  static std::vector<RegisterFn> fns;
+  return fns;
+}
+}  // namespace splinebench::cli
+
 int main(int argc, char** argv) {
   CLI::App app{"splinebench: cubic B-spline prefilter and interpolation benchmark and validation suite"};
   app.require_subcommand(1);
-  splinebench::cli::register_list(app);
+  for (auto fn : splinebench::cli::command_registry()) fn(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
