@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# splinebench's two entry points on a fresh Debian 12 machine:
+#   ./run_all.sh [SUITE]   install what is missing, build (Release), run SUITE (default
+#                          `quick`) on every backend available here, write
+#                          results/<machine>/<run-id>/ and its report (index.html)
+#   ./run_all.sh test      same set-up, then every test (ctest, then pytest)
+# Environment: SPLINEBENCH_MACHINE (results label, default: short host name),
+#              SPLINEBENCH_BUILD_DIR (default: build), SPLINEBENCH_JOBS (default: nproc).
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$PWD
+build_dir=${SPLINEBENCH_BUILD_DIR:-build}
+jobs=${SPLINEBENCH_JOBS:-$(nproc)}
+machine=${SPLINEBENCH_MACHINE:-$(hostname -s)}
+action=${1:-quick}
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+# --- 1. Debian packages -------------------------------------------------------------
+packages=(build-essential cmake git python3 python3-venv libeigen3-dev libboost-dev
+          libbenchmark-dev libgtest-dev libgmock-dev libhwy-dev libcli11-dev nlohmann-json3-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  log "installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || \
+  log "nvcc not found: GPU implementations will be listed as 'not built'"
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
+
+# --- 2. Python venv for reports and Python tests -----------------------------------------
+venv="$root/.venv"
+stamp="$venv/.requirements.sha256"
+want=$(sha256sum reports/requirements.txt | cut -d' ' -f1)
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  log "creating Python venv from reports/requirements.txt"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  "$venv/bin/python" -m pip install -q -r reports/requirements.txt
+  echo "$want" >"$stamp"
+fi
+
+# --- 3. Configure and build (Release) -----------------------------------------------
+log "building in $build_dir ($jobs jobs)"
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build_dir" -j "$jobs"
+bin="$root/$build_dir/bin/splinebench"
+
+if [ "$action" = test ]; then
+  # --- 4a. Tests ----------------------------------------------------------------------
+  log "C++ tests (ctest)"
+  ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+  log "Python tests (pytest)"
+  SPLINEBENCH_BIN="$bin" "$venv/bin/python" -m pytest -q tests/python reports/tests
+  log "all tests passed"
+  exit 0
+fi
+
+# --- 4b. The suite, then the report ---------------------------------------------------
+log "implementations"
+"$bin" list
+log "running suite '$action' (results under results/$machine/)"
+run_dir_file=$(mktemp)
+trap 'rm -f "$run_dir_file"' EXIT
+"$bin" run --suite "$action" --results-dir results --machine "$machine" --run-dir-file "$run_dir_file"
+run_dir=$(cat "$run_dir_file")
+log "building the report"
+"$venv/bin/python" -m reports.build "$run_dir"
+echo
+echo "results: $run_dir/results.json"
+echo "report:  $run_dir/report/index.html"
