@@ -2,15 +2,21 @@
 // tolerances (so no test carries an unexplained number). u = 2^-53.
 //
 // One prefilter pass along an axis, input magnitude M = max|input|, output |c| <= 3M
-// (l-inf gain of the exact prefilter: sum_j sqrt(3)|z|^|j| = sqrt(3)(1+|z|)/(1-|z|) = 3):
-//   causal   c+[k] = 6 f[k] + z c+[k-1], |c+| <= 6M/(1-|z|) = 8.2M; each step adds at most
-//            2u(6M + |z| 8.2M) and earlier errors are damped by |z| per step, so
-//            |e+| <= 2u (6 + 2.2) M / (1 - |z|) = 22.4 u M (the initial sum is a geometric
-//            series of the same size);
-//   anti-causal c[k] = z (c[k+1] - c+[k]): |e| <= (|z| 22.4 + 2|z| (3 + 8.2)) u M / (1 - |z|)
-//            = 16.4 u M.
-// So one pass commits an error <= kPassError * u * M with kPassError = 32 (margin for the
-// initialisations' divisions).
+// (l-inf gain of the exact prefilter: sum_j sqrt(3)|z|^|j| = sqrt(3)(1+|z|)/(1-|z|) = 3).
+// First-order error counts (each rounding u times the magnitude it rounds; the stored
+// pole itself is off by u relative):
+//   causal   c+[k] = 6 f[k] + z c+[k-1], |c+| <= 6M/(1-|z|) = 8.2M: per step 6M (6f) +
+//            2 x 2.2M (z c+, z's own error) + 8.2M (the sum) = 16.4uM + 2.2uM, damped by
+//            |z| per step: |e+| <= 18.6/(1-|z|) uM = 25.4 uM. The initial sum is a
+//            geometric series of terms z^k f, divided and scaled by 6: <= 6(1+2)/(1-|z|) uM
+//            = 25 uM, no worse.
+//   anti-causal c[k] = z (c[k+1] - c+[k]): |z| (e[k+1] + e+[k]) + u (|z| 11.2M + 2 x 3M)
+//            per step, so |e| <= (0.268 x 25.4 + 9.0)/(1-|z|) uM = 21.6 uM; the mirror
+//            initialisation z/(z^2-1) (c+[N-1] + z c+[N-2]) (factor 0.289 with ~4 roundings,
+//            on a sum <= 10.4M plus its inputs' errors) gives <= 24 uM, and half/periodic
+//            are of the same form with smaller factors.
+// So one pass commits an error <= kPassError * u * M with kPassError = 32 (the counts
+// above reach 25; second-order terms are below u^2).
 //
 // Consequences (errors of pass d travel through the later passes):
 //   coefficients     |c - c_exact| <= u * 32 * sum_d 3^(D-1-d) M_d   (later passes: gain 3)
