@@ -1,0 +1,90 @@
+"""python -m reports.build RUN_DIR [RUN_DIR ...] [--out DIR]
+
+Turns one or more run directories into tables (Markdown, LaTeX, HTML), figures
+(PNG, SVG) and an index.html, written to <first RUN_DIR>/report/ unless --out
+is given. Several runs (e.g. a CPU run and a GPU run) are merged into one report
+with every row labelled by machine. Prints the path of index.html last.
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from .accuracy_table import accuracy_table
+from .errors import ReportError
+from .index_page import write_index
+from .loader import Run, load_runs
+from .plots.accuracy import plot_accuracy
+from .plots.prefilter_axes import plot_prefilter_axes
+from .plots.speedup import plot_speedup
+from .plots.throughput import plot_prefilter_throughput, plot_reconstruction_throughput
+from .render_html import render_html_page
+from .render_latex import render_latex
+from .render_markdown import render_markdown
+from .reproduced_tables import ALL_REPRODUCED
+from .status_table import status_table
+from .table_model import Table
+
+
+def write_tables(tables: list[Table], out_dir: Path) -> dict[str, dict[str, Path]]:
+    """Each table as <key>.md/.tex/.html, plus all_tables.md/.tex for pasting whole."""
+    table_dir = out_dir / "tables"
+    table_dir.mkdir(parents=True, exist_ok=True)
+    files: dict[str, dict[str, Path]] = {}
+    renderers = {"Markdown": (".md", render_markdown), "LaTeX": (".tex", render_latex),
+                 "HTML": (".html", render_html_page)}
+    for table in tables:
+        files[table.key] = {}
+        for kind, (suffix, render) in renderers.items():
+            path = table_dir / f"{table.key}{suffix}"
+            path.write_text(render(table), encoding="utf-8")
+            files[table.key][kind] = path
+    (table_dir / "all_tables.md").write_text("\n".join(render_markdown(t) for t in tables), encoding="utf-8")
+    (table_dir / "all_tables.tex").write_text(
+        "% Needs \\usepackage{booktabs}.\n" + "\n".join(render_latex(t) for t in tables), encoding="utf-8")
+    return files
+
+
+def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build") -> Path:
+    out_dir = Path(out_dir)
+    plot_dir = out_dir / "plots"
+    reproduced = [make(runs) for make in ALL_REPRODUCED]
+    accuracy = accuracy_table(runs)
+    status = status_table(runs)
+    table_files = write_tables([*reproduced, accuracy, status], out_dir)
+    sections = [
+        ("Reproduced tables", reproduced),
+        ("Speed-up", [plot_speedup(runs, plot_dir, "cpu_scalar"), plot_speedup(runs, plot_dir, "cpu_simd")]),
+        ("Throughput", [plot_reconstruction_throughput(runs, plot_dir), plot_prefilter_throughput(runs, plot_dir),
+                        plot_prefilter_axes(runs, plot_dir)]),
+        ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
+        ("Implementations", [status]),
+    ]
+    return write_index(out_dir, runs, sections, table_files, command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m reports.build",
+        description="Build tables, plots and index.html from splinebench run directories.")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                        help="run directory (holding results.json) or a results.json file; several are merged")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output directory (default: <first RUN_DIR>/report)")
+    args = parser.parse_args(argv)
+    try:
+        runs = load_runs(args.runs)
+        out_dir = args.out if args.out is not None else runs[0].path / "report"
+        command = "python -m reports.build " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+        index = build_report(runs, out_dir, command)
+    except ReportError as exc:
+        print(f"reports.build: error: {exc}", file=sys.stderr)
+        return 2
+    print(index.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

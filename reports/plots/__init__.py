@@ -1,0 +1,1 @@
+"""Figures of a report; each module draws one kind and returns style.Figure or style.Skipped."""

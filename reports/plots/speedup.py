@@ -1,0 +1,88 @@
+"""Speed-up of every implementation over a CPU baseline versus batch size, one
+panel per D. Speed-ups pair records of the same run (same machine) that did the
+same work; solid lines time the evaluate phase alone, dashed lines the batch as
+the caller sees it (query upload + evaluate + download) for implementations
+that have transfers."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from matplotlib.lines import Line2D
+
+from .. import implementations, timing
+from ..loader import Record, Run
+from . import style
+from .sweeps import choose_slice, describe
+
+FIXED = ("dims", "shape", "channels", "fields", "mode", "data", "pattern")
+
+
+def _baseline_by_queries(records: list[Record], baseline: str) -> dict[int, Record]:
+    """The baseline's record per batch size; with several thread counts the most
+    threads (the strongest baseline)."""
+    chosen: dict[int, Record] = {}
+    for record in records:
+        if record.impl == baseline:
+            current = chosen.get(record.queries)
+            if current is None or record.threads > current.threads:
+                chosen[record.queries] = record
+    return chosen
+
+
+def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Figure | style.Skipped:
+    stem = f"speedup_vs_batch_over_{baseline}"
+    title = f"Reconstruction speed-up over {baseline} vs batch size"
+    usable = [r for run in runs for r in run.records
+              if r.ok and r.queries > 0 and timing.evaluate_seconds(r)]
+    if not any(r.impl == baseline for r in usable):
+        return style.Skipped(stem, title, f"no {baseline} reconstruction records in these runs "
+                                          f"(speed-ups are only taken within one run)")
+    dims_list = sorted({r.dims for r in usable if any(
+        b.impl == baseline and b.dims == r.dims and b.run is r.run for b in usable)})
+    fig, axes = style.panels(len(dims_list))
+    drew_dashed = False
+    for ax, dims in zip(axes, dims_list):
+        fixed, members = choose_slice(
+            [r for r in usable if r.dims == dims], lambda r: r.queries, FIXED)
+        for run in runs:
+            own = [r for r in members if r.run is run]
+            base = _baseline_by_queries(own, baseline)
+            if not base:
+                continue
+            lines: dict[tuple[str, int], list[Record]] = {}
+            for record in own:
+                if base.get(record.queries) is not record:  # the baseline is the y = 1 line
+                    lines.setdefault((record.impl, record.threads), []).append(record)
+            for (impl, threads), recs in sorted(lines.items(), key=lambda kv: implementations.order_key(kv[0][0])):
+                recs = sorted((r for r in recs if r.queries in base), key=lambda r: r.queries)
+                if not recs:
+                    continue
+                label = style.line_label(runs, run, style.variant_name(impl, threads))
+                colour = style.variant_colour(impl, threads)
+                marker = style.variant_marker(runs, run, threads)
+                xs = [r.queries for r in recs]
+                ys = [timing.evaluate_seconds(base[r.queries]) / timing.evaluate_seconds(r) for r in recs]
+                ax.plot(xs, ys, marker=marker, color=colour, label=label, linewidth=1.6, markersize=4.5)
+                with_transfers = [r for r in recs if "query_upload" in r.phases or "download" in r.phases]
+                if with_transfers:
+                    xs = [r.queries for r in with_transfers]
+                    ys = [timing.lookup_seconds(base[r.queries]) / timing.lookup_seconds(r)
+                          for r in with_transfers]
+                    ax.plot(xs, ys, marker=marker, color=colour, linestyle="--", linewidth=1.2,
+                            markersize=3.5, markerfacecolor="none", label="_" + label)
+                    drew_dashed = True
+        ax.axhline(1.0, color="#444", linestyle=":", linewidth=1)
+        style.log_axes(ax)
+        ax.set_title(f"D = {dims}: {describe(fixed)}")
+        ax.set_xlabel("batch size (queries)")
+        ax.set_ylabel(f"speed-up over {baseline} (×)")
+    extra = []
+    if drew_dashed:
+        extra.append((Line2D([], [], color="#555", linestyle="--"), "incl. query/value transfers"))
+    extra.append((Line2D([], [], color="#444", linestyle=":"), f"= {baseline}"))
+    caption = (f"Speed-up = median evaluate time of {baseline} / median evaluate time of the "
+               "implementation, on the same machine and workload (solid). Dashed: the same with the "
+               "per-repetition sum of query upload + evaluate + download. Each panel fixes the grid and "
+               "case named in its title.")
+    return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)

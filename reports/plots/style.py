@@ -1,0 +1,140 @@
+"""Shared look of every figure: panel grid, one legend per figure listing each
+implementation, and a caption naming the machine and devices the numbers come
+from. Figures are written as PNG (for the page) and SVG (for papers)."""
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+import matplotlib.colors  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
+
+from .. import implementations  # noqa: E402
+from ..loader import Run  # noqa: E402
+
+PANEL_W, PANEL_H = 5.0, 3.8
+PNG_DPI = 110
+
+plt.rcParams.update({
+    "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9,
+    "xtick.labelsize": 9, "ytick.labelsize": 9, "figure.titlesize": 13,
+    "axes.grid": True, "grid.alpha": 0.3, "grid.linestyle": "-", "svg.fonttype": "none",
+})
+
+
+@dataclass
+class Figure:
+    """A written figure: where its files are and what it shows."""
+    stem: str
+    title: str
+    caption: str
+    png: Path
+    svg: Path
+
+
+@dataclass
+class Skipped:
+    """A figure that could not be drawn from these runs, and why."""
+    stem: str
+    title: str
+    reason: str
+
+
+def panels(count: int, max_cols: int = 3, sharey: bool = False):
+    # 4 panels read better as 2×2 than as 3 + 1.
+    cols = min(max_cols, max(count, 1), 2 if count == 4 else 3)
+    rows = math.ceil(count / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(PANEL_W * cols + 2.2, PANEL_H * rows + 1.3),
+                             squeeze=False, sharey=sharey)
+    flat = list(axes.flat)
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return fig, flat[:count]
+
+
+def device_caption(runs: Sequence[Run]) -> str:
+    """Machine, devices, run and commit of every run shown."""
+    parts = []
+    for run in runs:
+        c = run.context
+        sha = str(c.get("git_sha", "?"))[:10] + (" (dirty)" if c.get("git_dirty") else "")
+        parts.append(f"{run.label}: CPU {run.cpu_model or '?'}, GPU {run.gpu_name or 'none'}; "
+                     f"run {c.get('run_id', '?')}, commit {sha}")
+    return " | ".join(parts)
+
+
+def run_marker(runs: Sequence[Run], run: Run) -> str:
+    """Marker per run, so merged runs stay apart even with the same colours."""
+    markers = ["o", "s", "^", "D", "v", "P"]
+    return markers[list(runs).index(run) % len(markers)]
+
+
+def line_label(runs: Sequence[Run], run: Run, name: str) -> str:
+    return name if len(runs) == 1 else f"{name} @ {run.label}"
+
+
+def variant_name(impl: str, threads: int) -> str:
+    return impl if threads == 1 else f"{impl} ({threads} thr)"
+
+
+def variant_colour(impl: str, threads: int) -> str:
+    """The implementation's colour; darker for multi-threaded variants so that
+    both stay apart in one legend."""
+    colour = implementations.colour(impl)
+    if threads == 1:
+        return colour
+    r, g, b = matplotlib.colors.to_rgb(colour)
+    return matplotlib.colors.to_hex((r * 0.55, g * 0.55, b * 0.55))
+
+
+def variant_marker(runs: Sequence[Run], run: Run, threads: int) -> str:
+    return "^" if threads > 1 and len(runs) == 1 else run_marker(runs, run)
+
+
+def log_axes(ax, x: bool = True, y: bool = True) -> None:
+    """Log scales with labels on the decades only (minor labels crowd the axis)."""
+    for enabled, axis, setter in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
+        if enabled:
+            setter("log")
+            axis.set_minor_formatter(NullFormatter())
+
+
+def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,
+           extra_handles=()) -> Figure:
+    """Adds the title, the figure legend and the device caption, then writes PNG and SVG."""
+    handles, labels = [], []
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in labels and not label.startswith("_"):
+                handles.append(handle)
+                labels.append(label)
+    for handle, label in extra_handles:
+        handles.append(handle)
+        labels.append(label)
+    fig.suptitle(title, fontweight="bold")
+    full_caption = f"{caption} Device — {device_caption(runs)}"
+    width_chars = int(fig.get_figwidth() * 13)
+    wrapped = "\n".join(textwrap.wrap(full_caption, width_chars))
+    lines = wrapped.count("\n") + 1
+    fig.text(0.01, 0.005, wrapped, ha="left", va="bottom", fontsize=8.5, color="#333")
+    bottom_in = 0.18 * lines + 0.25
+    legend_w_in = 2.0 if handles else 0.1
+    fig_w, fig_h = fig.get_figwidth(), fig.get_figheight()
+    fig.set_figheight(fig_h + 0.18 * lines)
+    fig_h = fig.get_figheight()
+    if handles:
+        fig.legend(handles, labels, loc="center right", frameon=False, title="implementation")
+    fig.tight_layout(rect=(0, bottom_in / fig_h + 0.01, 1 - legend_w_in / fig_w, 1 - 0.35 / fig_h))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    png, svg = out_dir / f"{stem}.png", out_dir / f"{stem}.svg"
+    fig.savefig(png, dpi=PNG_DPI)
+    fig.savefig(svg)
+    plt.close(fig)
+    return Figure(stem=stem, title=title, caption=full_caption, png=png, svg=svg)

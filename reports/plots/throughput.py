@@ -1,0 +1,83 @@
+"""Throughput versus grid size, one panel per D: reconstruction (lookups/s from
+the evaluate phase) and prefilter (samples/s). The published 256^3 lookup rate
+of Ruijters & Thévenaz is marked on the 3-D reconstruction panel."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from matplotlib.lines import Line2D
+
+from .. import implementations, timing
+from ..loader import Record, Run
+from ..seeds import seed
+from . import style
+from .sweeps import choose_slice, describe
+
+
+def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str, caption: str,
+          records: list[Record], fixed: tuple[str, ...], rate: Callable[[Record], float | None],
+          seed_marker: bool) -> style.Figure | style.Skipped:
+    dims_list = sorted({r.dims for r in records})
+    if not dims_list:
+        return style.Skipped(stem, title, "no usable records in these runs")
+    fig, axes = style.panels(len(dims_list))
+    extra = []
+    for ax, dims in zip(axes, dims_list):
+        chosen, members = choose_slice([r for r in records if r.dims == dims], lambda r: r.shape, fixed,
+                                       tiebreak=lambda r: -r.queries)
+        for run in runs:
+            lines: dict[tuple[str, int], dict[tuple, Record]] = {}
+            for record in members:
+                if record.run is run:
+                    # One point per grid: the first record of that grid in the run.
+                    lines.setdefault((record.impl, record.threads), {}).setdefault(record.shape, record)
+            for (impl, threads), by_shape in sorted(lines.items(),
+                                                    key=lambda kv: implementations.order_key(kv[0][0])):
+                points = sorted(by_shape.values(), key=lambda r: r.points)
+                ax.plot([r.points for r in points], [rate(r) for r in points],
+                        marker=style.variant_marker(runs, run, threads),
+                        color=style.variant_colour(impl, threads),
+                        label=style.line_label(runs, run, style.variant_name(impl, threads)),
+                        linewidth=1.6, markersize=4.5)
+        if seed_marker and dims == 3:
+            s = seed("ruijters_reconstruction")
+            row = s["rows"][0]
+            points = 1
+            for extent in row["shape"]:
+                points *= extent
+            ax.plot([points], [row["lookups_per_s"]], marker="*", markersize=13, color="black",
+                    linestyle="none", label="_seed")
+            ax.annotate(f"{s['short']}, {s['hardware_by_device']['gpu']}", (points, row["lookups_per_s"]),
+                        textcoords="offset points", xytext=(-10, -4), ha="right", va="top", fontsize=8)
+            extra = [(Line2D([], [], marker="*", color="black", linestyle="none", markersize=11),
+                      f"published: {s['short']} {row['size_label']}")]
+        style.log_axes(ax)
+        ax.set_title(f"D = {dims}: {describe(chosen)}")
+        ax.set_xlabel("grid size (samples per field)")
+        ax.set_ylabel(ylabel)
+    return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)
+
+
+def plot_reconstruction_throughput(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Skipped:
+    records = [r for run in runs for r in run.records
+               if r.ok and r.queries > 0 and timing.queries_per_second(r)]
+    return _draw(runs, out_dir, "throughput_reconstruction_vs_grid",
+                 "Reconstruction throughput vs grid size", "lookups per second (queries·fields / s)",
+                 "Lookups/s = queries × fields / median evaluate time (kernel only, transfers excluded). "
+                 "Each panel fixes the batch size and case named in its title.",
+                 records, ("dims", "channels", "fields", "mode", "data", "pattern", "queries"),
+                 timing.queries_per_second, seed_marker=True)
+
+
+def plot_prefilter_throughput(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Skipped:
+    records = [r for run in runs for r in run.records
+               if r.ok and timing.prefilter_samples_per_second(r)]
+    # The prefilter does not depend on the queries: prefer prefilter-only records.
+    records.sort(key=lambda r: r.queries != 0)
+    return _draw(runs, out_dir, "throughput_prefilter_vs_grid",
+                 "Prefilter throughput vs grid size", "samples per second (points·fields / s)",
+                 "Samples/s = grid points × fields / median prefilter time (all axes, transfers excluded). "
+                 "Each panel fixes the case named in its title.",
+                 records, ("dims", "channels", "fields", "mode", "data"),
+                 timing.prefilter_samples_per_second, seed_marker=False)

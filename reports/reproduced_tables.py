@@ -1,0 +1,303 @@
+"""The seed documents' tables in their own layout, with the published numbers
+(seed_numbers.json, labelled with the seed's hardware) beside ours (result files
+only). A row we cannot fill says why.
+
+Axis names: Ruijters' x is the contiguous axis, which in our C order is the LAST
+axis. So for 3-D: x = axis 2, y = axis 1, z = axis 0; for 2-D: x = axis 1,
+y = axis 0. Sizes are printed as the seed prints them (x-extent first) and the
+C-order shape is given in the group heading.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from . import implementations, timing
+from .loader import Record, Run
+from .seeds import seed
+from .selection import Predicate, best, impl_label, matching, pref, source_label, why_missing
+from .table_model import Column, Row, Table, fmt_ms, fmt_rate, fmt_ratio, shape_label
+
+MS = 1e3
+
+
+def _seed_label(s: dict, device: str | None = None) -> str:
+    """'published · R&T · <the device that row ran on>'."""
+    hardware = s["hardware_by_device"].get(device, s["hardware"]) if device else s["hardware"]
+    return f"published · {s['short']} · {hardware}"
+
+
+def pub(value: float) -> str:
+    """A published number as printed in the source (no added digits)."""
+    return f"{value:g}"
+
+
+def _impl_names(runs: Sequence[Run]) -> list[str]:
+    names = set(implementations.KNOWN)
+    for run in runs:
+        names.update(r.impl for r in run.records)
+    return implementations.ordered(names)
+
+
+def _add_impl_rows(table: Table, runs: Sequence[Run], impl: str, case: Predicate,
+                   usable: Predicate, preference: Callable[[Record], tuple], suite_hint: str,
+                   cells: Callable[[Run, Record], list[str]], missing_cells: list[str]) -> None:
+    """Rows of one implementation for one case, from every run that has it; one
+    'missing' row with the reasons when no run has a usable record."""
+    added = False
+    reasons: list[tuple[Run, str]] = []
+    for run in runs:
+        own = matching(run, impl, case)
+        ok = [r for r in own if r.ok and usable(r)]
+        for record in best(ok, preference):
+            table.add(Row(cells(run, record), "ours"))
+            added = True
+        if not ok:
+            errors = [r for r in own if r.status == "error"]
+            if errors:
+                table.add(Row(list(missing_cells), "missing",
+                              note=f"{run.label}: error: {errors[0].message or 'no message recorded'}"))
+                added = True
+            else:
+                reasons.append((run, why_missing(run, impl, case, suite_hint)))
+    if not added:
+        distinct = {why for _, why in reasons}
+        if len(runs) == 1 or len(distinct) == 1:
+            note = reasons[0][1]
+        else:
+            note = "; ".join(f"{run.label}: {why}" for run, why in reasons)
+        table.add(Row(list(missing_cells), "missing", note=note))
+
+
+def _runs_caption(runs: Sequence[Run]) -> str:
+    return ", ".join(f"{r.label} ({r.context.get('suite', '?')}, {r.context.get('date', '?')})" for r in runs)
+
+
+# --- Ruijters & Thévenaz Table 1: 3-D prefilter, x/y/z/total --------------------------------
+
+def ruijters_table1(runs: Sequence[Run]) -> Table:
+    s = seed("ruijters_table1")
+    table = Table(
+        key="ruijters_table1",
+        title="Ruijters & Thévenaz Table 1 — 3-D prefilter time per direction (ms)",
+        caption=("One scalar volume (C = 1, one field), prefilter only. x is the contiguous "
+                 "direction = our LAST axis (C order): x = axis 2, y = axis 1, z = axis 0. "
+                 "Ours: median over n repetitions of each phase; 'total' is the median of the whole "
+                 "prefilter phase (not the sum of the per-axis medians). Boundary mode `half` "
+                 "(Ruijters' clamp) where recorded, otherwise the mode shown. Published rows: "
+                 f"{s['hardware']}. Runs: {_runs_caption(runs)}."),
+        columns=[Column("source"), Column("algorithm"), Column("size (x·y·z)"),
+                 Column("x", "ms", True), Column("y", "ms", True), Column("z", "ms", True),
+                 Column("total", "ms", True), Column("n", "", True)])
+    axis_note_needed = False
+    sizes: list[tuple[int, ...]] = []
+    for row in s["rows"]:
+        if tuple(row["shape"]) not in sizes:
+            sizes.append(tuple(row["shape"]))
+    for shape in sizes:
+        seed_rows = [r for r in s["rows"] if tuple(r["shape"]) == shape]
+        label = seed_rows[0]["size_label"]
+        table.add(Row([], "group", note=f"{label} (our C-order shape {'×'.join(map(str, shape))})"))
+        for r in seed_rows:
+            table.add(Row([_seed_label(s, r["device"]), r["algorithm"], label, pub(r["x"]), pub(r["y"]),
+                           pub(r["z"]), pub(r["total"]), "—"], "seed"))
+
+        def case(rec: Record, shape=shape) -> bool:
+            return rec.dims == 3 and rec.shape == shape and rec.channels == 1 and rec.fields == 1
+
+        def cells(run: Run, rec: Record, label=label) -> list[str]:
+            nonlocal axis_note_needed
+            axes = [timing.axis_seconds(rec, a) for a in (2, 1, 0)]
+            if any(a is None for a in axes):
+                axis_note_needed = True
+            return [source_label(run, rec), impl_label(rec, "half"), label,
+                    *(fmt_ms(a * MS) if a is not None else "—" for a in axes),
+                    fmt_ms(rec.phase_median("prefilter") * MS), str(rec.repetitions)]
+
+        for impl in _impl_names(runs):
+            _add_impl_rows(table, runs, impl, case, lambda r: "prefilter" in r.phases,
+                           pref(("mode", "half"), ("queries", 0), ("data", "noise")), "ruijters",
+                           cells, ["ours", impl, label])
+    if axis_note_needed:
+        table.notes.append("— in x/y/z: the implementation records only the whole prefilter, "
+                           "not per-axis phases (prefilter_axis0..2).")
+    table.notes.append("Published CPU row: single-threaded; published x/y/z/total as printed in the source.")
+    return table
+
+
+# --- Ruijters & Thévenaz Table 2: RGB frame prefilter, x/y/total ----------------------------
+
+def ruijters_table2(runs: Sequence[Run]) -> Table:
+    s = seed("ruijters_table2")
+    table = Table(
+        key="ruijters_table2",
+        title="Ruijters & Thévenaz Table 2 — RGB video frame prefilter time per frame (ms)",
+        caption=("2-D frames with colour channels prefiltered together (ours: C = 4, RGB padded to "
+                 "float4). x is the contiguous direction = our LAST axis: x = axis 1, y = axis 0. "
+                 "Ours: a batch of F frames per repetition; per-frame time = median over n repetitions "
+                 "of the batch time, divided by F. Published: mean over "
+                 f"{s['frames']} frames on {s['hardware']}. Runs: {_runs_caption(runs)}."),
+        columns=[Column("source"), Column("algorithm"), Column("size (x·y)"),
+                 Column("x", "ms/frame", True), Column("y", "ms/frame", True),
+                 Column("total", "ms/frame", True), Column("F", "", True), Column("n", "", True)])
+    axis_note_needed = False
+    sizes: list[tuple[int, ...]] = []
+    for row in s["rows"]:
+        if tuple(row["shape"]) not in sizes:
+            sizes.append(tuple(row["shape"]))
+    for shape in sizes:
+        seed_rows = [r for r in s["rows"] if tuple(r["shape"]) == shape]
+        label = seed_rows[0]["size_label"]
+        table.add(Row([], "group", note=f"{label} (our C-order shape {'×'.join(map(str, shape))})"))
+        for r in seed_rows:
+            table.add(Row([_seed_label(s, r["device"]), r["algorithm"], label, pub(r["x"]), pub(r["y"]),
+                           pub(r["total"]), str(s["frames"]), "mean"], "seed"))
+
+        def case(rec: Record, shape=shape) -> bool:
+            return rec.dims == 2 and rec.shape == shape and rec.channels >= 3
+
+        def cells(run: Run, rec: Record, label=label) -> list[str]:
+            nonlocal axis_note_needed
+            per_frame = MS / rec.fields
+            axes = [timing.axis_seconds(rec, a) for a in (1, 0)]
+            if any(a is None for a in axes):
+                axis_note_needed = True
+            return [source_label(run, rec), impl_label(rec, "half"), label,
+                    *(fmt_ms(a * per_frame) if a is not None else "—" for a in axes),
+                    fmt_ms(rec.phase_median("prefilter") * per_frame), str(rec.fields),
+                    str(rec.repetitions)]
+
+        for impl in _impl_names(runs):
+            _add_impl_rows(table, runs, impl, case, lambda r: "prefilter" in r.phases,
+                           pref(("mode", "half"), ("channels", 4), ("fields", s["frames"]), ("queries", 0)),
+                           "ruijters", cells, ["ours", impl, label])
+    if axis_note_needed:
+        table.notes.append("— in x/y: the implementation records only the whole prefilter, "
+                           "not per-axis phases (prefilter_axis0..1).")
+    if s.get("note"):
+        table.notes.append(s["note"])
+    return table
+
+
+# --- Thesis Table 1: 4-D lookups, CPU vs GPU ------------------------------------------------
+
+# The thesis compares an SSE CPU code with its GPU code; our closest CPU analogue
+# first, then the others if it is absent.
+THESIS_CPU_ORDER = ("cpu_sse", "cpu_scalar", "cpu_simd")
+
+
+def thesis_table1(runs: Sequence[Run]) -> Table:
+    s = seed("thesis_table1")
+    table = Table(
+        key="thesis_table1",
+        title="Thesis Table 1 — 4-D cubic B-spline lookups, CPU vs GPU (ms)",
+        caption=("Time for one batch of lookups as the caller sees it: for GPU implementations the "
+                 "per-repetition sum of query upload + evaluate + download (median over n repetitions), "
+                 "for CPU implementations the evaluate phase; grid upload and prefilter excluded. CPU "
+                 "column: cpu_sse (the thesis' CPU code is SSE, one core), else the first of "
+                 "cpu_scalar, cpu_simd present. Speed-up = CPU median / GPU median within one run (same "
+                 f"machine). Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
+        columns=[Column("source"), Column("grid"), Column("queries"), Column("CPU impl"),
+                 Column("CPU", "ms", True), Column("GPU impl"), Column("GPU", "ms", True),
+                 Column("speed-up", "×", True), Column("n (CPU/GPU)", "", True)])
+    names = _impl_names(runs)
+    gpu_impls = [n for n in names if implementations.KNOWN.get(n) == "gpu"
+                 or any(r.impl == n and r.device == "gpu" for run in runs for r in run.records)]
+    cpu_order = [n for n in THESIS_CPU_ORDER] + [n for n in names if n not in THESIS_CPU_ORDER
+                                                 and n not in gpu_impls and n != "reference"]
+    preference = pref(("mode", "mirror"), ("pattern", "uniform"), ("data", "noise"), ("threads", 1))
+
+    for row in s["rows"]:
+        grid, queries = tuple(row["grid"]), int(row["queries"])
+        grid_label, queries_label = row["grid_label"], row["queries_label"]
+        table.add(Row([], "group", note=f"grid {grid_label}, {queries_label} = {queries} queries"))
+        table.add(Row([_seed_label(s), grid_label, queries_label, "SSE (1 core)", pub(row["cpu_ms"]),
+                       "GPU", pub(row["gpu_ms"]), pub(row["speedup"]), "—"], "seed"))
+
+        def case(rec: Record, grid=grid, queries=queries) -> bool:
+            return (rec.dims == 4 and rec.shape == grid and rec.queries == queries
+                    and rec.channels == 1 and rec.fields == 1)
+
+        def usable(rec: Record) -> bool:
+            return timing.lookup_seconds(rec) is not None
+
+        for run in runs:
+            cpu = None
+            for name in cpu_order:
+                found = best([r for r in matching(run, name, case) if r.ok and usable(r)], preference)
+                if found:
+                    cpu = found[0]
+                    break
+            cpu_cells = [grid_label, queries_label]
+            if cpu is None:
+                why = why_missing(run, THESIS_CPU_ORDER[0], case, "thesis")
+                source = f"ours · {run.label}"
+                table.add(Row([source, *cpu_cells], "missing", note=f"no CPU result: {why}"))
+                continue
+            cpu_ms = timing.lookup_seconds(cpu) * MS
+            source = f"ours · {run.label} · {run.device_name('cpu')} / {run.gpu_name or 'no GPU'}"
+            gpu_rows = 0
+            gpu_reasons = []
+            for name in gpu_impls:
+                found = best([r for r in matching(run, name, case) if r.ok and usable(r)], preference)
+                if not found:
+                    gpu_reasons.append(f"{name}: {why_missing(run, name, case, 'thesis')}")
+                    continue
+                for gpu in found:
+                    gpu_ms = timing.lookup_seconds(gpu) * MS
+                    table.add(Row([source, *cpu_cells, impl_label(cpu), fmt_ms(cpu_ms), impl_label(gpu),
+                                   fmt_ms(gpu_ms), fmt_ratio(cpu_ms / gpu_ms),
+                                   f"{cpu.repetitions}/{gpu.repetitions}"], "ours"))
+                    gpu_rows += 1
+            if gpu_rows == 0:
+                reasons = _merge_reasons(gpu_reasons)
+                table.add(Row([source, *cpu_cells, impl_label(cpu), fmt_ms(cpu_ms)], "missing",
+                              note=f"no GPU result in this run (CPU n = {cpu.repetitions}) — {reasons}"))
+    return table
+
+
+def _merge_reasons(reasons: list[str]) -> str:
+    """'a: why; b: why' — or 'a, b: why' when they share the reason."""
+    by_reason: dict[str, list[str]] = {}
+    for entry in reasons:
+        name, _, why = entry.partition(": ")
+        by_reason.setdefault(why, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by_reason.items())
+
+
+# --- Ruijters & Thévenaz reconstruction speed on 256^3 --------------------------------------
+
+def reconstruction_speed_table(runs: Sequence[Run]) -> Table:
+    s = seed("ruijters_reconstruction")
+    shape = tuple(s["rows"][0]["shape"])
+    label = s["rows"][0]["size_label"]
+    table = Table(
+        key="reconstruction_256",
+        title="Reconstruction speed on a 256^3 volume (lookups/s)",
+        caption=("Cubic B-spline lookups per second in one 3-D scalar volume. Ours: queries / median "
+                 "evaluate time (kernel only, transfers excluded), the largest batch recorded per "
+                 f"implementation; n repetitions. Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
+        columns=[Column("source"), Column("method"), Column("size"), Column("queries", "", True),
+                 Column("lookups/s", "", True), Column("n", "", True)])
+    for r in s["rows"]:
+        table.add(Row([_seed_label(s, r["device"]), r["method"], label, "—", fmt_rate(r["lookups_per_s"]), "—"],
+                      "seed"))
+
+    def case(rec: Record) -> bool:
+        return rec.dims == 3 and rec.shape == shape and rec.channels == 1 and rec.queries > 0
+
+    def cells(run: Run, rec: Record) -> list[str]:
+        return [source_label(run, rec), impl_label(rec), label, str(rec.queries),
+                fmt_rate(timing.queries_per_second(rec)), str(rec.repetitions)]
+
+    def preference(rec: Record) -> tuple:
+        return (-rec.queries, rec.fields != 1, rec.pattern != "uniform", rec.mode != "mirror")
+
+    for impl in _impl_names(runs):
+        if impl == "reference":
+            continue  # the f64 oracle is a checker, not a contender for speed
+        _add_impl_rows(table, runs, impl, case, lambda r: timing.queries_per_second(r) is not None,
+                       preference, "ruijters", cells, ["ours", impl, label])
+    return table
+
+
+ALL_REPRODUCED = (ruijters_table1, ruijters_table2, thesis_table1, reconstruction_speed_table)

@@ -1,0 +1,39 @@
+"""Which implementations ran, were skipped or failed in each run, with the
+messages that say why: the first thing to read when a table row is empty."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import implementations
+from .loader import Run
+from .table_model import Column, Row, Table
+
+
+def status_table(runs: Sequence[Run]) -> Table:
+    table = Table(
+        key="implementations",
+        title="Implementations in the runs",
+        caption=("Records per implementation by status; 'accuracy fail' counts ok records whose error "
+                 "exceeded the implementation's tolerance. Messages are the implementation's own."),
+        columns=[Column("machine"), Column("implementation"), Column("device"), Column("ok", "", True),
+                 Column("skipped", "", True), Column("error", "", True), Column("accuracy fail", "", True),
+                 Column("facts / message")])
+    for run in runs:
+        facts = run.context.get("implementations") or {}
+        names = implementations.ordered(list(r.impl for r in run.records))
+        for impl in names:
+            records = [r for r in run.records if r.impl == impl]
+            count = {s: sum(1 for r in records if r.status == s) for s in ("ok", "skipped", "error")}
+            fails = sum(1 for r in records if r.ok and r.verdict == "fail")
+            messages = sorted({f"{r.status}: {r.message}" for r in records if r.status != "ok" and r.message})
+            info = ", ".join(facts.get(impl, []) if isinstance(facts.get(impl), list) else [])
+            text = "; ".join(([info] if info else []) + messages[:3])
+            if len(messages) > 3:
+                text += f"; … ({len(messages) - 3} more)"
+            table.add(Row([run.label, impl, records[0].device, str(count["ok"]), str(count["skipped"]),
+                           str(count["error"]), f"FAIL {fails}" if fails else "0", text or "—"], "ours"))
+        missing = [n for n in implementations.KNOWN if n not in names]
+        if missing:
+            table.notes.append(f"{run.label}: no records at all for {', '.join(missing)} "
+                               "(not built on that machine, or not selected with --impl).")
+    return table
