@@ -77,9 +77,18 @@ class TextureField {
   cudaTextureObject_t texture_ = 0;
 };
 
-// Largest |c[k+1] - c[k]| over neighbours along the last min(D, 3) axes (the ones the
-// texture filters; for periodic including the pair (N-1, 0)) of `fields` fields at
-// device pointer d_coeffs. Synchronises `stream` to return the value.
+// Magnitudes the texture error bound is stated in, over `fields` fields at device
+// pointer d_data: max|v| and the largest |v[k+1] - v[k]| over neighbours along the
+// last min(D, 3) axes (the ones the texture filters; for periodic also the pair
+// (N-1, 0)). NaN in the data gives NaN. Synchronises `stream` to return.
+struct CoefficientStats {
+  float max_abs = 0;
+  float max_neighbour_difference = 0;
+};
+CoefficientStats coefficient_stats(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_data,
+                                   cudaStream_t stream);
+
+// coefficient_stats(...).max_neighbour_difference.
 float max_neighbour_difference(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
                                cudaStream_t stream);
 
