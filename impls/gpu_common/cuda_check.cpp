@@ -22,6 +22,11 @@ std::string cuda_unavailable_reason() {
     (void)cudaGetLastError();
     return "not available: no CUDA device";
   }
+  if (err == cudaErrorInsufficientDriver) {
+    // What a machine without a GPU (no driver installed) reports.
+    (void)cudaGetLastError();
+    return "not available: no CUDA device (no CUDA driver, or one older than the runtime)";
+  }
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     return std::string("not available: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
