@@ -1,0 +1,140 @@
+#include "cli_common.hpp"
+
+#include <omp.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <utility>
+
+#include "splinebench/error.hpp"
+
+namespace splinebench::cli {
+
+void add_data_options(CLI::App* cmd, DataOptions& options) {
+  cmd->add_option("--impl", options.impl, "Implementation (see `splinebench list`)")->required();
+  cmd->add_option("--mode", options.mode,
+                  "Boundary mode: mirror (SciPy 'mirror'), half (SciPy 'reflect'/'grid-mirror'), "
+                  "periodic (SciPy 'grid-wrap')")
+      ->required();
+  cmd->add_option("--channels", options.channels,
+                  "Channels per sample (1, 2 or 4); with C > 1 the last array axis is the channel axis")
+      ->capture_default_str();
+  cmd->add_option("--threads", options.threads,
+                  "Threads for implementations that use them (0: the implementation's default)")
+      ->capture_default_str();
+}
+
+void note(const std::string& text) { std::cerr << "splinebench: note: " << text << '\n'; }
+
+Mode parse_mode_option(const std::string& text) {
+  if (const auto mode = parse_mode(text)) return *mode;
+  throw Error("unknown mode '" + text +
+              "'; known: mirror (SciPy 'mirror'), half (SciPy 'reflect'/'grid-mirror'), "
+              "periodic (SciPy 'grid-wrap')");
+}
+
+void check_channels(int channels) {
+  if (channels != 1 && channels != 2 && channels != 4)
+    throw Error("--channels must be 1, 2 or 4, got " + std::to_string(channels));
+}
+
+void check_threads(int threads) {
+  if (threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(threads));
+}
+
+bool is_reference(const Implementation& impl) { return impl.name() == "reference"; }
+
+void require_runnable(const Implementation& impl, const GridShape& grid, Mode mode) {
+  const Availability avail = impl.availability();
+  if (!avail.ok) throw Error("implementation '" + std::string(impl.name()) + "' cannot run here: " + avail.reason);
+  const std::string why = impl.capabilities().why_not(grid.dims, grid.channels, mode);
+  if (!why.empty()) throw Error("implementation '" + std::string(impl.name()) + "' does not support this input: " + why);
+}
+
+void apply_threads(Implementation& impl, int threads) {
+  if (threads == 0) return;
+  if (is_reference(impl)) {
+    omp_set_num_threads(threads);
+  } else if (impl.capabilities().threads) {
+    Options options;
+    options.threads = threads;
+    impl.configure(options);
+  } else {
+    note("implementation '" + std::string(impl.name()) + "' runs on one thread; --threads ignored");
+  }
+}
+
+void check_output_path(const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!out.has_filename()) throw Error("output path '" + out.string() + "' has no file name");
+  if (!fs::is_directory(dir, ec))
+    throw Error("cannot write '" + out.string() + "': directory '" + dir.string() + "' does not exist");
+  if (fs::is_directory(out, ec)) throw Error("cannot write '" + out.string() + "': it is a directory");
+}
+
+npy::Array read_array(const std::filesystem::path& path) {
+  npy::Array array = npy::read(path);
+  for (const auto& text : array.notes) note("'" + path.string() + "': " + text);
+  return array;
+}
+
+GridShape grid_of(const npy::Array& array, int channels, const std::string& what) {
+  const std::string shape = npy::shape_string(array.shape);
+  if (array.shape.empty())
+    throw Error(what + " is a 0-d array (a single number); it needs 1 to " + std::to_string(kMaxDims) +
+                " grid axes");
+  std::vector<std::int64_t> extents = array.shape;
+  if (channels > 1) {
+    if (extents.back() != channels)
+      throw Error("with --channels " + std::to_string(channels) + " the last axis of " + what +
+                  " is the channel axis and must have length " + std::to_string(channels) + "; " + what +
+                  " has shape " + shape);
+    extents.pop_back();
+    if (extents.empty())
+      throw Error(what + " of shape " + shape + " has only the channel axis; it needs 1 to " +
+                  std::to_string(kMaxDims) + " grid axes before it");
+  }
+  if (static_cast<int>(extents.size()) > kMaxDims)
+    throw Error(what + " has " + std::to_string(extents.size()) + " grid axes (shape " + shape +
+                "); splinebench supports 1 to " + std::to_string(kMaxDims));
+  for (std::size_t d = 0; d < extents.size(); ++d)
+    if (extents[d] == 0)
+      throw Error("axis " + std::to_string(d) + " of " + what + " has length 0 (shape " + shape +
+                  "); every grid axis needs at least one sample");
+  return GridShape::make(extents, channels);
+}
+
+std::vector<float> as_float32(npy::Array& array, const std::string& what, const std::string& why) {
+  if (array.is_float32) return std::move(array.f32);
+  std::vector<float> out(array.f64.size());
+  std::int64_t overflow = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    out[i] = static_cast<float>(array.f64[i]);
+    overflow += std::isfinite(array.f64[i]) && !std::isfinite(out[i]);
+  }
+  std::string text = "converting " + what + " from float64 to float32 (" + why + ")";
+  if (overflow) text += "; " + std::to_string(overflow) + " values beyond the float32 range became infinite";
+  note(text);
+  array.f64 = {};
+  return out;
+}
+
+std::vector<double> as_float64(npy::Array& array) {
+  if (!array.is_float32) return std::move(array.f64);
+  std::vector<double> out(array.f32.begin(), array.f32.end());  // exact
+  array.f32 = {};
+  return out;
+}
+
+void require_written(const std::vector<float>& values, const std::string& impl, const std::string& what) {
+  std::int64_t unwritten = 0;
+  for (float v : values) unwritten += std::isnan(v);
+  if (unwritten)
+    throw Error("implementation '" + impl + "' left " + std::to_string(unwritten) + " of " +
+                std::to_string(values.size()) + " " + what + " unwritten (still NaN) although every input was finite");
+}
+
+}  // namespace splinebench::cli

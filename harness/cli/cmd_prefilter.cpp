@@ -1,0 +1,76 @@
+// `splinebench prefilter`: samples in a .npy file -> cubic B-spline coefficients in a
+// .npy file, with any implementation. See README.md in this folder.
+#include <limits>
+#include <vector>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "reference/oracle_batch.hpp"
+#include "splinebench/io/npy.hpp"
+#include "splinebench/registry.hpp"
+
+namespace splinebench::cli {
+namespace {
+
+struct PrefilterArgs {
+  DataOptions data;
+  std::string input;
+  std::string output;
+};
+
+void run_prefilter(const PrefilterArgs& args) {
+  const Mode mode = parse_mode_option(args.data.mode);
+  check_channels(args.data.channels);
+  check_threads(args.data.threads);
+  ImplementationPtr impl = make_implementation(args.data.impl);
+  check_output_path(args.output);
+
+  npy::Array samples = read_array(args.input);
+  const GridShape grid = grid_of(samples, args.data.channels, "the input");
+  require_runnable(*impl, grid, mode);
+  apply_threads(*impl, args.data.threads);
+
+  if (is_reference(*impl)) {
+    // The oracle directly, in double: float64 in, float64 out; float32 input is
+    // widened exactly and the coefficients are rounded once at the end.
+    const bool was_float32 = samples.is_float32;
+    std::vector<double> coeffs = as_float64(samples);
+    oracle::prefilter_f64(grid, 1, coeffs.data(), mode);
+    if (!was_float32) {
+      npy::write(args.output, samples.shape, coeffs.data());
+    } else {
+      const std::vector<float> rounded(coeffs.begin(), coeffs.end());
+      npy::write(args.output, samples.shape, rounded.data());
+    }
+    return;
+  }
+
+  const std::string name(impl->name());
+  const std::vector<float> input = as_float32(samples, "the input", name + " computes in float32");
+  std::vector<float> coeffs(input.size(), std::numeric_limits<float>::quiet_NaN());
+  PhaseTimes times;
+  impl->prepare(grid, 1, input.data(), mode, /*prefilter=*/true, times);
+  impl->read_coefficients(coeffs.data(), times);
+  impl->release();
+  bool finite_input = true;
+  for (float v : input) finite_input = finite_input && std::isfinite(v);
+  if (finite_input) require_written(coeffs, name, "coefficients");
+  npy::write(args.output, samples.shape, coeffs.data());
+}
+
+void register_prefilter(CLI::App& app) {
+  auto* cmd = app.add_subcommand("prefilter", "Samples (.npy) -> cubic B-spline coefficients (.npy)");
+  auto args = std::make_shared<PrefilterArgs>();
+  add_data_options(cmd, args->data);
+  cmd->add_option("input", args->input, "Samples: a .npy array whose shape is the grid (+ channel axis)")
+      ->required();
+  cmd->add_option("output", args->output, "Coefficients: .npy, same shape (float64 only for reference on float64)")
+      ->required();
+  cmd->callback([args] { run_prefilter(*args); });
+}
+
+}  // namespace
+
+SPLINEBENCH_COMMAND(register_prefilter);
+
+}  // namespace splinebench::cli
