@@ -74,6 +74,12 @@ class GpuTexture final : public gpu::GpuPipeline {
     stats_valid_ = false;
     samples_max_valid_ = false;
     field_.release();
+    // Refuse shapes over the texture limits before uploading anything.
+    shape.validate();
+    if (fields >= 1 && availability().ok && capabilities().supports(shape.dims, shape.channels, mode)) {
+      const std::string why = gpu::TextureField::why_not(shape, fields, mode);
+      if (!why.empty()) throw Unsupported("gpu_texture: " + why);
+    }
     GpuPipeline::prepare(shape, fields, input, mode, prefilter, times);
   }
 
