@@ -1,0 +1,65 @@
+#include "gpu_flex/flex_emulate.hpp"
+
+#include <limits>
+#include <string>
+
+#include "gpu_flex/flex_tile.cuh"
+#include "splinebench/error.hpp"
+
+namespace splinebench::gpu::flex {
+namespace {
+
+// A thread block on the host: each phase runs thread 0, 1, ... to the end, which is
+// what the barrier between phases guarantees on the device.
+struct HostBlock {
+  int threads = kThreads;
+  template <class F>
+  void each(F&& f) const {
+    for (int t = 0; t < threads; ++t) f(t, threads);
+  }
+  void sync() const {}
+  void commit_loads() const {}
+  void wait_loads(int) const {}
+};
+
+void run_one(const PassDesc& P, std::int64_t tile, std::vector<float>& smem) {
+  std::fill(smem.begin(), smem.end(), std::numeric_limits<float>::quiet_NaN());
+  const HostBlock blk;
+  switch (P.channels) {
+    case 1: run_tile<1>(blk, P, tile, smem.data()); break;
+    case 2: run_tile<2>(blk, P, tile, smem.data()); break;
+    case 4: run_tile<4>(blk, P, tile, smem.data()); break;
+    default: throw Error("gpu_flex emulation: channels must be 1, 2 or 4");
+  }
+}
+
+}  // namespace
+
+void emulate(const Plan& plan, Variant variant, const std::vector<std::int64_t>* order) {
+  std::vector<float> smem(static_cast<std::size_t>(plan.smem_floats));
+  if (variant == Variant::fixed) {
+    for (const auto& P : plan.passes)
+      for (std::int64_t t = 0; t < P.tiles; ++t) run_one(P, t, smem);
+    return;
+  }
+  const LaunchDesc L = make_launch(plan);
+  const std::int64_t total = L.pass_begin[L.passes];
+  if (order && static_cast<std::int64_t>(order->size()) != total) throw Error("gpu_flex emulation: order length");
+  std::vector<std::vector<std::int64_t>> done(static_cast<std::size_t>(L.passes),
+                                              std::vector<std::int64_t>(static_cast<std::size_t>(L.fields), 0));
+  for (std::int64_t ticket = 0; ticket < total; ++ticket) {
+    const std::int64_t tile = order ? (*order)[static_cast<std::size_t>(ticket)] : ticket;
+    int k = 0;
+    while (tile >= L.pass_begin[k + 1]) ++k;
+    const PassDesc& P = L.pass[k];
+    const std::int64_t local = tile - L.pass_begin[k];
+    const std::int64_t f = tile_field(P, local);
+    if (k > 0 && done[k - 1][f] != tiles_per_field(L.pass[k - 1]))
+      throw Error("gpu_flex emulation: ticket " + std::to_string(ticket) + " (pass " + std::to_string(k) +
+                  ") would wait for a tile not yet taken");
+    run_one(P, local, smem);
+    ++done[k][f];
+  }
+}
+
+}  // namespace splinebench::gpu::flex

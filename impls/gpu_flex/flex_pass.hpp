@@ -1,0 +1,137 @@
+// Plain data shared by the host planner, the CUDA kernels and the host emulation of
+// the gpu_flex prefilter: the tile kinds, the description of one pass over the data
+// and the shared-memory layout of its tiles. Usable from host and device code.
+//
+// Arithmetic every tile kind shares (see flex_tile.cuh): each output is the
+// infinite-line cubic B-spline prefilter of the mode's extension of the samples,
+// computed on a window that reaches kHalo samples past the output on both sides. The
+// causal recursion starts from zero kHalo samples early ("warm-up"), the anti-causal
+// one kHalo samples late ("look-ahead"). What is left out is the filter's tail beyond
+// kHalo samples. The filter's impulse response is A z^|k| with A = -6z/(1-z^2) = sqrt 3.
+// The warm-up leaves out the inputs more than h samples before the output:
+//     sum_{m>h} A |z|^m max|input| = A |z|^(h+1) / (1-|z|) max|input| = 2.37 |z|^(h+1) max|input|;
+// the look-ahead leaves out the causal values c+ more than h samples after it, with
+// |c+| <= 6/(1-|z|) max|input|:  6 |z|^(h+2) / (1-|z|)^2 max|input| = 3.0 |z|^(h+1) max|input|.
+// For h = 16 the sum is 5.4 |z|^17 max|input| = 1.0e-9 max|input| per axis: below 2^-29,
+// a thirtieth of the float32 rounding of a unit-sized coefficient. Boundaries need
+// no special formulas: a window position outside [0, N) reads the folded sample, which
+// is exactly what the closed-form initial values of the oracle sum over (any N >= 1).
+#pragma once
+
+#include <cstdint>
+
+#include "splinebench/bspline_math.hpp"  // SPLINEBENCH_HD
+
+namespace splinebench::gpu::flex {
+
+// Samples of warm-up before and look-ahead after every output window.
+inline constexpr int kHalo = 16;
+// Outputs per work item of the contiguous-axis filter of long rows.
+inline constexpr int kSegment = 32;
+// Threads per block of every kernel.
+inline constexpr int kThreads = 256;
+// Passes of one launch: the fused pass of the last three axes plus one per outer axis.
+inline constexpr int kMaxPasses = 4;
+
+// What one tile does.
+//   rows        : filters a run of row segments along the contiguous axis only
+//                 (1-D fields; the fixed baseline's pass over the last axis).
+//   stream_x    : streams along axis D-2 and filters every plane's row segment along
+//                 the contiguous axis first (2-D fields: both axes in one pass).
+//   stream_yx   : streams along axis D-3 and filters every plane's (y, x) patch along
+//                 both in-plane axes first (the last three axes in one pass).
+//   stream_only : streams along an outer axis over a chunk of contiguous columns
+//                 (outer axes of 4-D..6-D fields; the baseline's strided passes).
+enum class TileKind : std::int32_t { rows = 0, stream_x = 1, stream_yx = 2, stream_only = 3 };
+
+// Patch of a stream_yx tile per channel count: rows (sy) and samples (sx). sx * C is
+// always 32 values (one 128-byte line per patch row); the footprint with halos, the
+// ring and the two in-flight sub-blocks must fit in shared memory.
+template <int C>
+struct PlanePatch;
+template <>
+struct PlanePatch<1> {
+  static constexpr int sy = 32, sx = 32;
+};
+template <>
+struct PlanePatch<2> {
+  static constexpr int sy = 32, sx = 16;
+};
+template <>
+struct PlanePatch<4> {
+  static constexpr int sy = 16, sx = 8;
+};
+
+// Offsets and sizes, in floats, inside a block's dynamic shared memory.
+struct SmemLayout {
+  std::int32_t fp_chan = 0;   // between channels inside a footprint plane
+  std::int32_t fp_row = 0;    // between rows (stream_yx)
+  std::int32_t fp_plane = 0;  // one plane (or row unit) of the footprint
+  std::int32_t fp[2] = {0, 0};  // the two footprint buffers (sub-block b uses fp[b & 1])
+  std::int32_t g_plane = 0;   // one plane of filtered rows (rows, stream_x)
+  std::int32_t g = 0;
+  std::int32_t ring = 0;      // causal results waiting for the anti-causal pass
+  std::int32_t ring_len = 0;  // entries per column: p + kHalo
+  std::int32_t cz = 0;        // causal state per column
+  std::int32_t total = 0;
+};
+
+// One pass over a batch: every tile of it does the same kind of work on a different
+// part of the data. Tiles are numbered slice by slice (slices never share a tile,
+// except for `rows`, whose tiles run over consecutive row units), and inside a slice
+// stream range first, then y patch, then x patch / column chunk, so that tiles taken
+// at the same time are neighbours and share their halos in L2.
+struct PassDesc {
+  TileKind kind = TileKind::rows;
+  std::int32_t channels = 1;
+  std::int32_t mode = 0;  // static_cast<int>(Mode)
+
+  std::int64_t slices = 0;            // independent blocks of data of one geometry
+  std::int64_t slice_stride = 0;      // values between slices
+  std::int64_t slices_per_field = 1;  // for the per-field pass counters
+
+  // Stream axis (stream_*): length, stride in values, outputs per tile, tiles.
+  std::int64_t ns = 1, s_stride = 0, s_range = 1, s_tiles = 1;
+  // y axis (stream_yx): length, stride, tiles; rows per tile is PlanePatch<C>::sy.
+  std::int64_t ny = 1, y_stride = 0, y_tiles = 1;
+  std::int32_t sy = 1;
+  // x axis (rows, stream_x, stream_yx): samples, samples per tile (rows: per unit).
+  std::int64_t nx = 1, x_tiles = 1;
+  std::int32_t sx = 1;
+  // Contiguous columns (stream_only): values after the stream axis, per tile, tiles.
+  std::int64_t inner = 1, w_tiles = 1;
+  std::int32_t w = 1;
+
+  std::int32_t p = 1;          // planes (rows: row units) per sub-block
+  std::int32_t ncols = 0;      // columns of the stream filter
+  std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
+  std::int64_t units_per_tile = 1;
+
+  std::int64_t tiles_per_slice = 0;
+  std::int64_t tiles = 0;
+
+  const float* src = nullptr;
+  float* dst = nullptr;
+  SmemLayout smem;
+};
+
+// One launch of the flexible-allocation kernel: its passes in dependency order.
+struct LaunchDesc {
+  std::int32_t passes = 0;
+  PassDesc pass[kMaxPasses];
+  std::int64_t pass_begin[kMaxPasses + 1] = {};  // first ticket of each pass
+  std::int64_t fields = 1;
+  std::int32_t smem_floats = 0;  // the most any pass needs
+};
+
+// Field of tile `local` of pass P (rows: 0; a rows pass is never waited for).
+SPLINEBENCH_HD std::int64_t tile_field(const PassDesc& P, std::int64_t local) {
+  if (P.kind == TileKind::rows) return 0;
+  return (local / P.tiles_per_slice) / P.slices_per_field;
+}
+// Tiles of one field in pass P: what a tile of the next pass waits for.
+SPLINEBENCH_HD std::int64_t tiles_per_field(const PassDesc& P) {
+  return P.kind == TileKind::rows ? P.tiles : P.tiles_per_slice * P.slices_per_field;
+}
+
+}  // namespace splinebench::gpu::flex

@@ -1,0 +1,347 @@
+#include "gpu_flex/flex_plan.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "splinebench/error.hpp"
+
+namespace splinebench::gpu::flex {
+namespace {
+
+constexpr std::int64_t kMaxAxis = std::int64_t{1} << 30;
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
+std::int64_t product(const GridShape& s, int from, int to) {  // extents [from, to)
+  std::int64_t p = 1;
+  for (int d = from; d < to; ++d) p *= s.extent[d];
+  return p;
+}
+// Floats for a skewed row of n positions (skew() in flex_tile.cuh).
+int skewed(int n) { return n + (n - 1) / 32 + 1; }
+// Smallest m >= n with m = residue (mod 32): channel planes of one footprint then start
+// in different banks, so lanes of one warp that differ in channel do not collide.
+int with_residue(int n, int residue) { return n + ((residue - n % 32) % 32 + 32) % 32; }
+
+// Outputs per tile along a stream axis of length ns, for `base` tiles per range: the
+// range whose tiles fill the device in the fewest waves of the shortest tiles
+// (each tile also streams 2 kHalo extra planes).
+std::int64_t choose_range(std::int64_t ns, std::int64_t base, int resident, std::int64_t forced) {
+  if (forced > 0) return std::min(forced, ns);
+  std::int64_t best = ns;
+  double best_cost = 0;
+  bool first = true;
+  const std::int64_t max_ranges = std::min<std::int64_t>(ns, 4096);
+  for (std::int64_t k = 1; k <= max_ranges; ++k) {
+    const std::int64_t range = ceil_div(ns, k);
+    if (k > 1 && range == ceil_div(ns, k - 1)) continue;
+    const std::int64_t tiles = base * ceil_div(ns, range);
+    const double waves = static_cast<double>(ceil_div(tiles, std::max(resident, 1)));
+    const double cost = waves * static_cast<double>(range + 2 * kHalo);
+    if (first || cost < best_cost) {
+      best = range;
+      best_cost = cost;
+      first = false;
+    }
+  }
+  return best;
+}
+
+void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim, const Tuning& tun) {
+  P.s_range = choose_range(P.ns, P.slices * base_tiles, lim.resident_blocks, tun.s_range);
+  P.s_tiles = ceil_div(P.ns, P.s_range);
+  P.tiles_per_slice = P.s_tiles * base_tiles;
+  P.tiles = P.tiles_per_slice * P.slices;
+}
+
+// Ring, causal state and the layout total for the stream kinds.
+void stream_smem(PassDesc& P, int used) {
+  SmemLayout& L = P.smem;
+  L.ring = used;
+  L.ring_len = P.p + kHalo;
+  L.cz = L.ring + L.ring_len * P.ncols;
+  L.total = L.cz + P.ncols;
+}
+
+// rows / stream_x: footprint rows of sx + 2 kHalo samples per channel, skewed, and the
+// filtered rows g interleaved by channel.
+void segment_smem(PassDesc& P, int C) {
+  SmemLayout& L = P.smem;
+  L.fp_chan = with_residue(skewed(P.sx + 2 * kHalo), C == 1 ? 0 : 32 / C);
+  L.fp_row = 0;
+  L.fp_plane = C * L.fp_chan;
+  L.fp[0] = 0;
+  L.fp[1] = P.p * L.fp_plane;
+  L.g_plane = skewed(P.sx * C);
+  L.g = 2 * P.p * L.fp_plane;
+  L.total = L.g + P.p * L.g_plane;
+}
+
+void check_fits(const PassDesc& P, const DeviceLimits& lim) {
+  const std::int64_t bytes = static_cast<std::int64_t>(P.smem.total) * 4;
+  if (bytes > lim.smem_bytes) {
+    std::ostringstream m;
+    m << "gpu_flex: a " << to_string(P.kind) << " tile needs " << bytes << " bytes of shared memory, the device "
+      << "allows " << lim.smem_bytes;
+    throw Unsupported(m.str());
+  }
+}
+
+PassDesc rows_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim, const Tuning& tun) {
+  const int C = s.channels;
+  PassDesc P;
+  P.kind = TileKind::rows;
+  P.nx = s.extent[s.dims - 1];
+  P.slices = fields * (s.points() / P.nx);  // rows
+  P.slice_stride = P.nx * C;
+  // Row units of at most 2048 values (keeps a sub-block near rows_items items).
+  const std::int64_t max_sx = std::max<std::int64_t>(kSegment, (2048 / C) / kSegment * kSegment);
+  P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
+  P.x_tiles = ceil_div(P.nx, P.sx);
+  P.units = P.slices * P.x_tiles;
+  const int items_per_unit = C * (P.sx / kSegment);
+  P.p = std::clamp(tun.rows_items / items_per_unit, 1, 64);
+  // Sub-blocks per tile: enough tiles for a few per resident block, at most 8.
+  const std::int64_t subblocks = ceil_div(P.units, P.p);
+  const std::int64_t per_tile = std::clamp<std::int64_t>(subblocks / (4 * std::max(lim.resident_blocks, 1)), 1, 8);
+  P.units_per_tile = per_tile * P.p;
+  P.tiles = ceil_div(P.units, P.units_per_tile);
+  P.tiles_per_slice = P.tiles;  // rows tiles run across slices; no per-field counters
+  segment_smem(P, C);
+  return P;
+}
+
+PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim, const Tuning& tun) {
+  const int C = s.channels, D = s.dims;
+  PassDesc P;
+  P.kind = TileKind::stream_x;
+  P.nx = s.extent[D - 1];
+  P.ns = s.extent[D - 2];
+  P.s_stride = P.nx * C;
+  P.slice_stride = P.ns * P.s_stride;
+  P.slices_per_field = product(s, 0, D - 2);
+  P.slices = fields * P.slices_per_field;
+  const std::int64_t max_sx = (1024 / C) / kSegment * kSegment;
+  P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
+  P.x_tiles = ceil_div(P.nx, P.sx);
+  P.ncols = P.sx * C;
+  P.p = tun.stream_p;
+  segment_smem(P, C);
+  stream_smem(P, P.smem.total);
+  finish_stream(P, P.x_tiles, lim, tun);
+  return P;
+}
+
+template <int C>
+void plane_smem(PassDesc& P, int p) {
+  constexpr int FY = PlanePatch<C>::sy + 2 * kHalo, FX = PlanePatch<C>::sx + 2 * kHalo;
+  SmemLayout& L = P.smem;
+  P.p = p;
+  L.fp_row = FX + 1;  // odd: the rows of one warp's items fall in different banks
+  L.fp_chan = with_residue(FY * L.fp_row, C == 1 ? 0 : 32 / C);
+  L.fp_plane = C * L.fp_chan;
+  L.fp[0] = 0;
+  L.fp[1] = p * L.fp_plane;
+  L.g = L.g_plane = 0;
+  stream_smem(P, 2 * p * L.fp_plane);
+}
+
+template <int C>
+void plane_pass_geometry(PassDesc& P, const DeviceLimits& lim, const Tuning& tun) {
+  P.sy = PlanePatch<C>::sy;
+  P.sx = PlanePatch<C>::sx;
+  P.ncols = P.sy * P.sx * C;
+  if (tun.plane_p > 0) {
+    plane_smem<C>(P, tun.plane_p);
+    return;
+  }
+  for (int p = 4; p >= 1; --p) {
+    plane_smem<C>(P, p);
+    if (static_cast<std::int64_t>(P.smem.total) * 4 <= lim.smem_bytes) return;
+  }
+}
+
+PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim, const Tuning& tun) {
+  const int C = s.channels, D = s.dims;
+  PassDesc P;
+  P.kind = TileKind::stream_yx;
+  P.nx = s.extent[D - 1];
+  P.ny = s.extent[D - 2];
+  P.ns = s.extent[D - 3];
+  P.y_stride = P.nx * C;
+  P.s_stride = P.ny * P.y_stride;
+  P.slice_stride = P.ns * P.s_stride;
+  P.slices_per_field = product(s, 0, D - 3);
+  P.slices = fields * P.slices_per_field;
+  switch (C) {
+    case 1: plane_pass_geometry<1>(P, lim, tun); break;
+    case 2: plane_pass_geometry<2>(P, lim, tun); break;
+    default: plane_pass_geometry<4>(P, lim, tun); break;
+  }
+  P.y_tiles = ceil_div(P.ny, P.sy);
+  P.x_tiles = ceil_div(P.nx, P.sx);
+  finish_stream(P, P.y_tiles * P.x_tiles, lim, tun);
+  return P;
+}
+
+PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, const DeviceLimits& lim,
+                          const Tuning& tun) {
+  const int C = s.channels;
+  PassDesc P;
+  P.kind = TileKind::stream_only;
+  P.ns = s.extent[axis];
+  P.inner = product(s, axis + 1, s.dims) * C;
+  P.s_stride = P.inner;
+  P.slice_stride = P.ns * P.inner;
+  P.slices_per_field = product(s, 0, axis);
+  P.slices = fields * P.slices_per_field;
+  P.w = static_cast<std::int32_t>(std::min<std::int64_t>(P.inner, tun.chunk_width));
+  P.w_tiles = ceil_div(P.inner, P.w);
+  P.ncols = P.w;
+  P.p = tun.stream_p;
+  SmemLayout& L = P.smem;
+  L.fp_plane = P.w;
+  L.fp[0] = 0;
+  L.fp[1] = P.p * P.w;
+  stream_smem(P, 2 * P.p * P.w);
+  finish_stream(P, P.w_tiles, lim, tun);
+  return P;
+}
+
+}  // namespace
+
+std::string_view to_string(TileKind kind) {
+  switch (kind) {
+    case TileKind::rows: return "rows";
+    case TileKind::stream_x: return "stream_x";
+    case TileKind::stream_yx: return "stream_yx";
+    case TileKind::stream_only: return "stream_only";
+  }
+  return "?";
+}
+
+Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant variant, const DeviceLimits& limits,
+               const Tuning& tuning) {
+  shape.validate();
+  if (fields < 1) throw Error("gpu_flex: fields must be >= 1");
+  const int C = shape.channels;
+  if (C != 1 && C != 2 && C != 4) throw Error("gpu_flex: channels must be 1, 2 or 4, got " + std::to_string(C));
+  for (int d = 0; d < shape.dims; ++d)
+    if (shape.extent[d] >= kMaxAxis)
+      throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
+                        " samples; at most 2^30 - 1 supported");
+  if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0)
+    throw Error("gpu_flex: tuning values must be positive");
+
+  Plan plan;
+  plan.fields = fields;
+  const int D = shape.dims;
+  if (variant == Variant::flexible) {
+    if (D == 1) {
+      plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
+    } else if (D == 2) {
+      plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
+    } else {
+      plan.passes.push_back(stream_yx_pass(shape, fields, limits, tuning));
+      for (int axis = D - 4; axis >= 0; --axis)
+        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
+    }
+  } else {
+    plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
+    for (int axis = D - 2; axis >= 0; --axis)
+      plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
+  }
+  if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses) && variant == Variant::flexible)
+    throw Error("gpu_flex: too many passes");
+  for (auto& P : plan.passes) {
+    P.channels = C;
+    P.mode = static_cast<int>(mode);
+    check_fits(P, limits);
+    plan.smem_floats = std::max(plan.smem_floats, P.smem.total);
+  }
+  return plan;
+}
+
+void bind_buffers(Plan& plan, const float* in, float* out, float* tmp) {
+  const std::size_t n = plan.passes.size();
+  if (n > 1 && !tmp) throw Error("gpu_flex: a plan of several passes needs a temporary buffer");
+  for (std::size_t i = 0; i < n; ++i) {
+    PassDesc& P = plan.passes[i];
+    P.dst = (n - 1 - i) % 2 == 0 ? out : tmp;
+    P.src = i == 0 ? in : plan.passes[i - 1].dst;
+  }
+}
+
+LaunchDesc make_launch(const Plan& plan) {
+  if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses)) throw Error("gpu_flex: too many passes for one launch");
+  LaunchDesc L;
+  L.passes = static_cast<std::int32_t>(plan.passes.size());
+  L.fields = plan.fields;
+  L.smem_floats = plan.smem_floats;
+  L.pass_begin[0] = 0;
+  for (int k = 0; k < L.passes; ++k) {
+    L.pass[k] = plan.passes[k];
+    L.pass_begin[k + 1] = L.pass_begin[k] + plan.passes[k].tiles;
+  }
+  return L;
+}
+
+std::string describe(const Plan& plan) {
+  std::ostringstream o;
+  for (const auto& P : plan.passes) {
+    o << to_string(P.kind) << ": ";
+    switch (P.kind) {
+      case TileKind::rows:
+        o << P.slices << " rows of " << P.nx << ", units of " << P.sx << " samples, " << P.units_per_tile
+          << " units/tile";
+        break;
+      case TileKind::stream_x:
+        o << P.slices << " slices, " << P.ns << " planes, x " << P.sx << "-sample patches (" << P.x_tiles << ")";
+        break;
+      case TileKind::stream_yx:
+        o << P.slices << " slices, " << P.ns << " planes, " << P.sy << "x" << P.sx << " patches (" << P.y_tiles
+          << "x" << P.x_tiles << ")";
+        break;
+      case TileKind::stream_only:
+        o << P.slices << " slices, " << P.ns << " planes, " << P.w << "-column chunks (" << P.w_tiles << ")";
+        break;
+    }
+    if (P.kind != TileKind::rows) o << ", ranges of " << P.s_range << " (" << P.s_tiles << ")";
+    o << ", p=" << P.p << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
+  }
+  return o.str();
+}
+
+Traffic traffic(const Plan& plan) {
+  Traffic t;
+  for (const auto& P : plan.passes) {
+    const int C = P.channels;
+    double written = 0, read = 0;
+    switch (P.kind) {
+      case TileKind::rows:
+        written = static_cast<double>(P.slices) * P.nx * C;
+        read = static_cast<double>(P.units) * (P.sx + 2 * kHalo) * C;
+        break;
+      case TileKind::stream_x:
+      case TileKind::stream_yx:
+      case TileKind::stream_only: {
+        const double planes = static_cast<double>(P.ns) + static_cast<double>(P.s_tiles) * 2 * kHalo;
+        double per_plane = 0;  // values read per plane over all tiles of one range
+        if (P.kind == TileKind::stream_x) per_plane = static_cast<double>(P.x_tiles) * (P.sx + 2 * kHalo) * C;
+        if (P.kind == TileKind::stream_yx)
+          per_plane = static_cast<double>(P.y_tiles) * (P.sy + 2 * kHalo) * P.x_tiles * (P.sx + 2 * kHalo) * C;
+        if (P.kind == TileKind::stream_only) per_plane = static_cast<double>(P.inner);
+        read = static_cast<double>(P.slices) * planes * per_plane;
+        written = static_cast<double>(P.slices) * P.ns * (P.kind == TileKind::stream_only ? P.inner : 0);
+        if (P.kind == TileKind::stream_x) written = static_cast<double>(P.slices) * P.ns * P.nx * C;
+        if (P.kind == TileKind::stream_yx) written = static_cast<double>(P.slices) * P.ns * P.ny * P.nx * C;
+        break;
+      }
+    }
+    t.read_bytes += 4 * read;
+    t.write_bytes += 4 * written;
+  }
+  return t;
+}
+
+}  // namespace splinebench::gpu::flex

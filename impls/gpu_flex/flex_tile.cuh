@@ -1,0 +1,421 @@
+// The work of one tile of the gpu_flex prefilter, written once for two drivers: the
+// CUDA kernels (flex_kernels.cu, Block = DeviceBlock: one thread block) and the host
+// emulation (flex_emulate.cpp, Block = HostBlock: the block's threads run one after
+// the other between barriers). A tile is a sequence of phases; inside a phase every
+// thread works on its own items, and the block synchronises between phases, so the
+// host driver computes exactly what the device does. Every arithmetic operation is an
+// explicit fmaf or a single multiply/subtract (nothing for the compiler to contract),
+// so both drivers round identically: the GPU tests compare them bit for bit.
+//
+// Structure of a tile (flex_pass.hpp for the kinds and the halo arithmetic):
+//   for each sub-block of p planes (row units for `rows`):
+//     - the footprint of the next sub-block is requested (cp.async on the device) while
+//       this one is filtered (double buffering);
+//     - in-plane filters on the footprint in shared memory (contiguous axis: one item
+//       per row or per 32-sample segment; y: one item per column), warm-up and
+//       look-ahead inside the footprint, in registers;
+//     - stream kinds: per column, the causal recursion along the stream axis continues
+//       over the sub-block's planes and its results enter a ring of p + kHalo entries;
+//       once kHalo more planes are known, the anti-causal recursion runs back over the
+//       ring from zero and writes the finished planes (coalesced: consecutive threads
+//       own consecutive columns). `rows`: the filtered rows are written back.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "gpu_flex/flex_pass.hpp"
+#include "splinebench/bspline_math.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda_pipeline_primitives.h>
+#define SB_FLEX_UNROLL _Pragma("unroll")
+#else
+#define SB_FLEX_UNROLL
+#endif
+
+namespace splinebench::gpu::flex {
+
+inline constexpr float kPoleF = -0.267949192431122706472553658494127633f;
+inline constexpr float kGainF = 6.0f;
+
+// Index of the sample that position k (any integer) of a length-n axis reads.
+SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
+  return (k >= 0 && k < n) ? k : bspline::fold_index(mode, k, n);
+}
+
+// c+[k] = 6 f[k] + z c+[k-1] and c[k] = z (c[k+1] - c+[k]), rounded the same way on
+// host and device.
+SPLINEBENCH_HD float causal_step(float previous, float sample) { return fmaf(kPoleF, previous, kGainF * sample); }
+SPLINEBENCH_HD float anticausal_step(float next, float causal) { return kPoleF * (next - causal); }
+
+// Shared-memory index of footprint position i inside a row of the segment kinds: one
+// padding float every 32 so that items 32 positions apart hit different banks.
+SPLINEBENCH_HD int skew(int i) { return i + (i >> 5); }
+
+// Copies one float into shared memory: asynchronously on the device (completed by
+// Block::wait_loads), at once on the host.
+SPLINEBENCH_HD void copy_to_shared(float* dst, const float* src) {
+#if defined(__CUDA_ARCH__)
+  __pipeline_memcpy_async(dst, src, sizeof(float));
+#else
+  *dst = *src;
+#endif
+}
+
+#if defined(__CUDACC__)
+struct DeviceBlock {
+  template <class F>
+  __device__ __forceinline__ void each(F&& f) const {
+    f(static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
+  }
+  __device__ __forceinline__ void sync() const { __syncthreads(); }
+  __device__ __forceinline__ void commit_loads() const { __pipeline_commit(); }
+  // Waits for this thread's copies of every committed batch but the newest `pending`.
+  __device__ __forceinline__ void wait_loads(int pending) const {
+    if (pending > 0)
+      __pipeline_wait_prior(1);
+    else
+      __pipeline_wait_prior(0);
+  }
+};
+#endif
+
+// Where a tile's data lies.
+struct TileSpan {
+  std::int64_t base = 0;       // slice offset in values (stream kinds)
+  std::int64_t s0 = 0, s1 = 0;  // outputs along the stream axis
+  std::int64_t y0 = 0, x0 = 0, w0 = 0;
+  std::int64_t u0 = 0, u1 = 0;  // rows: row units
+  std::int64_t count = 0;       // planes (stream: outputs + 2 halos) or row units
+};
+
+SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
+  TileSpan t;
+  if (P.kind == TileKind::rows) {
+    t.u0 = tile * P.units_per_tile;
+    t.u1 = t.u0 + P.units_per_tile < P.units ? t.u0 + P.units_per_tile : P.units;
+    t.count = t.u1 - t.u0;
+    return t;
+  }
+  const std::int64_t slice = tile / P.tiles_per_slice;
+  std::int64_t r = tile - slice * P.tiles_per_slice;
+  t.base = slice * P.slice_stride;
+  std::int64_t per_range = 1;
+  if (P.kind == TileKind::stream_yx) per_range = P.y_tiles * P.x_tiles;
+  if (P.kind == TileKind::stream_x) per_range = P.x_tiles;
+  if (P.kind == TileKind::stream_only) per_range = P.w_tiles;
+  const std::int64_t st = r / per_range;
+  r -= st * per_range;
+  t.s0 = st * P.s_range;
+  t.s1 = t.s0 + P.s_range < P.ns ? t.s0 + P.s_range : P.ns;
+  if (P.kind == TileKind::stream_yx) {
+    const std::int64_t yt = r / P.x_tiles;
+    t.y0 = yt * P.sy;
+    t.x0 = (r - yt * P.x_tiles) * P.sx;
+  } else if (P.kind == TileKind::stream_x) {
+    t.x0 = r * P.sx;
+  } else {
+    t.w0 = r * P.w;
+  }
+  t.count = (t.s1 - t.s0) + 2 * kHalo;
+  return t;
+}
+
+// ---- loads ----------------------------------------------------------------------
+
+// Requests the footprint of planes [t0, t0 + np) of the tile into `fp`.
+template <int C, class Block>
+SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
+                                float* fp) {
+  blk.each([&](int tid, int nt) {
+    const int warp = tid >> 5, lane = tid & 31, warps = nt >> 5;
+    const int mode = P.mode;
+    const SmemLayout& L = P.smem;
+    switch (P.kind) {
+      case TileKind::stream_yx: {
+        constexpr int FY = PlanePatch<C>::sy + 2 * kHalo;
+        constexpr int FX = PlanePatch<C>::sx + 2 * kHalo;
+        for (int line = warp; line < np * FY; line += warps) {
+          const int p = line / FY, r = line - (line / FY) * FY;
+          const std::int64_t s = fold(mode, T.s0 - kHalo + t0 + p, P.ns);
+          const std::int64_t y = fold(mode, T.y0 - kHalo + r, P.ny);
+          const float* src = P.src + T.base + s * P.s_stride + y * P.y_stride;
+          float* dst = fp + p * L.fp_plane + r * L.fp_row;
+          for (int v = lane; v < FX * C; v += 32) {
+            const int i = v / C, ch = v - (v / C) * C;
+            const std::int64_t x = fold(mode, T.x0 - kHalo + i, P.nx);
+            copy_to_shared(dst + ch * L.fp_chan + i, src + x * C + ch);
+          }
+        }
+        break;
+      }
+      case TileKind::stream_x:
+      case TileKind::rows: {
+        const int fx = P.sx + 2 * kHalo;
+        for (int p = warp; p < np; p += warps) {
+          const float* src;
+          std::int64_t x0;
+          if (P.kind == TileKind::rows) {
+            const std::int64_t u = T.u0 + t0 + p;
+            const std::int64_t row = u / P.x_tiles;
+            x0 = (u - row * P.x_tiles) * P.sx;
+            src = P.src + row * P.slice_stride;
+          } else {
+            const std::int64_t s = fold(mode, T.s0 - kHalo + t0 + p, P.ns);
+            x0 = T.x0;
+            src = P.src + T.base + s * P.s_stride;
+          }
+          float* dst = fp + p * L.fp_plane;
+          for (int v = lane; v < fx * C; v += 32) {
+            const int i = v / C, ch = v - (v / C) * C;
+            const std::int64_t x = fold(mode, x0 - kHalo + i, P.nx);
+            copy_to_shared(dst + ch * L.fp_chan + skew(i), src + x * C + ch);
+          }
+        }
+        break;
+      }
+      case TileKind::stream_only: {
+        // Columns past the end of `inner` copy the last valid column: they are
+        // filtered like the others and never written back.
+        const std::int64_t valid = P.inner - T.w0 < P.w ? P.inner - T.w0 : P.w;
+        for (int p = warp; p < np; p += warps) {
+          const std::int64_t s = fold(mode, T.s0 - kHalo + t0 + p, P.ns);
+          const float* src = P.src + T.base + s * P.s_stride + T.w0;
+          float* dst = fp + p * L.fp_plane;
+          for (int v = lane; v < P.w; v += 32) copy_to_shared(dst + v, src + (v < valid ? v : valid - 1));
+        }
+        break;
+      }
+    }
+  });
+}
+
+// ---- in-plane filters ----------------------------------------------------------
+
+// One line of `n` values in registers: causal from zero over all of them, then
+// anti-causal from zero back down to position kHalo. Positions [kHalo, n - kHalo)
+// then hold finished coefficients.
+template <int N>
+SPLINEBENCH_HD void filter_window(float (&v)[N]) {
+  float c = 0.f;
+  SB_FLEX_UNROLL
+  for (int k = 0; k < N; ++k) {
+    c = causal_step(c, v[k]);
+    v[k] = c;
+  }
+  float a = 0.f;
+  SB_FLEX_UNROLL
+  for (int k = N - 1; k >= kHalo; --k) {
+    a = anticausal_step(a, v[k]);
+    v[k] = a;
+  }
+}
+
+// stream_yx: every footprint row along x, in place; then every interior column along
+// y, in place. Afterwards rows/columns [kHalo, kHalo + sy/sx) of each plane hold the
+// plane's 2-D filtered patch.
+template <int C, class Block>
+SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int np, float* fp) {
+  constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
+  constexpr int FY = SY + 2 * kHalo, FX = SX + 2 * kHalo;
+  const SmemLayout& L = P.smem;
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * C * FY; item += nt) {
+      const int r = item % FY, pc = item / FY;
+      float* row = fp + (pc / C) * L.fp_plane + (pc % C) * L.fp_chan + r * L.fp_row;
+      float v[FX];
+  SB_FLEX_UNROLL
+      for (int k = 0; k < FX; ++k) v[k] = row[k];
+      filter_window(v);
+  SB_FLEX_UNROLL
+      for (int k = kHalo; k < kHalo + SX; ++k) row[k] = v[k];
+    }
+  });
+  blk.sync();
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * C * SX; item += nt) {
+      const int xi = item % SX, pc = item / SX;
+      float* col = fp + (pc / C) * L.fp_plane + (pc % C) * L.fp_chan + kHalo + xi;
+      float v[FY];
+  SB_FLEX_UNROLL
+      for (int k = 0; k < FY; ++k) v[k] = col[k * L.fp_row];
+      filter_window(v);
+  SB_FLEX_UNROLL
+      for (int k = kHalo; k < kHalo + SY; ++k) col[k * L.fp_row] = v[k];
+    }
+  });
+}
+
+// rows / stream_x: every row unit along x in segments of kSegment samples, each with
+// its own warm-up and look-ahead read from the footprint; results to g, interleaved
+// by channel like global memory (skewed).
+template <int C, class Block>
+SPLINEBENCH_HD void filter_row_segments(const Block& blk, const PassDesc& P, int np, const float* fp, float* g) {
+  constexpr int W = kSegment + 2 * kHalo;
+  const SmemLayout& L = P.smem;
+  const int segs = P.sx / kSegment;
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * C * segs; item += nt) {
+      const int seg = item % segs, pc = item / segs;
+      const int p = pc / C, ch = pc % C;
+      const float* row = fp + p * L.fp_plane + ch * L.fp_chan;
+      const int first = seg * kSegment;
+      float v[W];
+  SB_FLEX_UNROLL
+      for (int k = 0; k < W; ++k) v[k] = row[skew(first + k)];
+      filter_window(v);
+      float* out = g + p * L.g_plane;
+  SB_FLEX_UNROLL
+      for (int k = 0; k < kSegment; ++k) out[skew((first + k) * C + ch)] = v[kHalo + k];
+    }
+  });
+}
+
+// rows: writes the filtered row units of the sub-block (coalesced, one warp a unit).
+template <int C, class Block>
+SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
+                               const float* g) {
+  blk.each([&](int tid, int nt) {
+    const int warp = tid >> 5, lane = tid & 31, warps = nt >> 5;
+    for (int p = warp; p < np; p += warps) {
+      const std::int64_t u = T.u0 + t0 + p;
+      const std::int64_t row = u / P.x_tiles;
+      const std::int64_t x0 = (u - row * P.x_tiles) * P.sx;
+      const std::int64_t valid_samples = P.nx - x0 < P.sx ? P.nx - x0 : P.sx;
+      const int valid = static_cast<int>(valid_samples) * C;
+      float* dst = P.dst + row * P.slice_stride + x0 * C;
+      const float* src = g + p * P.smem.g_plane;
+      for (int v = lane; v < valid; v += 32) dst[v] = src[skew(v)];
+    }
+  });
+}
+
+// ---- the stream filter ---------------------------------------------------------
+
+// Per column: continues the causal recursion over planes [t0, t0 + np) of the tile
+// (plane t is stream position s0 - kHalo + t) and keeps results of positions >= s0
+// in the ring (entry j = position s0 + j). Then, if kHalo planes past some unwritten
+// outputs are known, runs the anti-causal recursion from zero at the newest entry
+// down to the oldest unwritten output and writes outputs [emitted, emit_end).
+template <int C, class Block>
+SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
+                                   std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
+                                   float* smem) {
+  const SmemLayout& L = P.smem;
+  float* ring = smem + L.ring;
+  float* cz = smem + L.cz;
+  const int ncols = P.ncols;
+  const int R = L.ring_len;
+  const std::int64_t top = t0 + np - kHalo - 1;  // newest ring entry (may be < 0)
+  blk.each([&](int tid, int nt) {
+    for (int col = tid; col < ncols; col += nt) {
+      // Where the column's input lives in shared memory and its output in global.
+      int in_off = 0, in_plane = 0;
+      std::int64_t out_off = 0;
+      bool valid = false;
+      switch (P.kind) {
+        case TileKind::stream_yx: {
+          constexpr int SX = PlanePatch<C>::sx;
+          const int y = col / (SX * C), v = col - y * (SX * C);
+          const int xi = v / C, ch = v - xi * C;
+          in_off = ch * L.fp_chan + (kHalo + y) * L.fp_row + kHalo + xi;
+          in_plane = L.fp_plane;
+          out_off = (T.y0 + y) * P.y_stride + (T.x0 + xi) * C + ch;
+          valid = T.y0 + y < P.ny && T.x0 + xi < P.nx;
+          break;
+        }
+        case TileKind::stream_x:
+          in_off = skew(col);
+          in_plane = L.g_plane;
+          out_off = T.x0 * C + col;
+          valid = T.x0 + col / C < P.nx;
+          break;
+        default:  // stream_only
+          in_off = col;
+          in_plane = L.fp_plane;
+          out_off = T.w0 + col;
+          valid = T.w0 + col < P.inner;
+          break;
+      }
+      const float* in = (P.kind == TileKind::stream_x ? g : fp) + in_off;
+
+      float c = t0 == 0 ? 0.f : cz[col];
+      for (int p = 0; p < np; ++p) {
+        c = causal_step(c, in[p * in_plane]);
+        const std::int64_t j = t0 + p - kHalo;
+        if (j >= 0) ring[static_cast<int>(j % R) * ncols + col] = c;
+      }
+      cz[col] = c;
+
+      if (emit_end > emitted) {
+        float* out = P.dst + T.base + out_off;
+        float a = 0.f;
+        int slot = static_cast<int>(top % R);
+        for (std::int64_t j = top; j >= emitted; --j) {
+          a = anticausal_step(a, ring[slot * ncols + col]);
+          if (j < emit_end && valid) out[(T.s0 + j) * P.s_stride] = a;
+          slot = slot == 0 ? R - 1 : slot - 1;
+        }
+      }
+    }
+  });
+}
+
+// ---- one tile ------------------------------------------------------------------
+
+template <int C, class Block>
+SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t tile, float* smem) {
+  const TileSpan T = decode_tile(P, tile);
+  const bool stream = P.kind != TileKind::rows;
+  const int nsub = static_cast<int>((T.count + P.p - 1) / P.p);
+  std::int64_t emitted = 0;  // stream outputs written so far (same on every thread)
+  float* g = smem + P.smem.g;
+
+  issue_loads<C>(blk, P, T, 0, static_cast<int>(T.count < P.p ? T.count : P.p), smem + P.smem.fp[0]);
+  blk.commit_loads();
+  for (int b = 0; b < nsub; ++b) {
+    const std::int64_t t0 = static_cast<std::int64_t>(b) * P.p;
+    const int np = static_cast<int>(T.count - t0 < P.p ? T.count - t0 : P.p);
+    float* fp = smem + P.smem.fp[b & 1];
+    if (b + 1 < nsub) {
+      // The other buffer was released by the barrier that ended sub-block b - 1.
+      const std::int64_t t1 = t0 + P.p;
+      issue_loads<C>(blk, P, T, t1, static_cast<int>(T.count - t1 < P.p ? T.count - t1 : P.p),
+                     smem + P.smem.fp[(b + 1) & 1]);
+      blk.commit_loads();
+      blk.wait_loads(1);
+    } else {
+      blk.wait_loads(0);
+    }
+    blk.sync();
+
+    switch (P.kind) {
+      case TileKind::rows:
+        filter_row_segments<C>(blk, P, np, fp, g);
+        blk.sync();
+        write_rows<C>(blk, P, T, t0, np, g);
+        break;
+      case TileKind::stream_x:
+        filter_row_segments<C>(blk, P, np, fp, g);
+        blk.sync();
+        break;
+      case TileKind::stream_yx:
+        filter_plane_patch<C>(blk, P, np, fp);
+        blk.sync();
+        break;
+      case TileKind::stream_only:
+        break;
+    }
+    if (stream) {
+      const std::int64_t e = t0 + np;  // planes known after this sub-block
+      const std::int64_t outputs = T.s1 - T.s0;
+      const std::int64_t emit_end = e - 2 * kHalo < outputs ? e - 2 * kHalo : outputs;
+      stream_columns<C>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      if (emit_end > emitted) emitted = emit_end;
+    }
+    blk.sync();  // fp[b & 1], g and the ring are free again
+  }
+}
+
+}  // namespace splinebench::gpu::flex

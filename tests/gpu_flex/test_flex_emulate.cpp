@@ -1,0 +1,155 @@
+// The gpu_flex tile code run on the host (flex_emulate.hpp) against the double
+// oracle, for every tile kind, every mode, short and odd lines, channels and batches,
+// for both the flexible plan and the fixed baseline; plus the progress property of
+// the launch orders. No GPU needed: this is what CI checks of the CUDA design.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/accuracy.hpp"
+#include "flex_test_cases.hpp"
+#include "gpu_flex/flex_emulate.hpp"
+#include "gpu_flex/flex_order.hpp"
+#include "gpu_flex/flex_plan.hpp"
+#include "gpu_flex/flex_tile.cuh"
+#include "reference/oracle_batch.hpp"
+#include "splinebench/error.hpp"
+
+using namespace splinebench;
+using namespace splinebench::gpu::flex;
+using splinebench::testing::FlexCase;
+
+namespace {
+
+// Tolerance, as for cpu_scalar: the same float32 recursions (about one ulp of RMS
+// rounding error per axis pass: 2e-7 covers D <= 3, 5e-7 D <= 6); the halo truncation
+// adds at most 1e-9 relative per axis (flex_pass.hpp).
+double tolerance(int dims) { return dims <= 3 ? 2e-7 : 5e-7; }
+
+struct Result {
+  std::vector<float> out;
+  double rel_l2 = 0;
+};
+
+Result run_case(const FlexCase& c, Mode mode, Variant variant, const DeviceLimits& lim, const Tuning& tun,
+                const std::vector<std::int64_t>* order = nullptr, std::uint64_t seed = 7) {
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  const std::int64_t n = shape.values() * c.fields;
+  const std::vector<float> in = splinebench::testing::random_values<float>(n, seed);
+  std::vector<double> ref(in.begin(), in.end());
+  oracle::prefilter_f64(shape, c.fields, ref.data(), mode);
+  Result r;
+  r.out.assign(static_cast<std::size_t>(n), std::nanf(""));
+  std::vector<float> tmp(static_cast<std::size_t>(n), std::nanf(""));
+  Plan plan = make_plan(shape, c.fields, mode, variant, lim, tun);
+  bind_buffers(plan, in.data(), r.out.data(), tmp.data());
+  emulate(plan, variant, order);
+  r.rel_l2 = splinebench::testing::rel_l2(r.out, ref);
+  return r;
+}
+
+class FlexEmulation : public ::testing::TestWithParam<std::tuple<FlexCase, Mode>> {};
+
+TEST_P(FlexEmulation, FlexibleAndFixedMatchOracle) {
+  const auto& [c, mode] = GetParam();
+  for (Variant v : {Variant::flexible, Variant::fixed}) {
+    const Result r = run_case(c, mode, v, DeviceLimits{}, Tuning{});
+    EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << "unwritten or poisoned outputs";
+    EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size())))
+        << (v == Variant::flexible ? "flexible" : "fixed");
+  }
+}
+
+// Small stream ranges and chunks force many tiles per axis: range edges inside the
+// data, warm-up and look-ahead planes taken from neighbouring ranges.
+TEST_P(FlexEmulation, ManySmallTilesMatchOracle) {
+  const auto& [c, mode] = GetParam();
+  Tuning tun;
+  tun.s_range = 5;
+  tun.chunk_width = 7;
+  tun.stream_p = 3;
+  tun.rows_items = 3;
+  for (Variant v : {Variant::flexible, Variant::fixed}) {
+    const Result r = run_case(c, mode, v, DeviceLimits{}, tun);
+    EXPECT_EQ(splinebench::testing::count_nan(r.out), 0);
+    EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size())));
+  }
+}
+
+// Any order that respects the dependencies gives bit-identical results, and the
+// emulation (which refuses to wait) finishes: the adversarial debug order.
+TEST_P(FlexEmulation, AdversarialOrderSameBits) {
+  const auto& [c, mode] = GetParam();
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  const Result normal = run_case(c, mode, Variant::flexible, DeviceLimits{}, Tuning{});
+  Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{});
+  const LaunchDesc L = make_launch(plan);
+  for (std::uint64_t seed : {1u, 2u}) {
+    const std::vector<std::int64_t> order = adversarial_order(L, seed);
+    ASSERT_EQ(check_order(L, order), "");
+    const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, Tuning{}, &order);
+    EXPECT_EQ(r.out, normal.out);
+  }
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
+  return std::get<0>(info.param).name() + "_" + std::string(to_string(std::get<1>(info.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, FlexEmulation,
+                         ::testing::Combine(::testing::ValuesIn(splinebench::testing::flex_small_cases()),
+                                            ::testing::Values(Mode::mirror, Mode::half, Mode::periodic)),
+                         case_name);
+
+// A dependency-breaking order is refused (the emulation would have to wait forever).
+TEST(FlexOrder, OrderThatBreaksDependenciesIsRejected) {
+  const GridShape shape = GridShape::make({3, 4, 5, 6});
+  const Plan plan = make_plan(shape, 2, Mode::mirror, Variant::flexible, DeviceLimits{});
+  const LaunchDesc L = make_launch(plan);
+  ASSERT_GE(L.passes, 2);
+  std::vector<std::int64_t> order;
+  for (std::int64_t t = L.pass_begin[L.passes] - 1; t >= 0; --t) order.push_back(t);  // reversed
+  EXPECT_NE(check_order(L, order), "");
+  std::vector<float> in(static_cast<std::size_t>(shape.values() * 2), 1.f), out(in.size()), tmp(in.size());
+  Plan bound = plan;
+  bind_buffers(bound, in.data(), out.data(), tmp.data());
+  EXPECT_THROW(emulate(bound, Variant::flexible, &order), splinebench::Error);
+}
+
+// Every output is written by exactly one tile of every pass: coverage of the tiling.
+TEST(FlexPlan, TilesCoverEveryOutputOnce) {
+  for (const auto& c : splinebench::testing::flex_small_cases()) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    for (Variant v : {Variant::flexible, Variant::fixed}) {
+      Tuning tun;
+      tun.s_range = 3;
+      tun.chunk_width = 5;
+      Plan plan = make_plan(shape, c.fields, Mode::half, v, DeviceLimits{}, tun);
+      for (const auto& P : plan.passes) {
+        std::int64_t outputs = 0;
+        for (std::int64_t t = 0; t < P.tiles; ++t) {
+          const gpu::flex::TileSpan T = gpu::flex::decode_tile(P, t);
+          if (P.kind == TileKind::rows) {
+            for (std::int64_t u = T.u0; u < T.u1; ++u) {
+              const std::int64_t x0 = (u % P.x_tiles) * P.sx;
+              outputs += std::min<std::int64_t>(P.sx, P.nx - x0);
+            }
+          } else {
+            std::int64_t w = 0;
+            if (P.kind == TileKind::stream_yx)
+              w = std::min<std::int64_t>(P.sy, P.ny - T.y0) * std::min<std::int64_t>(P.sx, P.nx - T.x0);
+            if (P.kind == TileKind::stream_x) w = std::min<std::int64_t>(P.sx, P.nx - T.x0);
+            if (P.kind == TileKind::stream_only) w = std::min<std::int64_t>(P.w, P.inner - T.w0);
+            ASSERT_GT(w, 0);
+            outputs += (T.s1 - T.s0) * w;
+          }
+        }
+        const std::int64_t per_point = P.kind == TileKind::stream_only ? 1 : c.channels;
+        EXPECT_EQ(outputs * per_point, shape.values() * c.fields) << c.name() << " " << to_string(P.kind);
+      }
+    }
+  }
+}
+
+}  // namespace
