@@ -392,6 +392,16 @@ json section_phases(const Config& cfg) {
   return cases;
 }
 
+void write_json(const json& doc, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    f << doc.dump(1) << '\n';
+    if (!f) throw Error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
 int run(const Config& cfg) {
   const std::string reason = gpu::cuda_unavailable_reason();
   if (!reason.empty()) throw Error("gpu_eval_bench: " + reason);
@@ -416,22 +426,29 @@ int run(const Config& cfg) {
                         {"l2_probe", "coalesced 16-byte __ldcg loads over L2/4 bytes, 64 passes per launch"},
                         {"dram_probe", "coalesced 16-byte __ldcg loads over 2 GiB, one pass"}};
   }
-  doc["eval3d"] = section_eval3d(cfg, flusher, stream, l2_bw);
-  doc["thesis4d"] = section_thesis4d(cfg, flusher, stream, l2_bw);
+  // Each section on its own: a failing one is recorded with its message and the
+  // others still run; the file is rewritten (atomically) after every section, so an
+  // interrupted run keeps what it finished.
+  int failures = 0;
+  auto section = [&](const char* name, const std::function<json()>& body) {
+    try {
+      doc[name] = body();
+    } catch (const std::exception& e) {
+      log(std::string(name) + " failed: " + e.what());
+      doc[name] = {{"error", e.what()}};
+      ++failures;
+    }
+    write_json(doc, cfg.out);
+  };
+  section("eval3d", [&] { return section_eval3d(cfg, flusher, stream, l2_bw); });
+  section("thesis4d", [&] { return section_thesis4d(cfg, flusher, stream, l2_bw); });
   if (!cfg.profile) {
-    doc["prefilter"] = section_prefilter(cfg, stream);
-    doc["phases"] = section_phases(cfg);
+    section("prefilter", [&] { return section_prefilter(cfg, stream); });
+    section("phases", [&] { return section_phases(cfg); });
   }
   SB_CUDA_CHECK(cudaStreamDestroy(stream));
-  const std::string tmp = cfg.out + ".tmp";
-  {
-    std::ofstream f(tmp);
-    f << doc.dump(1) << '\n';
-    if (!f) throw Error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, cfg.out);
   log("wrote " + cfg.out);
-  return 0;
+  return failures ? 1 : 0;
 }
 
 }  // namespace

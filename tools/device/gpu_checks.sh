@@ -11,12 +11,16 @@
 #                     makes cudaMalloc fail on purpose, which the sanitizer would report)
 #   RACECHECK_FILTER  gtest filter for racecheck (default: a subset covering every kernel)
 #   BENCH_ARGS        extra arguments for gpu_eval_bench (e.g. --quick)
+#   BUILD_DIR         build folder (default build-device)
+#   PREBUILT=1        skip the build when BUILD_DIR already holds test_gpu and
+#                     gpu_eval_bench that run here (binaries built elsewhere and carried)
+#   TIMEOUT_TESTS, TIMEOUT_BENCH, TIMEOUT_MEMCHECK, TIMEOUT_RACECHECK   seconds per step
 # Exit status: non-zero when a step fails (tests, sanitizer errors, benchmark).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-${OUT:-$root/gpu-checks}}
 mkdir -p "$out"
-build="$root/build-device"
+build="$root/${BUILD_DIR:-build-device}"
 deps="$root/.deps/usr"
 export LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 steps=${STEPS:-"build tests memcheck racecheck bench"}
@@ -27,7 +31,10 @@ status=0
 has() { [[ " $steps " == *" $1 "* ]]; }
 step() { echo "== $1 ($(date +%T))"; }
 
-if has build; then
+if has build && [[ ${PREBUILT:-0} == 1 ]] && "$build/tests/test_gpu" --gtest_list_tests > /dev/null 2>&1 &&
+   "$build/bin/gpu_eval_bench" --help 2>&1 | grep -q usage; then
+  echo "== using the binaries already in $build (PREBUILT=1)"
+elif has build; then
   step build
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" \
@@ -36,14 +43,21 @@ if has build; then
     { echo "build failed (see build.log)"; tail -40 "$out/build.log"; exit 1; }
 fi
 
-nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
+{ nvidia-smi; nvidia-smi -q -d CLOCK; nvcc --version; "$sanitizer" --version; } > "$out/environment.txt" 2>&1 || true
 
 if has tests; then
   step "GPU tests"
-  "$build/tests/test_gpu" --gtest_output="json:$out/test_gpu.json" > "$out/test_gpu.log" 2>&1
+  timeout -k 5 "${TIMEOUT_TESTS:-300}" "$build/tests/test_gpu" > "$out/test_gpu.log" 2>&1
   rc=$?
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |texture error" "$out/test_gpu.log"
   [[ $rc -eq 0 ]] || { echo "GPU tests failed (rc=$rc)"; grep -E "^\[  FAILED" "$out/test_gpu.log" | head -40; status=1; }
+fi
+
+if has bench; then
+  step "gpu_eval_bench"
+  # shellcheck disable=SC2086
+  timeout -k 5 "${TIMEOUT_BENCH:-600}" "$build/bin/gpu_eval_bench" --out "$out/gpu_eval.json" \
+    --git-sha "${GIT_SHA:-unknown}" ${BENCH_ARGS:-} 2> "$out/gpu_eval.log" || { echo "benchmark failed"; tail -20 "$out/gpu_eval.log"; status=1; }
 fi
 
 for tool in memcheck racecheck; do
@@ -51,19 +65,14 @@ for tool in memcheck racecheck; do
   filter=$memcheck_filter
   [[ $tool == racecheck ]] && filter=$racecheck_filter
   step "compute-sanitizer $tool"
-  "$sanitizer" --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" --gtest_filter="$filter" \
-    > "$out/$tool.log" 2>&1
+  limit=${TIMEOUT_MEMCHECK:-600}
+  [[ $tool == racecheck ]] && limit=${TIMEOUT_RACECHECK:-600}
+  timeout -k 5 "$limit" "$sanitizer" --tool "$tool" --error-exitcode 1 "$build/tests/test_gpu" \
+    --gtest_filter="$filter" > "$out/$tool.log" 2>&1
   rc=$?
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$out/$tool.log"
   [[ $rc -eq 0 ]] || { echo "$tool failed (rc=$rc)"; grep -m 20 -E "=========" "$out/$tool.log"; status=1; }
 done
-
-if has bench; then
-  step "gpu_eval_bench"
-  # shellcheck disable=SC2086
-  "$build/bin/gpu_eval_bench" --out "$out/gpu_eval.json" --git-sha "${GIT_SHA:-unknown}" ${BENCH_ARGS:-} \
-    2> "$out/gpu_eval.log" || { echo "benchmark failed"; tail -20 "$out/gpu_eval.log"; status=1; }
-fi
 
 if has profile; then
   # L2 / DRAM traffic of the evaluate kernels (needs access to the performance counters).
