@@ -126,7 +126,7 @@ class CpuScalar final : public Implementation {
     }
     if (prefilter) {
       ScopedPhase p(times, phase::prefilter);
-      prefilter_in_place();
+      prefilter_in_place(times);
     }
   }
 
@@ -146,9 +146,10 @@ class CpuScalar final : public Implementation {
   void release() override { coeffs_ = {}; }
 
  private:
-  void prefilter_in_place() {
+  void prefilter_in_place(PhaseTimes& times) {
     const int C = shape_.channels;
     for (int axis = 0; axis < shape_.dims; ++axis) {
+      ScopedPhase axis_phase(times, phase::prefilter_axis(axis));
       const std::int64_t n = shape_.extent[axis];
       const std::int64_t stride = shape_.stride(axis);
       const std::int64_t inner = stride / C;

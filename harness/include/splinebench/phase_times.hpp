@@ -18,6 +18,13 @@ inline constexpr const char* query_upload = "query_upload";  // coordinates host
 inline constexpr const char* evaluate = "evaluate";          // reconstruction at the queries
 inline constexpr const char* download = "download";          // values device -> host
 inline constexpr const char* readback = "readback";          // coefficients device -> host
+// One axis of the prefilter ("prefilter_axis0", ...), recorded in addition to the total
+// `prefilter` by implementations that filter axis by axis (per-axis tables).
+inline const char* prefilter_axis(int axis) {
+  static constexpr const char* names[] = {"prefilter_axis0", "prefilter_axis1", "prefilter_axis2",
+                                          "prefilter_axis3", "prefilter_axis4", "prefilter_axis5"};
+  return axis >= 0 && axis < 6 ? names[axis] : "prefilter_axis?";
+}
 }  // namespace phase
 
 class PhaseTimes {

@@ -1,0 +1,95 @@
+#include "cpu_simd_base.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <string>
+
+#include "splinebench/error.hpp"
+#include "splinebench/f32_accuracy.hpp"
+
+namespace splinebench::cpu {
+
+Capabilities CpuSimdBase::capabilities() const {
+  Capabilities caps;
+  caps.threads = uses_threads();
+  return caps;
+}
+
+Tolerance CpuSimdBase::tolerance(const GridShape& shape) const {
+  // The same documented bounds as cpu_scalar, for the same reasons. Prefilter: every
+  // pass rounds like cpu_scalar's (the same recursion; with FMA, where the ISA has it,
+  // one rounding fewer per step) and the initial values' dropped terms add < 2^-24/40
+  // (line_plan.cpp), so f32_accuracy's per-pass model (8u RMS, amplified by the later
+  // passes' noise gain) applies unchanged. Evaluation: nested 4-term tap sums with
+  // weights summing to 1, like cpu_scalar: the estimate 1e-5 max|f|.
+  return {f32_accuracy::prefilter_rel_l2_bound(shape), 1e-5,
+          "prefilter: 8u RMS per pass x RMS noise gain of later passes (f32_accuracy.hpp), "
+          "init truncation < 2^-24/40; evaluation: tap-sum rounding + damped coefficient error, "
+          "estimate 1e-5 max|f|"};
+}
+
+void CpuSimdBase::configure(const Options& options) {
+  if (options.threads < 0)
+    throw Error(std::string(name()) + ": threads must be >= 0 (0 = all cores), got " +
+                std::to_string(options.threads));
+  if (!uses_threads()) return;  // single-threaded by definition
+  threads_ = options.threads == 0 ? omp_get_num_procs() : options.threads;
+}
+
+void CpuSimdBase::prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode,
+                          bool prefilter, PhaseTimes& times) {
+  shape.validate();
+  const std::string who(name());
+  if (fields < 1) throw Error(who + ": fields must be >= 1, got " + std::to_string(fields));
+  if (input == nullptr) throw Error(who + ": no input data");
+  const Capabilities caps = capabilities();
+  if (!caps.supports(shape.dims, shape.channels, mode))
+    throw Unsupported(who + ": " + caps.why_not(shape.dims, shape.channels, mode));
+  prepared_ = false;
+  shape_ = shape;
+  fields_ = fields;
+  mode_ = mode;
+  {
+    ScopedPhase p(times, phase::upload);
+    const auto count = static_cast<std::size_t>(shape.values() * fields);
+    coeffs_.resize(count);
+    std::copy(input, input + count, coeffs_.data());
+  }
+  if (prefilter) prefilter_blocked(shape_, fields_, coeffs_.data(), mode_, prefilter_kernels(), threads_, times);
+  prepared_ = true;
+}
+
+void CpuSimdBase::read_coefficients(float* out, PhaseTimes& times) {
+  if (!prepared_) throw Error(std::string(name()) + ": read_coefficients before prepare");
+  ScopedPhase p(times, phase::readback);
+  std::copy(coeffs_.data(), coeffs_.data() + coeffs_.size(), out);
+}
+
+void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, PhaseTimes& times) {
+  if (!prepared_) throw Error(std::string(name()) + ": evaluate before prepare");
+  if (n < 0) throw Error(std::string(name()) + ": negative query count");
+  const EvalGrid grid = make_eval_grid(shape_, mode_);
+  const EvalRangeFn fn = eval_kernel();
+  ScopedPhase p(times, phase::evaluate);
+  if (n == 0) return;
+  const std::int64_t chunks = (n + kQueryChunk - 1) / kQueryChunk;
+  const std::int64_t items = fields_ * chunks;
+  const std::int64_t field_values = shape_.values();
+  const int C = shape_.channels;
+  const float* coeffs = coeffs_.data();
+  const int threads = threads_;
+#pragma omp parallel for num_threads(threads) if (threads > 1 && items > 1) schedule(static)
+  for (std::int64_t it = 0; it < items; ++it) {
+    const std::int64_t f = it / chunks;
+    const std::int64_t q0 = (it % chunks) * kQueryChunk;
+    fn(grid, coeffs + f * field_values, coords, n, q0, std::min(n, q0 + kQueryChunk), out + f * n * C);
+  }
+}
+
+void CpuSimdBase::release() {
+  coeffs_.clear();
+  prepared_ = false;
+}
+
+}  // namespace splinebench::cpu

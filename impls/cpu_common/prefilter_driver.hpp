@@ -1,0 +1,42 @@
+// Axis-by-axis prefilter for the CPU SIMD implementations, memory-aware: the volume is
+// cut into work items that fit in the L2 cache, so each line's causal and anti-causal
+// passes hit cache and every value crosses the memory bus once per axis (never a
+// strided walk over the whole volume per line). Work items run on `threads` OpenMP
+// threads; the ISA-specific part is the kernel table.
+#pragma once
+
+#include <cstdint>
+
+#include "line_plan.hpp"
+#include "splinebench/phase_times.hpp"
+#include "splinebench/types.hpp"
+
+namespace splinebench::cpu {
+
+struct PrefilterKernels {
+  // Lines that sit next to each other in memory (every axis but the last): line j's
+  // sample k is base[k * row_stride + j], j in [0, lanes).
+  void (*columns)(float* base, std::int64_t row_stride, std::int64_t lanes, const LinePlan& plan,
+                  float* scratch);
+  // Lines along the contiguous axis: `rows` consecutive rows of plan.n samples with
+  // `channels` values each; every (row, channel) pair is a line.
+  void (*rows)(float* data, std::int64_t rows, int channels, const LinePlan& plan, float* scratch);
+};
+
+// Floats of per-thread scratch the kernels may use for lines of length n: room for a
+// transposed block of up to kMaxScratchLanes lines of at most kMaxTransposedLength
+// (the driver aligns it to 64 bytes).
+inline constexpr std::int64_t kMaxScratchLanes = 16;  // widest x86 vector of floats (AVX-512)
+inline constexpr std::int64_t kMaxTransposedLength = std::int64_t{1} << 16;
+std::int64_t scratch_floats(std::int64_t n);
+
+// Bytes of one work item: small enough to stay in L2 between the two passes.
+inline constexpr std::int64_t kColumnBlockBytes = 256 * 1024;
+inline constexpr std::int64_t kRowBlockBytes = 64 * 1024;
+
+// Samples -> coefficients in place for `fields` fields of `shape`. Records the total
+// as phase::prefilter and each axis as phase::prefilter_axis(d).
+void prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, Mode mode,
+                       const PrefilterKernels& kernels, int threads, PhaseTimes& times);
+
+}  // namespace splinebench::cpu

@@ -1,0 +1,39 @@
+// `cpu_simd`: the modern CPU baseline. The same algorithms as cpu_sse (lines in vector
+// lanes for the prefilter, queries in lanes for the evaluation) at the widest ISA this
+// CPU offers, chosen at run time by Highway (AVX-512 "AVX3", AVX2, SSE4, ...), and
+// spread over OpenMP threads (Options::threads; 0 = every core).
+#include <omp.h>
+
+#include <string>
+#include <vector>
+
+#include "cpu_common/cpu_simd_base.hpp"
+#include "cpu_simd/simd_kernels.hpp"
+
+namespace splinebench::impls {
+namespace {
+
+class CpuSimd final : public cpu::CpuSimdBase {
+ public:
+  std::string_view name() const override { return "cpu_simd"; }
+  std::string_view description() const override {
+    return "float32, widest ISA at run time (Highway) + OpenMP: lines/queries in vector lanes, "
+           "cache-blocked prefilter";
+  }
+  Availability availability() const override { return {}; }
+  std::vector<std::string> run_facts() const override {
+    return {"isa=" + cpu::simd::dispatched_target(), "threads=" + std::to_string(threads()),
+            "omp_procs=" + std::to_string(omp_get_num_procs())};
+  }
+
+ protected:
+  bool uses_threads() const override { return true; }
+  cpu::PrefilterKernels prefilter_kernels() const override { return cpu::simd::prefilter_kernels(); }
+  cpu::EvalRangeFn eval_kernel() const override { return cpu::simd::eval_kernel(); }
+};
+
+}  // namespace
+
+ImplementationPtr make_cpu_simd() { return std::make_unique<CpuSimd>(); }
+
+}  // namespace splinebench::impls
