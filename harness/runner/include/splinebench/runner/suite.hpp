@@ -1,0 +1,65 @@
+// Suite definitions: a suite is a named list of sweeps; a sweep is a set of parameter
+// axes whose cartesian product gives the cases (format: harness/suites/README.md).
+// Parsing is strict: an unknown key, an unknown mode or pattern, an empty axis or an
+// impossible shape is a splinebench::Error naming the suite, the sweep and the key,
+// raised before anything runs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "splinebench/datasets.hpp"
+#include "splinebench/types.hpp"
+
+namespace splinebench::runner {
+
+struct SweepSpec {
+  std::string name;
+  std::string note;
+  // Implementation names or the device selectors "all", "cpu", "gpu"; `exclude`
+  // removes names after selection. Resolved against the registry by make_plan.
+  std::vector<std::string> impls;
+  std::vector<std::string> exclude;
+  // Grid shapes, already expanded: `sizes` (N per axis) x `dims`, or explicit
+  // `shapes` (each paired with the D equal to its length).
+  std::vector<std::vector<std::int64_t>> shapes;
+  std::vector<int> channels;
+  std::vector<std::int64_t> fields;
+  std::vector<Mode> modes;
+  std::vector<datasets::FieldKind> data;
+  std::vector<std::int64_t> queries;  // 0: prefilter only
+  std::vector<datasets::QueryPattern> patterns;
+  std::vector<int> threads;
+};
+
+struct SuiteSpec {
+  std::string name;
+  std::string origin;  // the file it came from (prefixes error messages)
+  std::string description;
+  int repetitions = 9;
+  int warmups = 2;
+  std::vector<SweepSpec> sweeps;
+  nlohmann::json source;  // the definition as read, kept in the run manifest
+};
+
+// Parses a suite definition. `origin` (a file name) prefixes error messages.
+SuiteSpec parse_suite(const nlohmann::json& doc, const std::string& origin);
+
+// Reads and parses a suite file.
+SuiteSpec load_suite_file(const std::filesystem::path& path);
+
+// Folders searched for `<name>.json`: $SPLINEBENCH_SUITES_DIR if set, then the
+// source tree's harness/suites (baked in at configure time).
+std::vector<std::filesystem::path> suite_search_path();
+// Finds and parses suite `name`; the error lists the suites that exist.
+SuiteSpec load_named_suite(const std::string& name);
+
+// A count written as an integer or as a small product of powers: 1048576, "2^20",
+// "64^4", "3*2^10". Throws splinebench::Error (naming `what`) on anything else.
+std::int64_t parse_count(const nlohmann::json& value, const std::string& what);
+
+}  // namespace splinebench::runner

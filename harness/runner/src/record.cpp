@@ -1,0 +1,78 @@
+#include "splinebench/runner/record.hpp"
+
+#include <cmath>
+
+namespace splinebench::runner {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or infinity: write them as null (the verdict already accounts for
+// them, and readers treat null as "no valid number").
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+
+json stats_json(const SampleStats& s) {
+  return {{"samples", s.samples}, {"median", s.median}, {"min", s.min}, {"max", s.max},
+          {"q1", s.q1},           {"q3", s.q3},         {"iqr", s.iqr}};
+}
+
+}  // namespace
+
+const SampleStats* Record::phase(const std::string& name) const {
+  for (const auto& [n, s] : phases)
+    if (n == name) return &s;
+  return nullptr;
+}
+
+json to_json(const Record& r) {
+  const CaseSpec& c = r.spec;
+  json j = {{"case_id", c.case_id()},
+            {"impl", c.impl},
+            {"device", std::string(to_string(c.device))},
+            {"sweep", c.sweep},
+            {"dims", c.shape.dims},
+            {"shape", c.shape.extents()},
+            {"channels", c.shape.channels},
+            {"fields", c.fields},
+            {"mode", std::string(to_string(c.mode))},
+            {"data", std::string(datasets::to_string(c.data))},
+            {"queries", c.queries},
+            {"pattern", c.pattern_name()},
+            {"threads", c.threads},
+            {"status", r.status},
+            {"message", r.message},
+            {"repetitions", r.repetitions},
+            {"warmups", r.warmups}};
+  json phases = json::object();
+  for (const auto& [name, s] : r.phases) phases[name] = stats_json(s);
+  j["phases"] = phases;
+  j["throughput"] = {{"prefilter_samples_per_s", number(r.throughput.prefilter_samples_per_s)},
+                     {"prefilter_GBps", number(r.throughput.prefilter_GBps)},
+                     {"queries_per_s", number(r.throughput.queries_per_s)},
+                     {"evaluate_GBps", number(r.throughput.evaluate_GBps)}};
+  json accuracy = json::object();
+  if (r.prefilter)
+    accuracy["prefilter"] = {{"rel_l2", number(r.prefilter->rel_l2)},
+                             {"max_abs", number(r.prefilter->max_abs)},
+                             {"unwritten", r.prefilter->unwritten}};
+  if (r.interp)
+    accuracy["interp"] = {{"max_abs", number(r.interp->max_abs)},
+                          {"rms", number(r.interp->rms)},
+                          {"rel_l2", number(r.interp->rel_l2)},
+                          {"max_rel_to_maxf", number(r.interp->max_rel_to_maxf)},
+                          {"checked_queries", r.interp->checked_queries},
+                          {"unwritten", r.interp->unwritten},
+                          {"nan_ok", r.interp->nan_ok}};
+  j["accuracy"] = accuracy;
+  if (r.tolerance)
+    j["tolerance"] = {{"prefilter_rel_l2", r.tolerance->prefilter_rel_l2},
+                      {"interp_max_rel_to_maxf", r.tolerance->interp_max_rel_to_maxf},
+                      {"basis", r.tolerance->basis}};
+  else
+    j["tolerance"] = json::object();
+  j["verdict"] = r.verdict;
+  return j;
+}
+
+}  // namespace splinebench::runner
