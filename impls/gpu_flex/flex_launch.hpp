@@ -1,0 +1,56 @@
+// Enqueues the gpu_flex prefilter on a stream: the flexible variant as one launch of
+// the ticket kernel, the fixed baseline as one launch per pass (tile = blockIdx).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "gpu_common/device_buffer.hpp"
+#include "gpu_flex/flex_plan.hpp"
+#include "splinebench/types.hpp"
+
+namespace splinebench::gpu::flex {
+
+struct LaunchOptions {
+  // Debug mode of the tests: tickets hand out tiles in a random dependency-respecting
+  // order (flex_order.hpp), blocks sleep for random times before taking a ticket and
+  // before starting a tile, and the grid has more blocks than can be resident.
+  bool adversarial = false;
+  std::uint64_t seed = 1;
+  int grid_blocks = 0;  // > 0: blocks of the flexible launch (else: the resident count)
+  Tuning tuning;
+};
+
+class FlexRunner {
+ public:
+  FlexRunner() = default;
+  FlexRunner(const FlexRunner&) = delete;
+  FlexRunner& operator=(const FlexRunner&) = delete;
+
+  // The plan for this device (shared memory and resident blocks of its kernels).
+  Plan plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode, const Tuning& tuning = {}) const;
+
+  // Values of the temporary buffer run() needs (0 when the plan has one pass).
+  std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
+                          const Tuning& tuning = {}) const;
+
+  // Prefilters `fields` fields of `shape` from d_in into d_out (device pointers,
+  // distinct); d_tmp holds tmp_values() floats or is null when that is 0. Enqueued on
+  // `stream` and checked at launch.
+  void run(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in, float* d_out,
+           float* d_tmp, cudaStream_t stream, const LaunchOptions& options = {});
+
+  // describe() of the last plan run, and the blocks of its (first) launch.
+  const std::string& last_description() const { return description_; }
+  int last_grid() const { return grid_; }
+
+ private:
+  DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
+  DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
+  std::string description_;
+  int grid_ = 0;
+};
+
+}  // namespace splinebench::gpu::flex

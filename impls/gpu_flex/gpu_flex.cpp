@@ -1,0 +1,193 @@
+// `gpu_flex` and `gpu_flex_fixed`: the single-launch prefilter with flexible tile
+// allocation (flex_kernels.cu) and its fixed-allocation baseline (the same tile code,
+// one launch per axis), each paired with a reconstruction kernel of the other GPU
+// implementations (reused, not copied):
+//   - evaluate_global (gpu_naive: 4^D global loads per query), or
+//   - TextureField (gpu_texture: hardware-linear fetches, 8-bit blend weights),
+// chosen per D by kEvaluatePath below (what measured fastest on the H100, see
+// bench/gpu_prefilter/README.md); the tolerance follows the path in use.
+//
+// Memory phases (upload, query_upload, download, staging) are GpuPipeline's; the
+// samples stay in its buffer and the prefilter writes a separate coefficient buffer
+// (out of place: the tiles read halos that neighbouring tiles overwrite in place).
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <sstream>
+
+#include "gpu_common/cuda_check.hpp"
+#include "gpu_common/device_buffer.hpp"
+#include "gpu_flex/flex_launch.hpp"
+#include "gpu_naive/evaluate_global.hpp"
+#include "gpu_naive/gpu_pipeline.hpp"
+#include "gpu_texture/texture_field.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/registry.hpp"
+
+namespace splinebench::impls {
+namespace {
+
+using gpu::flex::Variant;
+
+enum class EvalPath { global, texture };
+
+// Reconstruction kernel per D (index D - 1).
+constexpr EvalPath kEvaluatePath[kMaxDims] = {EvalPath::global, EvalPath::global, EvalPath::global,
+                                              EvalPath::global, EvalPath::global, EvalPath::global};
+
+constexpr const char* kBoundStatsPhase = "bound_stats";
+
+class GpuFlex final : public gpu::GpuPipeline {
+ public:
+  explicit GpuFlex(Variant variant) : variant_(variant) {}
+
+  std::string_view name() const override { return variant_ == Variant::flexible ? "gpu_flex" : "gpu_flex_fixed"; }
+  std::string_view description() const override {
+    return variant_ == Variant::flexible
+               ? "CUDA f32: whole N-D prefilter of the batch in one launch, tiles taken from a ticket counter "
+                 "(flexible allocation), last three axes fused per tile with 16-sample halos; "
+                 "evaluation by gpu_naive's global kernel or gpu_texture's fetches per D"
+               : "CUDA f32: baseline of gpu_flex with fixed allocation: the same tile arithmetic, one launch per "
+                 "axis, tile = blockIdx; same evaluation as gpu_flex";
+  }
+
+  std::vector<std::string> run_facts() const override {
+    std::vector<std::string> facts = {
+        std::string("prefilter=") + (variant_ == Variant::flexible ? "flexible single launch" : "fixed, launch per axis"),
+        "halo=16 samples (truncation <= 1.0e-9 max|input| per axis)"};
+    if (!runner_.last_description().empty()) facts.push_back("plan=" + runner_.last_description());
+    if (prepared()) facts.push_back(std::string("evaluate=") + (texture_bound_ ? "texture" : "global"));
+    return facts;
+  }
+
+  Tolerance tolerance(const GridShape& shape) const override {
+    // Prefilter: the same float32 recursions as cpu_scalar, each output from its
+    // window of +-16 samples per axis (truncation <= 1.0e-9 max|input|, flex_pass.hpp),
+    // so cpu_scalar's bound holds: 2e-7 for D <= 3, 5e-7 above.
+    Tolerance t = make_implementation("cpu_scalar")->tolerance(shape);
+    t.basis = "prefilter: float32 recursions as cpu_scalar plus halo truncation <= 1.0e-9 relative per axis; " +
+              t.basis;
+    const bool texture = kEvaluatePath[shape.dims - 1] == EvalPath::texture;
+    if (!texture) return t;
+    // Texture path: gpu_texture's bound (texture_field.hpp), from the magnitudes
+    // measured in prepare when this is the prepared shape, else measure-free.
+    const bool measured = stats_valid_ && prepared() && shape == this->shape();
+    double factor = 0;
+    try {
+      factor = gpu::TextureField::interp_error_factor(shape, measured ? fields() : 1,
+                                                      measured ? mode() : Mode::periodic);
+    } catch (const Unsupported&) {
+      t.basis += "; texture path cannot take this shape: global evaluation";
+      return t;
+    }
+    const double norm = std::pow(3.0, shape.dims);  // max|c| <= 3^D max|f|
+    const double arith_ulps = (8.0 * shape.dims + 16.0) * 0x1p-24;
+    double hw = 0, arith = 0;
+    if (measured) {
+      hw = factor * coeff_max_diff_ / samples_max_;
+      arith = arith_ulps * coeff_max_ / samples_max_;
+    } else {
+      hw = factor * 2.0 * norm;
+      arith = arith_ulps * norm;
+    }
+    std::ostringstream basis;
+    basis << t.basis << "; texture blend weights " << hw << " + texture arithmetic " << arith
+          << (measured ? " (measured max|f|, max|c|, max|dc|)" : " (measure-free: max|dc| <= 2*3^D max|f|)");
+    t.interp_max_rel_to_maxf += hw + arith;
+    t.basis = basis.str();
+    return t;
+  }
+
+  void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode, bool prefilter,
+               PhaseTimes& times) override {
+    prefilter_ = prefilter;
+    stats_valid_ = false;
+    texture_bound_ = false;
+    field_.release();
+    // Uploads the samples into the pipeline's buffer; after_prefilter does the rest.
+    GpuPipeline::prepare(shape, fields, input, mode, false, times);
+  }
+
+  void read_coefficients(float* out, PhaseTimes& times) override {
+    if (!prepared()) throw Error(std::string(name()) + ": read_coefficients before prepare");
+    const std::size_t count = static_cast<std::size_t>(fields() * shape().values());
+    if (readback_.size() < count) readback_.resize(count);
+    timer().start(stream());
+    SB_CUDA_CHECK(
+        cudaMemcpyAsync(readback_.data(), coeffs_.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream()));
+    times.add(phase::readback, timer().stop(stream()));
+    ScopedPhase p(times, gpu::kHostStagingPhase);
+    std::memcpy(out, readback_.data(), count * sizeof(float));
+  }
+
+ protected:
+  void after_prefilter(PhaseTimes& times) override {
+    const std::int64_t count = fields() * shape().values();
+    if (coeffs_.size() != static_cast<std::size_t>(count)) coeffs_.resize(static_cast<std::size_t>(count));
+    if (!prefilter_) {
+      SB_CUDA_CHECK(cudaMemcpyAsync(coeffs_.data(), d_coeffs(), count * sizeof(float), cudaMemcpyDeviceToDevice,
+                                    stream()));
+    } else {
+      const std::int64_t tmp = runner_.tmp_values(variant_, shape(), fields(), mode());
+      if (tmp_.size() < static_cast<std::size_t>(tmp)) tmp_.resize(static_cast<std::size_t>(tmp));
+      timer().start(stream());
+      runner_.run(variant_, shape(), fields(), mode(), d_coeffs(), coeffs_.data(), tmp ? tmp_.data() : nullptr,
+                  stream());
+      times.add(phase::prefilter, timer().stop(stream()));
+    }
+    if (kEvaluatePath[shape().dims - 1] == EvalPath::texture) bind_texture(times);
+  }
+
+  void evaluate_device(const float* d_coords, std::int64_t n, float* d_out) override {
+    if (texture_bound_)
+      field_.evaluate(d_coords, n, d_out, stream());
+    else
+      gpu::evaluate_global(shape(), fields(), mode(), coeffs_.data(), d_coords, n, d_out, stream());
+  }
+
+  void release_storage() override {
+    field_.release();
+    texture_bound_ = false;
+    stats_valid_ = false;
+    coeffs_.reset();
+    tmp_.reset();
+    readback_.reset();
+  }
+
+ private:
+  void bind_texture(PhaseTimes& times) {
+    try {
+      timer().start(stream());
+      field_.bind(shape(), fields(), mode(), coeffs_.data(), stream());
+      times.add(phase::bind, timer().stop(stream()));
+      texture_bound_ = true;
+    } catch (const Unsupported&) {
+      texture_bound_ = false;  // beyond the texture limits: global evaluation
+      return;
+    }
+    ScopedPhase p(times, kBoundStatsPhase);
+    samples_max_ = gpu::coefficient_stats(shape(), fields(), mode(), d_coeffs(), stream()).max_abs;
+    const gpu::CoefficientStats s = gpu::coefficient_stats(shape(), fields(), mode(), coeffs_.data(), stream());
+    coeff_max_ = s.max_abs;
+    coeff_max_diff_ = s.max_neighbour_difference;
+    stats_valid_ = samples_max_ > 0;
+  }
+
+  Variant variant_;
+  bool prefilter_ = true;
+  gpu::flex::FlexRunner runner_;
+  gpu::DeviceBuffer<float> coeffs_;
+  gpu::DeviceBuffer<float> tmp_;
+  gpu::PinnedBuffer<float> readback_;
+  gpu::TextureField field_;
+  bool texture_bound_ = false;
+  bool stats_valid_ = false;
+  double samples_max_ = 0, coeff_max_ = 0, coeff_max_diff_ = 0;
+};
+
+}  // namespace
+
+ImplementationPtr make_gpu_flex() { return std::make_unique<GpuFlex>(Variant::flexible); }
+ImplementationPtr make_gpu_flex_fixed() { return std::make_unique<GpuFlex>(Variant::fixed); }
+
+}  // namespace splinebench::impls

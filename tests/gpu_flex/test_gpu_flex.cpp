@@ -1,0 +1,226 @@
+// gpu_flex and gpu_flex_fixed on the device:
+//  - bit for bit what the host emulation of the same plan computes (so the CUDA-only
+//    parts - shared memory, barriers, cp.async, tickets - change nothing), and within
+//    the oracle tolerance, for every tile kind, mode, short and odd line, channels and
+//    batches; outputs are poisoned (NaN) before every run;
+//  - the adversarial debug mode (random dependency-respecting ticket order, random
+//    block stalls, eight times more blocks than can be resident) finishes with the
+//    same bits;
+//  - large cases (1-D 2^22, 3-D 192^3, the 100-frame RGBA batch) against the oracle;
+//  - the Implementation interface through the registry (prefilter, read-back,
+//    evaluation against the oracle).
+// FlexSanitizer.* is the reduced list run under compute-sanitizer.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "common/accuracy.hpp"
+#include "splinebench/datasets.hpp"
+#include "flex_test_cases.hpp"
+#include "gpu_common/cuda_check.hpp"
+#include "gpu_common/device_buffer.hpp"
+#include "gpu_flex/flex_emulate.hpp"
+#include "gpu_flex/flex_launch.hpp"
+#include "reference/oracle_batch.hpp"
+#include "splinebench/registry.hpp"
+
+using namespace splinebench;
+using namespace splinebench::gpu::flex;
+using splinebench::testing::FlexCase;
+
+namespace {
+
+#define SKIP_WITHOUT_DEVICE()                                               \
+  do {                                                                      \
+    const std::string why = gpu::cuda_unavailable_reason();                 \
+    if (!why.empty()) GTEST_SKIP() << "no CUDA device: " << why;            \
+  } while (0)
+
+double tolerance(int dims) { return dims <= 3 ? 2e-7 : 5e-7; }
+
+struct DeviceRun {
+  std::vector<float> out;
+  std::string description;
+};
+
+// Runs the prefilter on the device (output poisoned first) and returns the result.
+DeviceRun run_device(Variant v, const GridShape& shape, std::int64_t fields, Mode mode, const std::vector<float>& in,
+                     const LaunchOptions& opt = {}) {
+  const std::size_t n = in.size();
+  gpu::DeviceBuffer<float> d_in(n), d_out(n), d_tmp;
+  FlexRunner runner;
+  const std::int64_t tmp = runner.tmp_values(v, shape, fields, mode, opt.tuning);
+  if (tmp) d_tmp.resize(static_cast<std::size_t>(tmp));
+  SB_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  SB_CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, n * sizeof(float)));  // all-ones bytes: NaN
+  if (tmp) SB_CUDA_CHECK(cudaMemset(d_tmp.data(), 0xFF, d_tmp.bytes()));
+  runner.run(v, shape, fields, mode, d_in.data(), d_out.data(), tmp ? d_tmp.data() : nullptr, nullptr, opt);
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  DeviceRun r;
+  r.out.resize(n);
+  SB_CUDA_CHECK(cudaMemcpy(r.out.data(), d_out.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
+  r.description = runner.last_description();
+  return r;
+}
+
+// The host emulation of the plan the device uses.
+std::vector<float> run_emulated(Variant v, const GridShape& shape, std::int64_t fields, Mode mode,
+                                const std::vector<float>& in, const Tuning& tuning = {}) {
+  FlexRunner runner;
+  Plan plan = runner.plan(v, shape, fields, mode, tuning);
+  std::vector<float> out(in.size(), std::nanf("")), tmp(in.size(), std::nanf(""));
+  bind_buffers(plan, in.data(), out.data(), tmp.data());
+  emulate(plan, v);
+  return out;
+}
+
+std::vector<double> oracle(const GridShape& shape, std::int64_t fields, Mode mode, const std::vector<float>& in) {
+  std::vector<double> ref(in.begin(), in.end());
+  oracle::prefilter_f64(shape, fields, ref.data(), mode);
+  return ref;
+}
+
+void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 11);
+  const std::vector<double> ref = oracle(shape, c.fields, mode, in);
+  for (Variant v : {Variant::flexible, Variant::fixed}) {
+    const char* who = v == Variant::flexible ? "gpu_flex" : "gpu_flex_fixed";
+    const DeviceRun r = run_device(v, shape, c.fields, mode, in);
+    EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << who << ": unwritten outputs; " << r.description;
+    EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << who << "; " << r.description;
+    if (with_emulation) {
+      EXPECT_EQ(r.out, run_emulated(v, shape, c.fields, mode, in)) << who << ": differs from emulation";
+    }
+  }
+}
+
+class GpuFlexCases : public ::testing::TestWithParam<std::tuple<FlexCase, Mode>> {};
+
+TEST_P(GpuFlexCases, MatchesEmulationBitForBitAndOracle) {
+  SKIP_WITHOUT_DEVICE();
+  const auto& [c, mode] = GetParam();
+  check_case(c, mode, true);
+}
+
+TEST_P(GpuFlexCases, AdversarialOrderAndStallsSameBits) {
+  SKIP_WITHOUT_DEVICE();
+  const auto& [c, mode] = GetParam();
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 12);
+  const DeviceRun normal = run_device(Variant::flexible, shape, c.fields, mode, in);
+  LaunchOptions opt;
+  opt.adversarial = true;
+  opt.seed = 99;
+  const DeviceRun adv = run_device(Variant::flexible, shape, c.fields, mode, in, opt);
+  EXPECT_EQ(adv.out, normal.out);
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
+  return std::get<0>(info.param).name() + "_" + std::string(to_string(std::get<1>(info.param)));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, GpuFlexCases,
+                         ::testing::Combine(::testing::ValuesIn(splinebench::testing::flex_small_cases()),
+                                            ::testing::Values(Mode::mirror, Mode::half, Mode::periodic)),
+                         case_name);
+
+// Small ranges, chunks and sub-blocks: many tiles per axis, on the device.
+TEST(GpuFlex, ManySmallTilesMatchEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  Tuning tun;
+  tun.s_range = 5;
+  tun.chunk_width = 7;
+  tun.stream_p = 3;
+  tun.rows_items = 3;
+  for (const FlexCase& c : std::vector<FlexCase>{{{4099}, 1, 2}, {{37, 45}, 1, 2}, {{20, 50, 40}, 2, 1},
+                                                 {{5, 3, 9, 34}, 2, 2}}) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 5);
+    LaunchOptions opt;
+    opt.tuning = tun;
+    for (Variant v : {Variant::flexible, Variant::fixed})
+      EXPECT_EQ(run_device(v, shape, c.fields, Mode::mirror, in, opt).out,
+                run_emulated(v, shape, c.fields, Mode::mirror, in, tun))
+          << c.name();
+  }
+}
+
+// Sizes of the benchmark's kind, against the oracle (emulation too slow here).
+TEST(GpuFlex, LargeCasesMatchOracle) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<FlexCase> cases = {
+      {{1 << 22}, 1, 1}, {{192, 192, 192}, 1, 1}, {{120, 160}, 4, 100}, {{1024, 1024}, 4, 1}, {{24, 24, 24, 24}, 1, 2}};
+  for (const FlexCase& c : cases)
+    for (Mode mode : kAllModes) {
+      SCOPED_TRACE(c.name() + " " + std::string(to_string(mode)));
+      check_case(c, mode, false);
+    }
+}
+
+// The reduced list for compute-sanitizer: every tile kind and channel count, a
+// multi-pass launch (D = 4, 5) with its cross-block waits, in both debug orders.
+TEST(FlexSanitizer, EveryKindOnce) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<FlexCase> cases = {{{1000}, 1, 2},     {{37, 45}, 2, 2},  {{20, 50, 40}, 1, 1},
+                                       {{17, 19, 21}, 4, 1}, {{5, 3, 9, 34}, 2, 2}, {{2, 3, 2, 3, 4}, 1, 2}};
+  for (const FlexCase& c : cases) {
+    SCOPED_TRACE(c.name());
+    check_case(c, Mode::mirror, false);
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 3);
+    LaunchOptions opt;
+    opt.adversarial = true;
+    EXPECT_EQ(run_device(Variant::flexible, shape, c.fields, Mode::half, in, opt).out,
+              run_device(Variant::flexible, shape, c.fields, Mode::half, in).out);
+  }
+}
+
+// Through the registry: prepare / read_coefficients / evaluate of both names.
+TEST(GpuFlexImplementation, PrefilterAndEvaluateMatchOracle) {
+  SKIP_WITHOUT_DEVICE();
+  for (const char* name : {"gpu_flex", "gpu_flex_fixed"}) {
+    ImplementationPtr impl = make_implementation(name);
+    ASSERT_TRUE(impl->availability().ok) << impl->availability().reason;
+    for (const FlexCase& c : std::vector<FlexCase>{{{301}, 1, 2}, {{41, 37}, 4, 1}, {{23, 19, 17}, 2, 1},
+                                                   {{7, 6, 5, 9}, 1, 1}}) {
+      const GridShape shape = GridShape::make(c.extents, c.channels);
+      for (Mode mode : kAllModes) {
+        SCOPED_TRACE(std::string(name) + " " + c.name() + " " + std::string(to_string(mode)));
+        const std::vector<float> in = datasets::make_field(datasets::FieldKind::noise, shape, c.fields, 21);
+        PhaseTimes times;
+        impl->prepare(shape, c.fields, in.data(), mode, true, times);
+        EXPECT_TRUE(times.has(phase::prefilter));
+        std::vector<float> coeffs(in.size(), std::nanf(""));
+        impl->read_coefficients(coeffs.data(), times);
+        const std::vector<double> ref = oracle(shape, c.fields, mode, in);
+        const Tolerance tol = impl->tolerance(shape);
+        EXPECT_LE(splinebench::testing::rel_l2(coeffs, ref), tol.prefilter_rel_l2);
+
+        const std::int64_t n = 2000;
+        const std::vector<float> q = datasets::make_queries(datasets::QueryPattern::outside, shape, n, 8);
+        std::vector<float> values(static_cast<std::size_t>(n * c.fields * c.channels), std::nanf(""));
+        impl->evaluate(q.data(), n, values.data(), times);
+        std::vector<double> expect(values.size());
+        oracle::evaluate_f64(shape, c.fields, ref.data(), mode, q.data(), n, expect.data());
+        const double maxf = splinebench::testing::max_abs(in);
+        EXPECT_LE(splinebench::testing::max_abs_diff(values, expect) / maxf, impl->tolerance(shape).interp_max_rel_to_maxf);
+        impl->release();
+      }
+    }
+  }
+}
+
+TEST(GpuFlexImplementation, UnsupportedChannelsIsAnError) {
+  SKIP_WITHOUT_DEVICE();
+  ImplementationPtr impl = make_implementation("gpu_flex");
+  const GridShape shape = GridShape::make({8, 8}, 3);
+  std::vector<float> in(static_cast<std::size_t>(shape.values()), 1.f);
+  PhaseTimes times;
+  EXPECT_THROW(impl->prepare(shape, 1, in.data(), Mode::mirror, true, times), Error);
+}
+
+}  // namespace
