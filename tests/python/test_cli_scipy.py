@@ -21,104 +21,15 @@ Tolerances:
     double, each pass within a few ulps (2^-53 = 1.1e-16) of max|c|; 1e-12 leaves four
     orders of magnitude for D <= 4 passes and the 4^D-tap sums, while any boundary or
     layout error is O(z^N) >= 1e-7 for the N used here, or O(1).
-  * cpu_scalar (float32, u = 2^-24): see PREFILTER_F32_BOUND and INTERP_F32_BOUND.
+  * cpu_scalar (float32, u = 2^-24): the bounds derived in conftest.py
+    (prefilter_f32_bound, interp_f32_bound).
 """
-import itertools
-import math
-
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
 
-from conftest import MODES, SCIPY_MODE
-
-U32 = 2.0 ** -24
-POLE = math.sqrt(3.0) - 2.0
-REL64 = 1e-12
-
-
-def prefilter_f32_bound(dims, max_f):
-    """Bound on max|c_f32 - c| for the float32 prefilter of data with max |f| = max_f.
-
-    One 1-D pass (causal + anticausal recursion, stable since |z| < 1) accumulates its
-    per-step roundings with weights |z|^k, sum 1/(1 - |z|) = 1.37; with about eight
-    roundings per step on magnitudes up to 6/(1-|z|) max|in| = 8.2 max|in| (causal) and
-    3 max|in| (anticausal) that is <= 20 u max|in|. Every later pass multiplies both the
-    data and the earlier errors by at most its l-inf gain 3. Summed over D passes:
-    D * 3^(D-1) * 20 u max|f|.
-    """
-    return dims * 3 ** (dims - 1) * 20 * U32 * max_f
-
-
-def interp_f32_bound(dims, max_c):
-    """Bound on max|s_f32 - s| for float32 evaluation of coefficients with max |c| = max_c.
-
-    The fraction a = x - floor(x) is exact; each of the 4 weights is computed with an
-    absolute error <= 3u (they lie in [0, 2/3]), i.e. <= 12u per axis in sum; the nested
-    4-term sums add <= 4u per axis relative to sum |w c| <= max|c| (weights are
-    non-negative and sum to 1). Over D axes: 16 D u max|c|.
-    """
-    return 16 * dims * U32 * max_c
-
-
-# ---------------------------------------------------------------------------------
-# Exact references, independent of the implementation's boundary formulas.
-
-def fold_index(mode, k, n):
-    """Folds integer indices k into [0, n-1] by the extension rule of `mode`."""
-    k = np.asarray(k, dtype=np.int64)
-    if mode == "mirror":
-        if n == 1:
-            return np.zeros_like(k)
-        period = 2 * n - 2
-        r = np.mod(k, period)
-        return np.where(r >= n, period - r, r)
-    if mode == "half":
-        period = 2 * n
-        r = np.mod(k, period)
-        return np.where(r >= n, period - 1 - r, r)
-    return np.mod(k, n)
-
-
-def interpolation_matrix(n, mode):
-    """A with (A c)[k] = s(k) = (c~[k-1] + 4 c~[k] + c~[k+1]) / 6 on the extension c~."""
-    a = np.zeros((n, n))
-    for k in range(n):
-        for t, w in ((-1, 1 / 6), (0, 4 / 6), (1, 1 / 6)):
-            a[k, fold_index(mode, k + t, n)] += w
-    return a
-
-
-def exact_prefilter(f, mode, grid_dims=None):
-    """Coefficients by a dense solve of the interpolation system along each grid axis
-    (the first grid_dims axes; any further axis is a channel axis)."""
-    c = np.array(f, dtype=np.float64)
-    for axis in range(grid_dims or c.ndim):
-        n = c.shape[axis]
-        moved = np.moveaxis(c, axis, 0)
-        solved = np.linalg.solve(interpolation_matrix(n, mode), moved.reshape(n, -1))
-        c = np.moveaxis(solved.reshape(moved.shape), 0, axis)
-    return c
-
-
-def bspline_weights(a):
-    b = 1.0 - a
-    return (b ** 3 / 6, 2 / 3 - a * a * (2 - a) / 2, 2 / 3 - b * b * (1 + a) / 2, a ** 3 / 6)
-
-
-def evaluate_spline(c, mode, coords):
-    """The spline with coefficients c (one channel) at coords (D, ...), 4^D taps."""
-    dims = c.ndim
-    x = np.asarray(coords, dtype=np.float64).reshape(dims, -1)
-    cell = np.floor(x)
-    weights = [bspline_weights(x[d] - cell[d]) for d in range(dims)]
-    cell = cell.astype(np.int64)
-    out = np.zeros(x.shape[1])
-    for taps in itertools.product(range(4), repeat=dims):
-        index = tuple(fold_index(mode, cell[d] + taps[d] - 1, c.shape[d]) for d in range(dims))
-        w = np.prod([weights[d][taps[d]] for d in range(dims)], axis=0)
-        out += w * c[index]
-    return out.reshape(np.shape(coords)[1:])
+from conftest import (MODES, REL64, SCIPY_MODE, evaluate_spline, exact_prefilter, interp_f32_bound,
+                      prefilter_f32_bound)
 
 
 def make_coords(rng, shape, n=400, query_shape=None):
