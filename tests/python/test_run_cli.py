@@ -106,8 +106,8 @@ def test_dry_run_lists_cases_and_writes_nothing(binary, tmp_path):
 TINY = {
     "name": "tiny",
     "sweeps": [
-        {"name": "interp", "impls": ["cpu_scalar", "reference"], "dims": [1, 2, 3], "sizes": [1, 3, 6],
-         "channels": [1, 4], "modes": "all", "queries": [50], "patterns": ["uniform", "sorted", "outside"]},
+        {"name": "interp", "impls": ["cpu_scalar", "reference"], "dims": [1, 3], "sizes": [1, 5],
+         "channels": [1, 4], "modes": "all", "queries": [50], "patterns": ["sorted", "outside"]},
         {"name": "prefilter", "impls": ["cpu_scalar", "reference"], "shapes": [[40, 30]], "queries": [0]},
     ],
 }
@@ -160,7 +160,7 @@ def test_tiny_suite_gives_valid_passing_results(binary, tmp_path):
     results = tmp_path / "results"
     dir_file = tmp_path / "run_dir.txt"
     proc = run(binary, "--suite-file", str(suite_file), "--results-dir", str(results), "--machine", "testbox",
-               "--repetitions", "3", "--warmups", "1", "--run-dir-file", str(dir_file))
+               "--repetitions", "2", "--warmups", "1", "--run-dir-file", str(dir_file))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run_dir = only_run_dir(results)
     assert run_dir.parent.name == "testbox" and run_dir.name.endswith("-tiny")
@@ -180,7 +180,7 @@ def test_tiny_suite_gives_valid_passing_results(binary, tmp_path):
     assert "gpu" in ctx and "cuda_runtime" in ctx and "cuda_driver" in ctx
 
     records = doc["records"]
-    expected_cases = 2 * (3 * 3 * 2 * 3 * 3) + 2
+    expected_cases = 2 * (2 * 2 * 2 * 3 * 2) + 2
     assert len(records) == expected_cases
     assert len({r["case_id"] for r in records}) == expected_cases
     for r in records:
@@ -208,10 +208,10 @@ def test_tiny_suite_gives_valid_passing_results(binary, tmp_path):
 
 SLOW = {
     "name": "slow",
-    "sweeps": [{"name": "many", "impls": ["cpu_scalar", "reference"], "dims": [2, 3, 4], "sizes": [5, 6, 7, 8, 9],
+    "sweeps": [{"name": "many", "impls": ["cpu_scalar", "reference"], "dims": [2, 3], "sizes": [5, 7, 9],
                 "modes": "all", "queries": [3000], "patterns": ["uniform", "outside"]}],
 }
-SLOW_CASES = 2 * 3 * 5 * 3 * 2
+SLOW_CASES = 2 * 2 * 3 * 3 * 2
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
