@@ -24,19 +24,22 @@
 namespace splinebench::testing {
 
 // Coordinates that sit exactly on the places where folding and weights change: the ends
-// 0 and N-1, random grid points, half-integers just beyond the ends, and points more than
-// a period away (the extension repeats).
+// 0 and N-1, random grid points, half-integers just beyond the ends, points more than a
+// period away (the extension repeats) and huge ones.
 inline std::vector<float> edge_queries(const GridShape& shape, std::int64_t n, std::uint64_t seed) {
   std::vector<float> coords(static_cast<std::size_t>(shape.dims * n));
   std::mt19937_64 rng(seed);
   for (int d = 0; d < shape.dims; ++d) {
     const double last = static_cast<double>(shape.extent[d] - 1);
-    const double specials[] = {0.0, last, -0.5, last + 0.5, -1.0, last + 1.0, -last - 3.25, 2 * last + 3.75};
-    std::uniform_int_distribution<int> pick(0, 9);
+    // The last two are beyond int32 and far beyond any period: folding must reduce them
+    // before converting to an integer.
+    const double specials[] = {0.0,          last,           -0.5, last + 0.5, -1.0, last + 1.0,
+                               -last - 3.25, 2 * last + 3.75, 3.0e9, -1.0e30};
+    std::uniform_int_distribution<int> pick(0, 11);
     std::uniform_int_distribution<std::int64_t> grid(0, shape.extent[d] - 1);
     for (std::int64_t q = 0; q < n; ++q) {
       const int p = pick(rng);
-      coords[d * n + q] = static_cast<float>(p < 8 ? specials[p] : static_cast<double>(grid(rng)));
+      coords[d * n + q] = static_cast<float>(p < 10 ? specials[p] : static_cast<double>(grid(rng)));
     }
   }
   return coords;
