@@ -91,6 +91,7 @@ TEST(NpyRefuse, BadHeaderDicts) {
       {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", "appears twice"},
       {"{'descr: '<f4', 'fortran_order': False, 'shape': (2,), }", "expected ':'"},
       {"not a dict", "expected '{'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (2), }", "must be written (n,)"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", "too large"},
   };
   for (const auto& [dict, expect] : cases) {

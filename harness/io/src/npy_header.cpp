@@ -142,9 +142,12 @@ class DictParser {
   std::vector<std::int64_t> parse_shape() {
     expect('(');
     std::vector<std::int64_t> shape;
+    bool trailing_comma = false;
     while (true) {
       skip_space();
       if (peek() == ')') {
+        // (3) is an integer in Python, not a tuple: one axis is written (3,).
+        if (shape.size() == 1 && !trailing_comma) fail("a one-axis 'shape' must be written (n,)");
         ++pos_;
         break;
       }
@@ -161,13 +164,13 @@ class DictParser {
       if (peek() == 'L' || peek() == 'l') ++pos_;  // written by NumPy under Python 2
       shape.push_back(v);
       skip_space();
-      if (peek() == ',') {
+      trailing_comma = peek() == ',';
+      if (trailing_comma) {
         ++pos_;
       } else if (peek() != ')') {
         fail("expected ',' or ')' in 'shape'");
       }
     }
-    // (3) is not a tuple in Python: one axis must be written (3,).
     return shape;
   }
 
