@@ -1,5 +1,6 @@
 // `splinebench prefilter`: samples in a .npy file -> cubic B-spline coefficients in a
 // .npy file, with any implementation. See README.md in this folder.
+#include <cmath>
 #include <limits>
 #include <vector>
 
