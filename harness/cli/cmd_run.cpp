@@ -147,7 +147,8 @@ void run_command(const RunArgs& args) {
                                                   runner::implementation_facts(prepared.plan, make_registered));
     store.emplace(runner::RunStore::create(args.results_dir, machine, run_id, std::move(manifest)));
   }
-  std::cerr << "run directory: " << store->dir().string() << '\n';
+  std::cerr << "run directory: " << store->dir().string() << " (if interrupted, finish it with: splinebench run --resume "
+            << store->dir().string() << ")\n";
 
   runner::install_interrupt_guard();
   std::vector<std::string> unreadable;
