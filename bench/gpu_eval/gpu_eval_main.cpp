@@ -3,7 +3,11 @@
 //   eval3d     3-D 256^3 f32 coefficients, 16 777 216 uniform random in-range queries,
 //              and the same queries sorted by grid cell; evaluate kernel only (CUDA
 //              events), hot (repeated) and cold (L2 flushed before each run);
-//              accuracy vs the double oracle on a subset; sector traffic per query.
+//              accuracy vs the double oracle on a subset; sector traffic per query;
+//              gpu_texture_binned (binning included) and gpu_naive's one-lane kernel
+//              reported as separate rows; the random case again under each L2 fetch
+//              granularity (32/64/128 bytes, restored afterwards).
+//   grid_sweep 3-D random queries on grids from 64^3 to 256^3 (L2-resident or not).
 //   thesis4d   the thesis' 4-D rows (16^4/16^4, 32^4/32^4, 64^4/64^4, 64^4/64^3, 64^4/64^2).
 //   prefilter  gpu_naive's step prefilter of 512^3 f32, per axis, next to a
 //              device-to-device copy of the same buffer in the same run.
@@ -41,8 +45,10 @@
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_naive/evaluate_global.hpp"
+#include "gpu_naive/evaluate_global_variants.hpp"
 #include "gpu_naive/event_chain.hpp"
 #include "gpu_naive/prefilter_step.hpp"
+#include "gpu_texture/query_binner.hpp"
 #include "gpu_texture/texture_field.hpp"
 #include "reference/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
@@ -203,19 +209,41 @@ json time_evaluate(const Config& cfg, const Prepared& p, const std::vector<float
   return r;
 }
 
+// The evaluation kernels compared, by the name they are reported under.
+std::vector<std::pair<std::string, Evaluate>> evaluators(Prepared& p, gpu::QueryBinner& binner, cudaStream_t stream,
+                                                         bool all) {
+  std::vector<std::pair<std::string, Evaluate>> list;
+  list.emplace_back("gpu_naive", [&p, stream](const float* c, std::int64_t m, float* o) {
+    gpu::evaluate_global(p.shape, 1, p.mode, p.d_coeffs.data(), c, m, o, stream);
+  });
+  if (all)
+    list.emplace_back("gpu_naive_one_lane", [&p, stream](const float* c, std::int64_t m, float* o) {
+      gpu::evaluate_global_variant(p.shape, 1, p.mode, p.d_coeffs.data(), c, m, o, stream,
+                                   gpu::GlobalEvalVariant::one_lane);
+    });
+  list.emplace_back("gpu_texture",
+                    [&p, stream](const float* c, std::int64_t m, float* o) { p.texture.evaluate(c, m, o, stream); });
+  if (all)
+    list.emplace_back("gpu_texture_binned", [&p, &binner, stream](const float* c, std::int64_t m, float* o) {
+      binner.bin(p.shape, c, m, stream);
+      p.texture.evaluate_permuted(c, binner.order(), m, o, stream);
+    });
+  return list;
+}
+
 json run_eval_cases(const Config& cfg, Prepared& p, const std::vector<std::pair<std::string, std::vector<float>>>&
                                                          patterns, std::int64_t n, L2Flusher& flusher,
                     cudaStream_t stream, double l2_bandwidth) {
   json cases = json::array();
+  gpu::QueryBinner binner;
   for (const auto& [pattern, coords] : patterns) {
     const auto d_coords = upload(coords, stream);
-    const Evaluate naive = [&](const float* c, std::int64_t m, float* o) {
-      gpu::evaluate_global(p.shape, 1, p.mode, p.d_coeffs.data(), c, m, o, stream);
-    };
-    const Evaluate texture = [&](const float* c, std::int64_t m, float* o) { p.texture.evaluate(c, m, o, stream); };
-    double sectors = 0;
-    if (pattern == "uniform" && !cfg.profile) sectors = mean_sectors_per_query(p.shape, p.mode, coords, n, 200000);
-    for (const auto& [impl, fn] : {std::pair{std::string("gpu_naive"), naive}, std::pair{std::string("gpu_texture"), texture}}) {
+    double sectors = 0, window_sectors = 0;
+    if (pattern == "uniform" && !cfg.profile) {
+      sectors = mean_sectors_per_query(p.shape, p.mode, coords, n, 200000);
+      window_sectors = mean_sectors_per_query(p.shape, p.mode, coords, n, 200000, true);
+    }
+    for (const auto& [impl, fn] : evaluators(p, binner, stream, true)) {
       log("evaluate " + impl + " " + p.shape.to_string() + " " + pattern + " n=" + std::to_string(n));
       json r = time_evaluate(cfg, p, coords, d_coords, n, fn, flusher, stream, !cfg.profile);
       r["impl"] = impl;
@@ -225,18 +253,27 @@ json run_eval_cases(const Config& cfg, Prepared& p, const std::vector<std::pair<
       r["data"] = "noise";
       r["queries"] = n;
       r["pattern"] = pattern;
-      if (impl == "gpu_texture" && !cfg.profile) r["texture_error_bound_rel_to_maxf"] = p.texture_bound;
-      if (sectors > 0 && impl == "gpu_naive" && !cfg.profile) {
+      if (impl.rfind("gpu_texture", 0) == 0 && !cfg.profile) r["texture_error_bound_rel_to_maxf"] = p.texture_bound;
+      if (impl == "gpu_texture_binned") r["binning"] = {{"brick_edge_cells", 1 << binner.brick_shift()},
+                                                          {"key_bits", binner.key_bits()},
+                                                          {"note", "binning (keys + radix sort) inside the timed region"}};
+      if (sectors > 0 && impl.rfind("gpu_naive", 0) == 0 && !cfg.profile) {
         // Random queries share no sectors: each pulls its own footprint through L2.
-        const double bytes = sectors * 32.0;
+        const bool windowed = impl == "gpu_naive";
+        const double bytes = (windowed ? window_sectors : sectors) * 32.0;
+        const double used_sectors = windowed ? window_sectors : sectors;
         const double bound_s = static_cast<double>(n) * bytes / l2_bandwidth;
-        r["l2_traffic"] = {{"sectors_per_query", sectors},
+        r["l2_traffic"] = {{"sectors_per_query", used_sectors},
+                           {"tap_sectors_per_query", sectors},
                            {"bytes_per_query", bytes},
                            {"l2_read_bandwidth_Bps", l2_bandwidth},
                            {"l2_bound_s", bound_s},
                            {"bound_over_measured_hot", bound_s / r["evaluate_hot"]["median"].get<double>()},
-                           {"basis", "distinct 32-byte sectors of the 4^D footprint in the C-order layout, "
-                                     "counted on the host for 200000 of these queries"}};
+                           {"basis", windowed ? "distinct 32-byte sectors of the rows' aligned 8-float windows "
+                                                "(two-lane kernel) in the C-order layout, counted on the host for "
+                                                "200000 of these queries"
+                                              : "distinct 32-byte sectors of the 4^D taps in the C-order layout, "
+                                                "counted on the host for 200000 of these queries"}};
       }
       cases.push_back(r);
     }
@@ -254,7 +291,61 @@ json section_eval3d(const Config& cfg, L2Flusher& flusher, cudaStream_t stream, 
   std::vector<std::pair<std::string, std::vector<float>>> patterns;
   patterns.emplace_back("uniform", datasets::make_queries(datasets::QueryPattern::uniform, shape, n, 302));
   patterns.emplace_back("sorted", datasets::make_queries(datasets::QueryPattern::sorted, shape, n, 302));
-  return run_eval_cases(cfg, p, patterns, n, flusher, stream, l2_bw);
+  json result;
+  result["cases"] = run_eval_cases(cfg, p, patterns, n, flusher, stream, l2_bw);
+  if (cfg.profile) return result;
+
+  // The random case under each L2 fetch granularity (a per-process limit; restored).
+  log("eval3d: L2 fetch granularity");
+  std::size_t original = 0;
+  SB_CUDA_CHECK(cudaDeviceGetLimit(&original, cudaLimitMaxL2FetchGranularity));
+  result["l2_fetch_granularity_default"] = original;
+  const auto d_coords = upload(patterns[0].second, stream);
+  DeviceBuffer<float> d_out(static_cast<std::size_t>(n));
+  gpu::QueryBinner binner;
+  for (std::size_t bytes : {32, 64, 128}) {
+    SB_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, bytes));
+    std::size_t actual = 0;
+    SB_CUDA_CHECK(cudaDeviceGetLimit(&actual, cudaLimitMaxL2FetchGranularity));
+    for (const auto& [impl, fn] : evaluators(p, binner, stream, false)) {
+      const Stats s = time_region(stream, cfg.warmups, cfg.reps, [&] { fn(d_coords.data(), n, d_out.data()); });
+      result["l2_fetch_granularity"].push_back({{"requested_bytes", bytes},
+                                                {"limit_bytes", actual},
+                                                {"impl", impl},
+                                                {"pattern", "uniform"},
+                                                {"evaluate_hot", to_json(s)},
+                                                {"queries_per_s_hot", static_cast<double>(n) / s.median}});
+    }
+  }
+  SB_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, original));
+  return result;
+}
+
+// Random 3-D queries on grids from L2-resident to larger than L2.
+json section_grid_sweep(const Config& cfg, cudaStream_t stream) {
+  const std::int64_t n = cfg.quick ? (1 << 20) : 16777216;
+  json cases = json::array();
+  gpu::QueryBinner binner;
+  for (std::int64_t N : {64, 128, 160, 192, 224, 256}) {
+    const GridShape shape = GridShape::make({N, N, N});
+    log("grid sweep " + shape.to_string());
+    Prepared p;
+    prepare_problem(p, shape, Mode::mirror, 800 + static_cast<std::uint64_t>(N), stream, false);
+    const auto coords = datasets::make_queries(datasets::QueryPattern::uniform, shape, n, 900);
+    const auto d_coords = upload(coords, stream);
+    DeviceBuffer<float> d_out(static_cast<std::size_t>(n));
+    for (const auto& [impl, fn] : evaluators(p, binner, stream, true)) {
+      const Stats s = time_region(stream, cfg.warmups, 9, [&] { fn(d_coords.data(), n, d_out.data()); });
+      cases.push_back({{"impl", impl},
+                       {"grid", shape.to_string()},
+                       {"grid_bytes", static_cast<double>(shape.values() * sizeof(float))},
+                       {"queries", n},
+                       {"pattern", "uniform"},
+                       {"evaluate_hot", to_json(s)},
+                       {"queries_per_s_hot", static_cast<double>(n) / s.median}});
+    }
+  }
+  return cases;
 }
 
 json section_thesis4d(const Config& cfg, L2Flusher& flusher, cudaStream_t stream, double l2_bw) {
@@ -358,7 +449,7 @@ json section_phases(const Config& cfg) {
   const auto coords = datasets::make_queries(datasets::QueryPattern::uniform, shape, n, 702);
   std::vector<float> out(static_cast<std::size_t>(n));
   json cases = json::array();
-  for (const char* name : {"gpu_naive", "gpu_texture"}) {
+  for (const char* name : {"gpu_naive", "gpu_texture", "gpu_texture_binned"}) {
     log(std::string("phases: ") + name);
     auto impl = make_implementation(name);
     std::map<std::string, std::vector<double>> phases;
@@ -443,6 +534,7 @@ int run(const Config& cfg) {
   section("eval3d", [&] { return section_eval3d(cfg, flusher, stream, l2_bw); });
   section("thesis4d", [&] { return section_thesis4d(cfg, flusher, stream, l2_bw); });
   if (!cfg.profile) {
+    section("grid_sweep", [&] { return section_grid_sweep(cfg, stream); });
     section("prefilter", [&] { return section_prefilter(cfg, stream); });
     section("phases", [&] { return section_phases(cfg); });
   }

@@ -25,6 +25,7 @@ namespace splinebench::gpu::detail {
 struct TextureEvalParams {
   cudaTextureObject_t texture;
   const float* coords;
+  const std::uint32_t* order;  // Permuted kernels: thread i evaluates query order[i]
   float* out;
   std::int64_t n;             // queries
   std::int64_t field_offset;  // field of blockIdx.y == 0
@@ -119,12 +120,16 @@ __device__ __forceinline__ bool load_query(const TextureEvalParams& p, int dims,
   return finite;
 }
 
+// Every kernel takes thread i to query i, or with Permuted to query order[i] (results
+// still land at the query's own index): evaluation in a cache-friendly order.
+
 // D = 1: a 2-D array with one row per field; the row coordinate sits on the texel
 // centre, so its blend weight is exactly 0.
-template <int C>
+template <int C, bool Permuted>
 __global__ void __launch_bounds__(256) texture_eval_1d(const TextureEvalParams p) {
-  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= p.n) return;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= p.n) return;
+  const std::int64_t q = Permuted ? static_cast<std::int64_t>(__ldg(p.order + i)) : i;
   const std::int64_t field = p.field_offset + blockIdx.y;
   float* out = p.out + (field * p.n + q) * C;
   float x[1];
@@ -138,10 +143,11 @@ __global__ void __launch_bounds__(256) texture_eval_1d(const TextureEvalParams p
 }
 
 // D = 2: a layered 2-D array, one layer per field.
-template <int C>
+template <int C, bool Permuted>
 __global__ void __launch_bounds__(256) texture_eval_2d(const TextureEvalParams p) {
-  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= p.n) return;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= p.n) return;
+  const std::int64_t q = Permuted ? static_cast<std::int64_t>(__ldg(p.order + i)) : i;
   const std::int64_t field = p.field_offset + blockIdx.y;
   float* out = p.out + (field * p.n + q) * C;
   float x[2];
@@ -221,11 +227,12 @@ __device__ __forceinline__ Vec<C> outer_slabs(const TextureEvalParams& p, const 
 }
 
 // D >= 3: one 3-D array holding every slab (last three axes) of every field.
-template <int D, int C>
+template <int D, int C, bool Permuted>
 __global__ void __launch_bounds__(256) texture_eval_3d(const TextureEvalParams p) {
   constexpr int O = D - 3;
-  const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (q >= p.n) return;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= p.n) return;
+  const std::int64_t q = Permuted ? static_cast<std::int64_t>(__ldg(p.order + i)) : i;
   const std::int64_t field = p.field_offset + blockIdx.y;
   float* out = p.out + (field * p.n + q) * C;
   float x[D];

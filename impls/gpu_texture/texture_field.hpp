@@ -58,6 +58,12 @@ class TextureField {
   // [fields][n][channels], both device pointers. Enqueued on `stream`.
   void evaluate(const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) const;
 
+  // Same, but thread i evaluates query d_order[i] (a permutation of 0..n-1, device
+  // memory); each result still lands at its query's index. For evaluating in a
+  // cache-friendly order (QueryBinner) without moving the coordinates.
+  void evaluate_permuted(const float* d_coords, const std::uint32_t* d_order, std::int64_t n, float* d_out,
+                         cudaStream_t stream) const;
+
   // Frees the array and the texture object (also done by the destructor and by bind).
   void release();
   bool bound() const { return texture_ != 0; }
@@ -72,6 +78,9 @@ class TextureField {
   static double interp_error_factor(const GridShape& shape, std::int64_t fields, Mode mode);
 
  private:
+  void launch(const float* d_coords, const std::uint32_t* d_order, std::int64_t n, float* d_out,
+              cudaStream_t stream) const;
+
   TextureLayout layout_{};
   cudaArray_t array_ = nullptr;
   cudaTextureObject_t texture_ = 0;

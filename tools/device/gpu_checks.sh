@@ -14,7 +14,8 @@
 #   BUILD_DIR         build folder (default build-device)
 #   PREBUILT=1        skip the build when BUILD_DIR already holds test_gpu and
 #                     gpu_eval_bench that run here (binaries built elsewhere and carried)
-#   TIMEOUT_TESTS, TIMEOUT_BENCH, TIMEOUT_MEMCHECK, TIMEOUT_RACECHECK   seconds per step
+#   TIMEOUT_TESTS, TIMEOUT_BENCH, TIMEOUT_MEMCHECK, TIMEOUT_RACECHECK, TIMEOUT_PROFILE
+#                     seconds per step
 # Exit status: non-zero when a step fails (tests, sanitizer errors, benchmark).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,12 +76,13 @@ for tool in memcheck racecheck; do
 done
 
 if has profile; then
-  # L2 / DRAM traffic of the evaluate kernels (needs access to the performance counters).
+  # L2 / DRAM traffic of the evaluate kernels, eval3d cases only (needs access to the
+  # performance counters; reported as unavailable otherwise).
   step "ncu"
-  ncu --kernel-name regex:"evaluate_global_kernel|texture_eval_3d" \
-    --metrics lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,gpu__time_duration.sum \
-    --csv "$build/bin/gpu_eval_bench" --out "$out/profile_run.json" --profile ${BENCH_ARGS:-} \
-    > "$out/ncu.csv" 2> "$out/ncu.log" || { echo "ncu failed (see ncu.log)"; tail -5 "$out/ncu.log"; }
+  timeout -k 5 "${TIMEOUT_PROFILE:-300}" ncu --kernel-name regex:"evaluate_global|texture_eval_3d" --launch-count 8 \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum \
+    --csv "$build/bin/gpu_eval_bench" --out "${TMPDIR:-/tmp}/profile_run.json" --profile ${BENCH_ARGS:-} \
+    > "$out/ncu.csv" 2>&1 || { echo "ncu failed (see ncu.csv)"; tail -5 "$out/ncu.csv"; }
 fi
 
 step "done (status $status)"
