@@ -6,6 +6,11 @@
 
 namespace splinebench::oracle {
 
+// Below this many scalar operations a parallel region costs more than it saves, and
+// when the machine is oversubscribed (tests run in parallel) each of its barriers can
+// wait a whole scheduler time slice. Results do not depend on the thread count.
+constexpr std::int64_t kMinParallelWork = 1 << 16;
+
 void prefilter_f64(const GridShape& shape, std::int64_t fields, double* data, Mode mode) {
   shape.validate();
   const int C = shape.channels;
@@ -17,7 +22,7 @@ void prefilter_f64(const GridShape& shape, std::int64_t fields, double* data, Mo
     const std::int64_t outer = shape.points() / (n * inner);
     const std::vector<double> zpow = pole_powers<double>(2 * n + 1);
     const std::int64_t lines = fields * outer * inner;
-#pragma omp parallel
+#pragma omp parallel if (lines * n * C >= kMinParallelWork)
     {
       std::vector<double> line(static_cast<std::size_t>(n * C));
 #pragma omp for schedule(static)
@@ -43,7 +48,8 @@ void evaluate_subset_f64(const GridShape& shape, std::int64_t fields, const doub
   const int D = shape.dims;
   const int C = shape.channels;
   const auto m = static_cast<std::int64_t>(query_ids.size());
-#pragma omp parallel for schedule(static)
+  const std::int64_t taps = std::int64_t{1} << (2 * D);
+#pragma omp parallel for schedule(static) if (m * fields * C * taps >= kMinParallelWork)
   for (std::int64_t j = 0; j < m; ++j) {
     double x[kMaxDims];
     for (int d = 0; d < D; ++d) x[d] = static_cast<double>(coords[d * n + query_ids[j]]);
