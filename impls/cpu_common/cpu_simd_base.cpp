@@ -73,6 +73,14 @@ void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, Phas
   const EvalRangeFn fn = eval_kernel();
   ScopedPhase p(times, phase::evaluate);
   if (n == 0) return;
+  const float* kernel_coords = coords;
+  const std::int32_t* scatter = nullptr;
+  const BinPlan bins = bins_queries() ? plan_bins(shape_, n) : BinPlan{};
+  if (bins.enabled) {
+    bin_queries(bins, shape_, coords, n, threads_, binned_);
+    kernel_coords = binned_.coords.data();
+    scatter = binned_.order.data();
+  }
   const std::int64_t chunks = (n + kQueryChunk - 1) / kQueryChunk;
   const std::int64_t items = fields_ * chunks;
   const std::int64_t field_values = shape_.values();
@@ -83,7 +91,8 @@ void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, Phas
   for (std::int64_t it = 0; it < items; ++it) {
     const std::int64_t f = it / chunks;
     const std::int64_t q0 = (it % chunks) * kQueryChunk;
-    fn(grid, coeffs + f * field_values, coords, n, q0, std::min(n, q0 + kQueryChunk), out + f * n * C);
+    fn(grid, coeffs + f * field_values, kernel_coords, n, q0, std::min(n, q0 + kQueryChunk), out + f * n * C,
+       scatter);
   }
 }
 

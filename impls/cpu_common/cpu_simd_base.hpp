@@ -11,6 +11,7 @@
 #include "cpu_common/aligned_buffer.hpp"
 #include "cpu_common/eval_grid.hpp"
 #include "cpu_common/prefilter_driver.hpp"
+#include "cpu_common/query_bins.hpp"
 #include "splinebench/implementation.hpp"
 
 namespace splinebench::cpu {
@@ -34,6 +35,8 @@ class CpuSimdBase : public Implementation {
   virtual bool uses_threads() const = 0;
   virtual PrefilterKernels prefilter_kernels() const = 0;
   virtual EvalRangeFn eval_kernel() const = 0;
+  // Whether large query batches on large grids are bin-sorted first (query_bins.hpp).
+  virtual bool bins_queries() const { return false; }
 
  private:
   GridShape shape_;
@@ -41,6 +44,7 @@ class CpuSimdBase : public Implementation {
   Mode mode_ = Mode::mirror;
   bool prepared_ = false;
   AlignedFloats coeffs_;
+  BinnedQueries binned_;  // kept between calls to reuse the allocation
   int threads_ = 1;
 };
 

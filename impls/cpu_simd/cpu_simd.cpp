@@ -1,7 +1,9 @@
 // `cpu_simd`: the modern CPU baseline. The same algorithms as cpu_sse (lines in vector
 // lanes for the prefilter, queries in lanes for the evaluation) at the widest ISA this
 // CPU offers, chosen at run time by Highway (AVX-512 "AVX3", AVX2, SSE4, ...), and
-// spread over OpenMP threads (Options::threads; 0 = every core).
+// spread over OpenMP threads (Options::threads; 0 = every core). Large query batches
+// on grids larger than L2 are bin-sorted first (cpu_common/query_bins.hpp), so that
+// consecutive queries share cached coefficients.
 #include <omp.h>
 
 #include <string>
@@ -23,13 +25,14 @@ class CpuSimd final : public cpu::CpuSimdBase {
   Availability availability() const override { return {}; }
   std::vector<std::string> run_facts() const override {
     return {"isa=" + cpu::simd::dispatched_target(), "threads=" + std::to_string(threads()),
-            "omp_procs=" + std::to_string(omp_get_num_procs())};
+            "omp_procs=" + std::to_string(omp_get_num_procs()), "query_binning=auto"};
   }
 
  protected:
   bool uses_threads() const override { return true; }
   cpu::PrefilterKernels prefilter_kernels() const override { return cpu::simd::prefilter_kernels(); }
   cpu::EvalRangeFn eval_kernel() const override { return cpu::simd::eval_kernel(); }
+  bool bins_queries() const override { return true; }
 };
 
 }  // namespace

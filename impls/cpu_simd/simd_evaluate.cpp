@@ -57,7 +57,8 @@ HWY_INLINE VI FoldIndex(VI k, const EvalAxis& ax, Mode mode) {
 }
 
 // Weights and offsets of one axis for lanes whose coordinate x satisfies |x| < 2^22.
-HWY_INLINE void MakeAxisTaps(VF x, const EvalAxis& ax, Mode mode, AxisTaps& taps) {
+// Returns true when taps i-1 .. i+2 of every lane are inside [0, N-1] (no folding).
+HWY_INLINE bool MakeAxisTaps(VF x, const EvalAxis& ax, Mode mode, AxisTaps& taps) {
   const DF df;
   const DI di;
   const VF fl = hn::Floor(x);
@@ -82,10 +83,11 @@ HWY_INLINE void MakeAxisTaps(VF x, const EvalAxis& ax, Mode mode, AxisTaps& taps
     taps.off[1] = hn::Add(first, stride);
     taps.off[2] = hn::Add(taps.off[1], stride);
     taps.off[3] = hn::Add(taps.off[2], stride);
-    return;
+    return true;
   }
   for (int t = 0; t < 4; ++t)
     taps.off[t] = hn::Mul(FoldIndex(hn::Add(cell, hn::Set(di, t - 1)), ax, mode), stride);
+  return false;
 }
 
 // Sum over the taps of axes [Level, Last] at offset o (+ the taps' offsets), nested.
@@ -105,13 +107,127 @@ HWY_INLINE void Nest(const float* HWY_RESTRICT base, const AxisTaps* taps, VI o,
   }
 }
 
-// All 4^D taps for one vector of queries.
-template <int D, int C>
-HWY_INLINE void SumTaps(const float* HWY_RESTRICT base, const AxisTaps* taps, VF (&out)[C]) {
+
+#if HWY_TARGET != HWY_SCALAR
+// Paired taps. When the taps along the contiguous axis are consecutive floats (no
+// folding) and C <= 2, one 64-bit gather lane fetches two of them: taps (i-1, i) and
+// (i+1, i+2) of one query for C = 1, or both channels of one tap for C = 2. That
+// halves the gathered elements, the bottleneck of this kernel. Each vector of queries
+// is split into its lower and upper half; a half's partial sums live in "pair layout"
+// [q0 a, q0 b, q1 a, q1 b, ...], and the outer axes' weights are duplicated into that
+// layout. The nesting (4 terms per level) is the same as in Nest; for C = 1 the last
+// axis' 4 terms are summed as (w0 c0 + w2 c2) + (w1 c1 + w3 c3).
+using DU32 = hn::RebindToUnsigned<DF>;
+using DU64 = hn::Repartition<std::uint64_t, DF>;
+using DI64 = hn::Repartition<std::int64_t, DF>;
+
+// [a0 b0 a1 b1 ...] from the lower (Upper = false) or upper half of a and b.
+template <bool Upper>
+HWY_INLINE VF ZipHalf(VF a, VF b) {
+  const DF df;
+  const DU32 du;
+  const hn::Half<DU32> dh;
+  const DU64 d64;
+  const auto ha = Upper ? hn::UpperHalf(dh, hn::BitCast(du, a)) : hn::LowerHalf(dh, hn::BitCast(du, a));
+  const auto hb = Upper ? hn::UpperHalf(dh, hn::BitCast(du, b)) : hn::LowerHalf(dh, hn::BitCast(du, b));
+  return hn::BitCast(df, hn::Or(hn::PromoteTo(d64, ha), hn::ShiftLeft<32>(hn::PromoteTo(d64, hb))));
+}
+
+// Two consecutive floats at base + o[q] for the queries of one half, in pair layout.
+template <bool Upper>
+HWY_INLINE VF GatherPairs(const float* HWY_RESTRICT base, VI o) {
+  const DF df;
+  const hn::Half<DI> dh;
+  const DI64 d64;
+  const auto half = Upper ? hn::UpperHalf(dh, o) : hn::LowerHalf(dh, o);
+  const auto bytes = hn::ShiftLeft<2>(hn::PromoteTo(d64, half));
+  return hn::BitCast(df, hn::GatherOffset(DU64(), reinterpret_cast<const std::uint64_t*>(base), bytes));
+}
+
+struct PairWeights {
+  VF leaf[2][4];             // [half]: C = 1: zip(w0, w1), zip(w2, w3); C = 2: dup(w_t)
+  VF dup[2][kMaxDims][4];    // [half][level][t]: dup(w_level[t]) for the levels above the leaf
+};
+
+template <int First, int Last, int C>
+HWY_INLINE void MakePairWeights(const AxisTaps* taps, PairWeights& pw) {
+  const AxisTaps& leaf = taps[Last];
+  if constexpr (C == 1) {
+    pw.leaf[0][0] = ZipHalf<false>(leaf.w[0], leaf.w[1]);
+    pw.leaf[0][1] = ZipHalf<false>(leaf.w[2], leaf.w[3]);
+    pw.leaf[1][0] = ZipHalf<true>(leaf.w[0], leaf.w[1]);
+    pw.leaf[1][1] = ZipHalf<true>(leaf.w[2], leaf.w[3]);
+  } else {
+    for (int t = 0; t < 4; ++t) {
+      pw.leaf[0][t] = ZipHalf<false>(leaf.w[t], leaf.w[t]);
+      pw.leaf[1][t] = ZipHalf<true>(leaf.w[t], leaf.w[t]);
+    }
+  }
+  for (int l = First; l < Last; ++l)
+    for (int t = 0; t < 4; ++t) {
+      pw.dup[0][l][t] = ZipHalf<false>(taps[l].w[t], taps[l].w[t]);
+      pw.dup[1][l][t] = ZipHalf<true>(taps[l].w[t], taps[l].w[t]);
+    }
+}
+
+// Pair-layout sums over the taps of axes [Level, Last] at offset o, both halves.
+template <int Level, int Last, int C>
+HWY_INLINE void PairNest(const float* HWY_RESTRICT base, const AxisTaps* taps, const PairWeights& pw, VI o,
+                         VF& lo, VF& hi) {
+  if constexpr (Level == Last) {
+    if constexpr (C == 1) {
+      const VI first = hn::Add(o, taps[Last].off[0]);
+      lo = hn::MulAdd(GatherPairs<false>(base + 2, first), pw.leaf[0][1],
+                      hn::Mul(GatherPairs<false>(base, first), pw.leaf[0][0]));
+      hi = hn::MulAdd(GatherPairs<true>(base + 2, first), pw.leaf[1][1],
+                      hn::Mul(GatherPairs<true>(base, first), pw.leaf[1][0]));
+    } else {
+      VI at = hn::Add(o, taps[Last].off[0]);
+      lo = hn::Mul(GatherPairs<false>(base, at), pw.leaf[0][0]);
+      hi = hn::Mul(GatherPairs<true>(base, at), pw.leaf[1][0]);
+      for (int t = 1; t < 4; ++t) {
+        at = hn::Add(o, taps[Last].off[t]);
+        lo = hn::MulAdd(GatherPairs<false>(base, at), pw.leaf[0][t], lo);
+        hi = hn::MulAdd(GatherPairs<true>(base, at), pw.leaf[1][t], hi);
+      }
+    }
+  } else {
+    VF plo, phi;
+    PairNest<Level + 1, Last, C>(base, taps, pw, hn::Add(o, taps[Level].off[0]), plo, phi);
+    lo = hn::Mul(pw.dup[0][Level][0], plo);
+    hi = hn::Mul(pw.dup[1][Level][0], phi);
+    for (int t = 1; t < 4; ++t) {
+      PairNest<Level + 1, Last, C>(base, taps, pw, hn::Add(o, taps[Level].off[t]), plo, phi);
+      lo = hn::MulAdd(pw.dup[0][Level][t], plo, lo);
+      hi = hn::MulAdd(pw.dup[1][Level][t], phi, hi);
+    }
+  }
+}
+
+// Same contract as Nest<Level, Last, C> (per-channel vectors out), through pairs.
+template <int Level, int Last, int C>
+HWY_INLINE void PairedCore(const float* HWY_RESTRICT base, const AxisTaps* taps, const PairWeights& pw, VI o,
+                           VF (&out)[C]) {
+  const DF df;
+  VF lo, hi;
+  PairNest<Level, Last, C>(base, taps, pw, o, lo, hi);
+  if constexpr (C == 1) {
+    out[0] = hn::Add(hn::ConcatEven(df, hi, lo), hn::ConcatOdd(df, hi, lo));
+  } else {
+    out[0] = hn::ConcatEven(df, hi, lo);
+    out[1] = hn::ConcatOdd(df, hi, lo);
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
+// All 4^D taps for one vector of queries. Core(o, out) sums the inner min(D, 3) axes
+// at offset o (Nest, or PairedCore).
+template <int D, int C, class Core>
+HWY_INLINE void SumTaps(const AxisTaps* taps, const Core& core, VF (&out)[C]) {
   const DF df;
   const DI di;
   if constexpr (D <= 3) {
-    Nest<0, D - 1, C>(base, taps, hn::Zero(di), out);
+    core(hn::Zero(di), out);
   } else {
     // Odometer over the outer axes [0, O); acc[l] is the running sum of level l.
     constexpr int O = D - 3;
@@ -123,7 +239,7 @@ HWY_INLINE void SumTaps(const float* HWY_RESTRICT base, const AxisTaps* taps, VF
       VI o = taps[0].off[tap[0]];
       for (int l = 1; l < O; ++l) o = hn::Add(o, taps[l].off[tap[l]]);
       VF part[C];
-      Nest<O, D - 1, C>(base, taps, o, part);
+      core(o, part);
       int l = O - 1;
       for (int ch = 0; ch < C; ++ch) acc[l][ch] = hn::MulAdd(taps[l].w[tap[l]], part[ch], acc[l][ch]);
       while (++tap[l] == 4) {  // level l complete: fold it into level l-1
@@ -165,9 +281,24 @@ HWY_INLINE void EvaluateVector(const EvalGrid& grid, const float* HWY_RESTRICT c
     return;
   }
   AxisTaps taps[D];
-  for (int d = 0; d < D; ++d) MakeAxisTaps(xv[d], grid.axis[d], grid.mode, taps[d]);
+  bool last_interior = false;
+  for (int d = 0; d < D; ++d) last_interior = MakeAxisTaps(xv[d], grid.axis[d], grid.mode, taps[d]);
+  constexpr int kFirst = D <= 3 ? 0 : D - 3;  // first axis of the unrolled core
   VF v[C];
-  SumTaps<D, C>(coeffs, taps, v);
+  bool done = false;
+#if HWY_TARGET != HWY_SCALAR
+  if constexpr (C <= 2) {
+    if (last_interior) {
+      PairWeights pw;
+      MakePairWeights<kFirst, D - 1, C>(taps, pw);
+      SumTaps<D, C>(taps, [&](VI o, VF (&out)[C]) { PairedCore<kFirst, D - 1, C>(coeffs, taps, pw, o, out); }, v);
+      done = true;
+    }
+  }
+#else
+  (void)last_interior;
+#endif
+  if (!done) SumTaps<D, C>(taps, [&](VI o, VF (&out)[C]) { Nest<kFirst, D - 1, C>(coeffs, taps, o, out); }, v);
   if constexpr (C == 1) {
     hn::StoreU(v[0], df, out);
   } else if constexpr (C == 2) {
@@ -179,47 +310,62 @@ HWY_INLINE void EvaluateVector(const EvalGrid& grid, const float* HWY_RESTRICT c
 
 template <int D, int C>
 void EvaluateRangeDC(const EvalGrid& grid, const float* HWY_RESTRICT coeffs, const float* HWY_RESTRICT coords,
-                     std::int64_t n, std::int64_t q0, std::int64_t q1, float* HWY_RESTRICT out) {
+                     std::int64_t n, std::int64_t q0, std::int64_t q1, float* HWY_RESTRICT out,
+                     const std::int32_t* HWY_RESTRICT scatter) {
   const DF df;
   const std::int64_t NL = static_cast<std::int64_t>(hn::Lanes(df));
   const float* x[D];
+  HWY_ALIGN float ot[kMaxLanes * C];
+  // Values of queries [q, q + count) from ot to their places in out.
+  auto scatter_out = [&](std::int64_t q, std::int64_t count) {
+    for (std::int64_t i = 0; i < count; ++i)
+      for (int ch = 0; ch < C; ++ch) out[static_cast<std::int64_t>(scatter[q + i]) * C + ch] = ot[i * C + ch];
+  };
   std::int64_t q = q0;
   for (; q + NL <= q1; q += NL) {
     for (int d = 0; d < D; ++d) x[d] = coords + d * n + q;
-    EvaluateVector<D, C>(grid, coeffs, x, out + q * C);
+    if (scatter == nullptr) {
+      EvaluateVector<D, C>(grid, coeffs, x, out + q * C);
+    } else {
+      EvaluateVector<D, C>(grid, coeffs, x, ot);
+      scatter_out(q, NL);
+    }
   }
   if (q == q1) return;
   // Tail: pad the coordinates with 0 (a valid point) and keep only the real lanes.
   HWY_ALIGN float xt[D][kMaxLanes];
-  HWY_ALIGN float ot[kMaxLanes * C];
   const std::int64_t rest = q1 - q;
   for (int d = 0; d < D; ++d) {
     for (std::int64_t i = 0; i < NL; ++i) xt[d][i] = i < rest ? coords[d * n + q + i] : 0.0f;
     x[d] = xt[d];
   }
   EvaluateVector<D, C>(grid, coeffs, x, ot);
-  std::copy(ot, ot + rest * C, out + q * C);
+  if (scatter == nullptr) {
+    std::copy(ot, ot + rest * C, out + q * C);
+  } else {
+    scatter_out(q, rest);
+  }
 }
 
 template <int D>
 void EvaluateRangeD(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                    std::int64_t q0, std::int64_t q1, float* out) {
+                    std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
   switch (grid.channels) {
-    case 1: return EvaluateRangeDC<D, 1>(grid, coeffs, coords, n, q0, q1, out);
-    case 2: return EvaluateRangeDC<D, 2>(grid, coeffs, coords, n, q0, q1, out);
-    case 4: return EvaluateRangeDC<D, 4>(grid, coeffs, coords, n, q0, q1, out);
+    case 1: return EvaluateRangeDC<D, 1>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 2: return EvaluateRangeDC<D, 2>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 4: return EvaluateRangeDC<D, 4>(grid, coeffs, coords, n, q0, q1, out, scatter);
   }
 }
 
 void EvaluateRange(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                   std::int64_t q0, std::int64_t q1, float* out) {
+                   std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
   switch (grid.dims) {
-    case 1: return EvaluateRangeD<1>(grid, coeffs, coords, n, q0, q1, out);
-    case 2: return EvaluateRangeD<2>(grid, coeffs, coords, n, q0, q1, out);
-    case 3: return EvaluateRangeD<3>(grid, coeffs, coords, n, q0, q1, out);
-    case 4: return EvaluateRangeD<4>(grid, coeffs, coords, n, q0, q1, out);
-    case 5: return EvaluateRangeD<5>(grid, coeffs, coords, n, q0, q1, out);
-    case 6: return EvaluateRangeD<6>(grid, coeffs, coords, n, q0, q1, out);
+    case 1: return EvaluateRangeD<1>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 2: return EvaluateRangeD<2>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 3: return EvaluateRangeD<3>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 4: return EvaluateRangeD<4>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 5: return EvaluateRangeD<5>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 6: return EvaluateRangeD<6>(grid, coeffs, coords, n, q0, q1, out, scatter);
   }
 }
 
@@ -238,8 +384,8 @@ HWY_EXPORT(TargetId);
 
 namespace {
 void evaluate_range(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                    std::int64_t q0, std::int64_t q1, float* out) {
-  HWY_DYNAMIC_DISPATCH(EvaluateRange)(grid, coeffs, coords, n, q0, q1, out);
+                    std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
+  HWY_DYNAMIC_DISPATCH(EvaluateRange)(grid, coeffs, coords, n, q0, q1, out, scatter);
 }
 }  // namespace
 

@@ -41,7 +41,8 @@ inline __m128i fold_index(__m128i k, const EvalAxis& ax, Mode mode) {
   return r;
 }
 
-inline void make_axis_taps(__m128 x, const EvalAxis& ax, Mode mode, AxisTaps& taps) {
+// Returns true when taps i-1 .. i+2 of all 4 lanes are inside [0, N-1] (no folding).
+inline bool make_axis_taps(__m128 x, const EvalAxis& ax, Mode mode, AxisTaps& taps) {
   const __m128 fl = _mm_floor_ps(x);
   const __m128 a = _mm_sub_ps(x, fl);
   const __m128 one = _mm_set1_ps(1.0f);
@@ -60,10 +61,11 @@ inline void make_axis_taps(__m128 x, const EvalAxis& ax, Mode mode, AxisTaps& ta
   if (_mm_movemask_ps(_mm_castsi128_ps(interior)) == 0xF) {
     taps.off[0] = _mm_mullo_epi32(_mm_sub_epi32(cell, _mm_set1_epi32(1)), stride);
     for (int t = 1; t < 4; ++t) taps.off[t] = _mm_add_epi32(taps.off[t - 1], stride);
-    return;
+    return true;
   }
   for (int t = 0; t < 4; ++t)
     taps.off[t] = _mm_mullo_epi32(fold_index(_mm_add_epi32(cell, _mm_set1_epi32(t - 1)), ax, mode), stride);
+  return false;
 }
 
 template <int C>
@@ -74,25 +76,45 @@ inline void gather(const float* base, __m128i off, __m128 (&out)[C]) {
     out[ch] = _mm_setr_ps(base[o0 + ch], base[o1 + ch], base[o2 + ch], base[o3 + ch]);
 }
 
-template <int Level, int Last, int C>
+// The 4 taps along the contiguous axis of one row for the 4 queries, when they are 4
+// consecutive floats per query (1 channel, no folding): one 16-byte load per query
+// and a 4x4 transpose instead of 16 scalar loads; same products and sums as gather.
+inline __m128 row_sum(const float* base, __m128i first, const AxisTaps& last) {
+  __m128 t0 = _mm_loadu_ps(base + _mm_cvtsi128_si32(first));
+  __m128 t1 = _mm_loadu_ps(base + _mm_extract_epi32(first, 1));
+  __m128 t2 = _mm_loadu_ps(base + _mm_extract_epi32(first, 2));
+  __m128 t3 = _mm_loadu_ps(base + _mm_extract_epi32(first, 3));
+  _MM_TRANSPOSE4_PS(t0, t1, t2, t3);  // t_k = tap k of the 4 queries
+  __m128 out = _mm_mul_ps(last.w[0], t0);
+  out = _mm_add_ps(out, _mm_mul_ps(last.w[1], t1));
+  out = _mm_add_ps(out, _mm_mul_ps(last.w[2], t2));
+  return _mm_add_ps(out, _mm_mul_ps(last.w[3], t3));
+}
+
+// Sum over the taps of axes [Level, Last] at offset o, nested (4 terms per level).
+// RowLoads: the last axis' taps are contiguous (see row_sum).
+template <int Level, int Last, int C, bool RowLoads>
 inline void nest(const float* base, const AxisTaps* taps, __m128i o, __m128 (&out)[C]) {
-  if constexpr (Level > Last) {
+  if constexpr (RowLoads && Level == Last) {
+    static_assert(C == 1);
+    out[0] = row_sum(base, _mm_add_epi32(o, taps[Last].off[0]), taps[Last]);
+  } else if constexpr (Level > Last) {
     gather<C>(base, o, out);
   } else {
     __m128 part[C];
-    nest<Level + 1, Last, C>(base, taps, _mm_add_epi32(o, taps[Level].off[0]), part);
+    nest<Level + 1, Last, C, RowLoads>(base, taps, _mm_add_epi32(o, taps[Level].off[0]), part);
     for (int ch = 0; ch < C; ++ch) out[ch] = _mm_mul_ps(taps[Level].w[0], part[ch]);
     for (int t = 1; t < 4; ++t) {
-      nest<Level + 1, Last, C>(base, taps, _mm_add_epi32(o, taps[Level].off[t]), part);
+      nest<Level + 1, Last, C, RowLoads>(base, taps, _mm_add_epi32(o, taps[Level].off[t]), part);
       for (int ch = 0; ch < C; ++ch) out[ch] = _mm_add_ps(out[ch], _mm_mul_ps(taps[Level].w[t], part[ch]));
     }
   }
 }
 
-template <int D, int C>
+template <int D, int C, bool RowLoads>
 inline void sum_taps(const float* base, const AxisTaps* taps, __m128 (&out)[C]) {
   if constexpr (D <= 3) {
-    nest<0, D - 1, C>(base, taps, _mm_setzero_si128(), out);
+    nest<0, D - 1, C, RowLoads>(base, taps, _mm_setzero_si128(), out);
   } else {
     constexpr int O = D - 3;  // outer axes walked by the odometer
     __m128 acc[O][C];
@@ -103,7 +125,7 @@ inline void sum_taps(const float* base, const AxisTaps* taps, __m128 (&out)[C]) 
       __m128i o = taps[0].off[tap[0]];
       for (int l = 1; l < O; ++l) o = _mm_add_epi32(o, taps[l].off[tap[l]]);
       __m128 part[C];
-      nest<O, D - 1, C>(base, taps, o, part);
+      nest<O, D - 1, C, RowLoads>(base, taps, o, part);
       int l = O - 1;
       for (int ch = 0; ch < C; ++ch) acc[l][ch] = _mm_add_ps(acc[l][ch], _mm_mul_ps(taps[l].w[tap[l]], part[ch]));
       while (++tap[l] == 4) {
@@ -142,9 +164,18 @@ inline void evaluate4(const EvalGrid& grid, const float* coeffs, const float* co
     return;
   }
   AxisTaps taps[D];
-  for (int d = 0; d < D; ++d) make_axis_taps(xv[d], grid.axis[d], grid.mode, taps[d]);
+  bool last_interior = false;
+  for (int d = 0; d < D; ++d) last_interior = make_axis_taps(xv[d], grid.axis[d], grid.mode, taps[d]);
   __m128 v[C];
-  sum_taps<D, C>(coeffs, taps, v);
+  if constexpr (C == 1) {
+    if (last_interior) {
+      sum_taps<D, C, true>(coeffs, taps, v);
+    } else {
+      sum_taps<D, C, false>(coeffs, taps, v);
+    }
+  } else {
+    sum_taps<D, C, false>(coeffs, taps, v);
+  }
   if constexpr (C == 1) {
     _mm_storeu_ps(out, v[0]);
   } else if constexpr (C == 2) {
@@ -158,45 +189,58 @@ inline void evaluate4(const EvalGrid& grid, const float* coeffs, const float* co
 
 template <int D, int C>
 void evaluate_range_dc(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                       std::int64_t q0, std::int64_t q1, float* out) {
+                       std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
   const float* x[D];
+  alignas(16) float ot[4 * C];
+  auto scatter_out = [&](std::int64_t q, std::int64_t count) {
+    for (std::int64_t i = 0; i < count; ++i)
+      for (int ch = 0; ch < C; ++ch) out[static_cast<std::int64_t>(scatter[q + i]) * C + ch] = ot[i * C + ch];
+  };
   std::int64_t q = q0;
   for (; q + 4 <= q1; q += 4) {
     for (int d = 0; d < D; ++d) x[d] = coords + d * n + q;
-    evaluate4<D, C>(grid, coeffs, x, out + q * C);
+    if (scatter == nullptr) {
+      evaluate4<D, C>(grid, coeffs, x, out + q * C);
+    } else {
+      evaluate4<D, C>(grid, coeffs, x, ot);
+      scatter_out(q, 4);
+    }
   }
   if (q == q1) return;
   // Tail: pad with coordinate 0 (a valid point), keep only the real queries.
   alignas(16) float xt[D][4];
-  alignas(16) float ot[4 * C];
   const std::int64_t rest = q1 - q;
   for (int d = 0; d < D; ++d) {
     for (std::int64_t i = 0; i < 4; ++i) xt[d][i] = i < rest ? coords[d * n + q + i] : 0.0f;
     x[d] = xt[d];
   }
   evaluate4<D, C>(grid, coeffs, x, ot);
-  std::copy(ot, ot + rest * C, out + q * C);
+  if (scatter == nullptr) {
+    std::copy(ot, ot + rest * C, out + q * C);
+  } else {
+    scatter_out(q, rest);
+  }
 }
 
 template <int D>
 void evaluate_range_d(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                      std::int64_t q0, std::int64_t q1, float* out) {
+                      std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
   switch (grid.channels) {
-    case 1: return evaluate_range_dc<D, 1>(grid, coeffs, coords, n, q0, q1, out);
-    case 2: return evaluate_range_dc<D, 2>(grid, coeffs, coords, n, q0, q1, out);
-    case 4: return evaluate_range_dc<D, 4>(grid, coeffs, coords, n, q0, q1, out);
+    case 1: return evaluate_range_dc<D, 1>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 2: return evaluate_range_dc<D, 2>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 4: return evaluate_range_dc<D, 4>(grid, coeffs, coords, n, q0, q1, out, scatter);
   }
 }
 
 void evaluate_range(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                    std::int64_t q0, std::int64_t q1, float* out) {
+                    std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
   switch (grid.dims) {
-    case 1: return evaluate_range_d<1>(grid, coeffs, coords, n, q0, q1, out);
-    case 2: return evaluate_range_d<2>(grid, coeffs, coords, n, q0, q1, out);
-    case 3: return evaluate_range_d<3>(grid, coeffs, coords, n, q0, q1, out);
-    case 4: return evaluate_range_d<4>(grid, coeffs, coords, n, q0, q1, out);
-    case 5: return evaluate_range_d<5>(grid, coeffs, coords, n, q0, q1, out);
-    case 6: return evaluate_range_d<6>(grid, coeffs, coords, n, q0, q1, out);
+    case 1: return evaluate_range_d<1>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 2: return evaluate_range_d<2>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 3: return evaluate_range_d<3>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 4: return evaluate_range_d<4>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 5: return evaluate_range_d<5>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 6: return evaluate_range_d<6>(grid, coeffs, coords, n, q0, q1, out, scatter);
   }
 }
 

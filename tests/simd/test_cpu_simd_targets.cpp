@@ -2,7 +2,8 @@
 // AVX2, SSE4, SSSE3, EMU128), not only the one the dispatcher would pick: each is
 // forced with hwy::SetSupportedTargetsForTest and checked against the oracle on every
 // D, mode and channel count (bounds: the declared Tolerance, as in
-// test_cpu_simd_vs_oracle.cpp), and run_facts() must name the target that ran.
+// test_cpu_simd_vs_oracle.cpp), also on queries that take the paired-gather path
+// (interior_rows.hpp), and run_facts() must name the target that ran.
 #include "cpu_simd/hwy_targets.hpp"  // the same target set as the kernels
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 #include "common/implementation_check.hpp"
 #include "hwy/targets.h"
+#include "simd/interior_rows.hpp"
 #include "splinebench/registry.hpp"
 
 using namespace splinebench;
@@ -61,6 +63,17 @@ TEST_P(SimdTargets, EveryDimensionModeAndChannelCount) {
             << target << " " << c.shape.to_string() << " C=" << channels << " " << to_string(mode);
         EXPECT_LE(r.interp_max_rel_to_maxf, tol.interp_max_rel_to_maxf)
             << target << " " << c.shape.to_string() << " C=" << channels << " " << to_string(mode);
+      }
+  // The paired-gather path, which mixed queries reach only on some vectors.
+  for (const auto& extents : interior_row_shapes())
+    for (const int channels : {1, 2})
+      for (const Mode mode : kAllModes) {
+        ImplementationPtr impl = make_implementation("cpu_simd");
+        const GridShape shape = GridShape::make(extents, channels);
+        const InteriorRowCheck r = check_interior_rows(*impl, shape, mode);
+        EXPECT_EQ(r.unwritten, 0);
+        EXPECT_LE(r.max_error, r.bound) << target << " " << shape.to_string() << " C=" << channels << " "
+                                        << to_string(mode);
       }
   std::printf("[ target   ] %s checked\n", target.c_str());
 }

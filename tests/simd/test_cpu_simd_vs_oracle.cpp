@@ -23,6 +23,8 @@
 
 #include "common/accuracy.hpp"
 #include "common/implementation_check.hpp"
+#include "cpu_common/query_bins.hpp"
+#include "simd/interior_rows.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/f32_accuracy.hpp"
 #include "splinebench/registry.hpp"
@@ -39,8 +41,9 @@ double noise_prefilter_bound(int dims) { return f32_accuracy::kPassRmsError * di
 
 using Extents = std::vector<std::int64_t>;
 
-void expect_within_declared(const std::string& impl_name, const CheckCase& c) {
+void expect_within_declared(const std::string& impl_name, const CheckCase& c, int threads = 1) {
   ImplementationPtr impl = make_implementation(impl_name);
+  impl->configure(Options{threads});
   ASSERT_TRUE(impl->availability().ok) << impl->availability().reason;
   const Tolerance declared = impl->tolerance(c.shape);
   ASSERT_LE(declared.prefilter_rel_l2, f32_accuracy::prefilter_rel_l2_bound(c.shape));
@@ -178,3 +181,54 @@ TEST_P(SimdQueries, OddCountsAndSpecialCoordinates) {
 
 INSTANTIATE_TEST_SUITE_P(Both, SimdQueries, ::testing::Values("cpu_sse", "cpu_simd"),
                          [](const auto& info) { return info.param; });
+
+// Grids larger than L2 with many queries: cpu_simd bin-sorts the queries before
+// evaluating (cpu_common/query_bins.hpp) and scatters the values back; results must
+// not change, on one thread and on several.
+class SimdBinnedQueries : public ::testing::TestWithParam<Mode> {};
+
+TEST_P(SimdBinnedQueries, LargeGridsManyQueries) {
+  struct Case {
+    Extents extents;
+    int channels;
+    std::int64_t per_pattern;
+  };
+  for (const Case& k : {Case{{96, 96, 96}, 1, 10000}, Case{{24, 24, 24, 24}, 2, 2000}, Case{{1024, 640}, 1, 30000}})
+    for (const int threads : {1, 2}) {
+      CheckCase c;
+      c.shape = GridShape::make(k.extents, k.channels);
+      c.mode = GetParam();
+      c.kind = FieldKind::smooth;
+      c.fields = 1;
+      c.queries_per_pattern = k.per_pattern;
+      c.seed = 91;
+      ASSERT_TRUE(cpu::plan_bins(c.shape, 3 * k.per_pattern).enabled) << c.shape.to_string();
+      expect_within_declared("cpu_simd", c, threads);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllModes, SimdBinnedQueries, ::testing::Values(Mode::mirror, Mode::half, Mode::periodic),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+// Every lane's taps along the contiguous axis need no folding: the paired-gather path
+// of cpu_simd and the row-load path of cpu_sse (interior_rows.hpp).
+class SimdInteriorRows : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+
+TEST_P(SimdInteriorRows, MatchOracle) {
+  const auto& [impl_name, channels] = GetParam();
+  for (const Extents& e : interior_row_shapes())
+    for (const Mode mode : kAllModes) {
+      const GridShape shape = GridShape::make(e, channels);
+      ImplementationPtr impl = make_implementation(impl_name);
+      const InteriorRowCheck r = check_interior_rows(*impl, shape, mode);
+      EXPECT_EQ(r.unwritten, 0);
+      EXPECT_LE(r.max_error, r.bound) << impl_name << " " << to_string(mode) << " " << shape.to_string()
+                                      << " C=" << channels;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, SimdInteriorRows,
+                         ::testing::Combine(::testing::Values("cpu_sse", "cpu_simd"), ::testing::Values(1, 2, 4)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_C" + std::to_string(std::get<1>(info.param));
+                         });
