@@ -52,9 +52,11 @@ void evaluate_field(const GridShape& shape, const float* coeffs, Mode mode, cons
       const float fl = std::floor(x);
       bspline::weights<float>(x - fl, w[d]);
       const std::int64_t len = shape.extent[d];
-      const auto period = static_cast<float>(bspline::mode_period(m, len));
-      // fmod of floats is exact; it keeps huge coordinates from overflowing the cast.
-      const auto cell = static_cast<std::int64_t>(std::fmod(fl, period));
+      // Reduce by the period before converting, so huge coordinates cannot overflow the
+      // cast. In double: a float period is rounded once it exceeds 2^24 (an axis of
+      // 2^24 + 3 samples folded far coordinates to the wrong cell). fmod is exact.
+      const auto period = static_cast<double>(bspline::mode_period(m, len));
+      const auto cell = static_cast<std::int64_t>(std::fmod(static_cast<double>(fl), period));
       for (int t = 0; t < 4; ++t) offset[d][t] = stride[d] * bspline::fold_index(m, cell + t - 1, len);
     }
     float* o = out + q * C;

@@ -193,3 +193,31 @@ TEST(CpuScalar, RejectsBadInput) {
   EXPECT_THROW(impl->prepare(three_channels, 1, data.data(), Mode::mirror, true, times), Unsupported);
   EXPECT_THROW(GridShape::make({2, 2, 2, 2, 2, 2, 2}), Error);
 }
+
+// An axis longer than 2^24 has an extension period that float cannot represent
+// (mirror 2N-2, half 2N, periodic N, N odd): folding a coordinate beyond one period must
+// still use the exact period. Coefficients are given (prefilter = false) to keep this
+// fast; the oracle evaluates the same coefficients.
+TEST(CpuScalar, FoldsFarCoordinatesOnAxesLongerThanFloatPrecision) {
+  const std::int64_t n = (std::int64_t{1} << 24) + 3;
+  const GridShape shape = GridShape::make({n});
+  const std::vector<float> coeffs = random_values<float>(n, 9);
+  const std::vector<double> coeffs_d = to_double(coeffs);
+  // Floats (even integers and a few fractions) beyond one period on both sides.
+  const std::vector<float> coords{2.0e7f, 3.0e7f, 3.4e7f, 5.0e7f, -2.0e7f, -3.4e7f, 6.7e7f + 4};
+  const auto q = static_cast<std::int64_t>(coords.size());
+  for (const Mode mode : kAllModes) {
+    ImplementationPtr impl = make_cpu_scalar();
+    PhaseTimes times;
+    impl->prepare(shape, 1, coeffs.data(), mode, /*prefilter=*/false, times);
+    std::vector<float> values(static_cast<std::size_t>(q));
+    poison(values);
+    impl->evaluate(coords.data(), q, values.data(), times);
+    std::vector<double> expected(static_cast<std::size_t>(q));
+    oracle::evaluate_f64(shape, 1, coeffs_d.data(), mode, coords.data(), q, expected.data());
+    // Same coefficients: only the float weights and tap sum differ, <= (4 taps + 1 product
+    // + 8 for the weight formulas) u sum w|c| <= 13 u max|c|; a wrong fold is O(max|c|).
+    EXPECT_LE(max_abs_diff(values, expected), 13 * f32_accuracy::kUnitRoundoff * max_abs(coeffs))
+        << to_string(mode);
+  }
+}
