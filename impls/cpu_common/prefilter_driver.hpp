@@ -25,8 +25,9 @@ struct PrefilterKernels {
 
 // Floats of per-thread scratch the kernels may use for lines of length n: room for a
 // transposed block of up to kMaxScratchLanes lines of at most kMaxTransposedLength
-// (the driver aligns it to 64 bytes).
-inline constexpr std::int64_t kMaxScratchLanes = 16;  // widest x86 vector of floats (AVX-512)
+// (the driver aligns it to 64 bytes). 64 lines = 4 vectors of the widest x86 ISA
+// (AVX-512): four independent recursions per row hide the multiply-add latency.
+inline constexpr std::int64_t kMaxScratchLanes = 64;
 inline constexpr std::int64_t kMaxTransposedLength = std::int64_t{1} << 16;
 std::int64_t scratch_floats(std::int64_t n);
 

@@ -2,9 +2,9 @@
 // run time). Lines sit in vector lanes:
 //   - every axis but the last: the lines are adjacent in memory, so lane j of a vector
 //     is line j and a row of samples is one contiguous load; no reshuffling at all;
-//   - the last (contiguous) axis: a group of as many lines as lanes is gathered into a
-//     transposed scratch block (sample k of every line in one vector), filtered there
-//     the same way, and gathered back row by row.
+//   - the last (contiguous) axis: lines are transposed into a scratch block, 4 at a
+//     time with 128-bit 4x4 transposes (sample k of up to 4 vectors of lines in one
+//     scratch row), filtered there the same way, and transposed back.
 #include "cpu_simd/hwy_targets.hpp"
 
 #undef HWY_TARGET_INCLUDE
@@ -92,59 +92,147 @@ void FilterColumns(float* HWY_RESTRICT base, std::int64_t rs, std::int64_t lanes
     for (std::int64_t j = 0; j < rest; ++j) base[k * rs + full + j] = scratch[k * NL + j];
 }
 
+// Lines filtered together along the contiguous axis: 4 vectors, so that each step of
+// the recursion has independent multiply-adds in flight (one vector per scratch row
+// would make every step wait for the previous one).
+constexpr std::int64_t kRowGroupVectors = 4;
+constexpr std::int64_t kRowScratchBytes = 32 * 1024;
+
+#if HWY_TARGET != HWY_SCALAR
+using D4 = hn::Full128<float>;
+
+// 4x4 transpose of 128-bit vectors (rows a..d -> columns).
+HWY_INLINE void Transpose4(hn::Vec<D4>& a, hn::Vec<D4>& b, hn::Vec<D4>& c, hn::Vec<D4>& d) {
+  const D4 d4;
+  const auto t0 = hn::InterleaveLower(d4, a, b), t1 = hn::InterleaveLower(d4, c, d);
+  const auto t2 = hn::InterleaveUpper(d4, a, b), t3 = hn::InterleaveUpper(d4, c, d);
+  a = hn::ConcatLowerLower(d4, t1, t0);
+  b = hn::ConcatUpperUpper(d4, t1, t0);
+  c = hn::ConcatLowerLower(d4, t3, t2);
+  d = hn::ConcatUpperUpper(d4, t3, t2);
+}
+
+// Four lines (4 rows of 1 channel, 2 rows of 2, or 1 row of 4) starting at line l of
+// rows of n samples <-> 4 columns of scratch (s[k * ws + 0..3] = sample k).
+HWY_INLINE void LinesToScratch(const float* HWY_RESTRICT data, std::int64_t l, std::int64_t n, int C,
+                               float* HWY_RESTRICT s, std::int64_t ws) {
+  const D4 d4;
+  const std::int64_t rf = n * C;
+  const float* r0 = data + (l / C) * rf;
+  std::int64_t k = 0;
+  if (C == 1) {
+    const float *r1 = r0 + rf, *r2 = r1 + rf, *r3 = r2 + rf;
+    for (; k + 4 <= n; k += 4) {
+      auto a = hn::LoadU(d4, r0 + k), b = hn::LoadU(d4, r1 + k), c = hn::LoadU(d4, r2 + k), d = hn::LoadU(d4, r3 + k);
+      Transpose4(a, b, c, d);
+      hn::Store(a, d4, s + k * ws);
+      hn::Store(b, d4, s + (k + 1) * ws);
+      hn::Store(c, d4, s + (k + 2) * ws);
+      hn::Store(d, d4, s + (k + 3) * ws);
+    }
+    for (; k < n; ++k) {
+      s[k * ws] = r0[k];
+      s[k * ws + 1] = r1[k];
+      s[k * ws + 2] = r2[k];
+      s[k * ws + 3] = r3[k];
+    }
+  } else if (C == 2) {
+    const float* r1 = r0 + rf;
+    for (; k + 2 <= n; k += 2) {
+      const auto a = hn::LoadU(d4, r0 + 2 * k), b = hn::LoadU(d4, r1 + 2 * k);
+      hn::Store(hn::ConcatLowerLower(d4, b, a), d4, s + k * ws);
+      hn::Store(hn::ConcatUpperUpper(d4, b, a), d4, s + (k + 1) * ws);
+    }
+    for (; k < n; ++k) {
+      s[k * ws] = r0[2 * k];
+      s[k * ws + 1] = r0[2 * k + 1];
+      s[k * ws + 2] = r1[2 * k];
+      s[k * ws + 3] = r1[2 * k + 1];
+    }
+  } else {  // C == 4: sample k's 4 channels are the 4 lines
+    for (; k < n; ++k) hn::Store(hn::LoadU(d4, r0 + 4 * k), d4, s + k * ws);
+  }
+}
+
+HWY_INLINE void ScratchToLines(const float* HWY_RESTRICT s, std::int64_t ws, std::int64_t n, int C,
+                               float* HWY_RESTRICT data, std::int64_t l) {
+  const D4 d4;
+  const std::int64_t rf = n * C;
+  float* r0 = data + (l / C) * rf;
+  std::int64_t k = 0;
+  if (C == 1) {
+    float *r1 = r0 + rf, *r2 = r1 + rf, *r3 = r2 + rf;
+    for (; k + 4 <= n; k += 4) {
+      auto a = hn::Load(d4, s + k * ws), b = hn::Load(d4, s + (k + 1) * ws);
+      auto c = hn::Load(d4, s + (k + 2) * ws), d = hn::Load(d4, s + (k + 3) * ws);
+      Transpose4(a, b, c, d);
+      hn::StoreU(a, d4, r0 + k);
+      hn::StoreU(b, d4, r1 + k);
+      hn::StoreU(c, d4, r2 + k);
+      hn::StoreU(d, d4, r3 + k);
+    }
+    for (; k < n; ++k) {
+      r0[k] = s[k * ws];
+      r1[k] = s[k * ws + 1];
+      r2[k] = s[k * ws + 2];
+      r3[k] = s[k * ws + 3];
+    }
+  } else if (C == 2) {
+    float* r1 = r0 + rf;
+    for (; k + 2 <= n; k += 2) {
+      const auto a = hn::Load(d4, s + k * ws), b = hn::Load(d4, s + (k + 1) * ws);
+      hn::StoreU(hn::ConcatLowerLower(d4, b, a), d4, r0 + 2 * k);
+      hn::StoreU(hn::ConcatUpperUpper(d4, b, a), d4, r1 + 2 * k);
+    }
+    for (; k < n; ++k) {
+      r0[2 * k] = s[k * ws];
+      r0[2 * k + 1] = s[k * ws + 1];
+      r1[2 * k] = s[k * ws + 2];
+      r1[2 * k + 1] = s[k * ws + 3];
+    }
+  } else {
+    for (; k < n; ++k) hn::StoreU(hn::Load(d4, s + k * ws), d4, r0 + 4 * k);
+  }
+}
+#endif  // HWY_TARGET != HWY_SCALAR
+
 void FilterRows(float* HWY_RESTRICT data, std::int64_t rows, int C, const LinePlan& plan,
                 float* HWY_RESTRICT scratch) {
   if (plan.identity) return;
-  const hn::ScalableTag<float> df;
-  const hn::RebindToSigned<decltype(df)> di;
-  const std::int64_t NL = static_cast<std::int64_t>(hn::Lanes(df));
   const std::int64_t n = plan.n;
   const std::int64_t row_floats = n * C;
   const std::int64_t lines = rows * C;
-  // Too long to transpose, or too few lines to fill a quarter of a vector: one by one.
-  if (n > kMaxTransposedLength || 4 * lines < NL) {
-    for (std::int64_t l = 0; l < lines; ++l) filter_line_scalar(data + (l / C) * row_floats + l % C, C, plan);
-    return;
-  }
-  if (C == NL) {  // a row is already NL lines side by side (4 channels on 128-bit vectors)
-    for (std::int64_t r = 0; r < rows; ++r) FilterColumnsFull(df, data + r * row_floats, C, C, plan);
-    return;
-  }
-  HWY_ALIGN std::int32_t gather_in[hn::MaxLanes(di)];
-  HWY_ALIGN std::int32_t gather_out[hn::MaxLanes(di)];
-  const bool row_writeback = NL % C == 0;  // false only for 1-lane targets
-  for (std::int64_t j = 0; j < NL; ++j) gather_out[j] = static_cast<std::int32_t>((j / C) * NL + j % C);
-  const auto out_index = hn::Load(di, gather_out);
-  for (std::int64_t l0 = 0; l0 < lines; l0 += NL) {
-    const std::int64_t valid = std::min(NL, lines - l0);
-    const std::int64_t first = (l0 / C) * row_floats + l0 % C;  // offset of line l0
-    // Lane i reads line l0 + i; lanes past the last line repeat it and are not written back.
-    for (std::int64_t i = 0; i < NL; ++i) {
-      const std::int64_t l = l0 + std::min(i, valid - 1);
-      gather_in[i] = static_cast<std::int32_t>((l / C) * row_floats + l % C - first);
-    }
-    const auto in_index = hn::Load(di, gather_in);
-    const float* src = data + first;
-    for (std::int64_t k = 0; k < n; ++k) hn::Store(hn::GatherIndex(df, src + k * C, in_index), df, scratch + k * NL);
-    FilterColumnsFull(df, scratch, NL, NL, plan);
-    if (row_writeback && valid == NL) {
-      // Row r of the group, floats [p0, p0 + NL): sample p/C, channel p%C sits at
-      // scratch[(p/C)*NL + r*C + p%C].
-      for (std::int64_t r = 0; r < NL / C; ++r) {
-        float* row = data + (l0 / C + r) * row_floats;
-        std::int64_t p = 0;
-        for (; p + NL <= row_floats; p += NL)
-          hn::StoreU(hn::GatherIndex(df, scratch + (p / C) * NL + r * C, out_index), df, row + p);
-        for (; p < row_floats; ++p) row[p] = scratch[(p / C) * NL + r * C + p % C];
+  std::int64_t done = 0;  // lines filtered so far
+#if HWY_TARGET == HWY_SCALAR
+  (void)scratch;
+#else
+  const hn::ScalableTag<float> df;
+  const std::int64_t NL = static_cast<std::int64_t>(hn::Lanes(df));
+  // Lines go to scratch in groups of 4 (one 128-bit transpose per 4 samples), a block
+  // of `width` lines at a time; the few lines that do not fill a group of 4 are left
+  // to the scalar loop below.
+  if (n <= kMaxTransposedLength && lines >= 4) {
+    // Scratch row width: up to kRowGroupVectors vectors, as long as the block stays in
+    // L1 (the filter makes two passes over it), and no wider than the lines need.
+    const std::int64_t fit_l1 = std::max<std::int64_t>(1, kRowScratchBytes / (4 * n * NL)) * NL;
+    const std::int64_t width = std::min({kRowGroupVectors * NL, fit_l1, (lines / 4 + NL / 4 - 1) / (NL / 4) * NL});
+    const std::int64_t whole = lines / 4 * 4;
+    for (std::int64_t l0 = 0; l0 < whole; l0 += width) {
+      const std::int64_t count = std::min(width, whole - l0);  // a multiple of 4
+      for (std::int64_t g = 0; g < width; g += 4) {
+        if (g < count) {
+          LinesToScratch(data, l0 + g, n, C, scratch + g, width);
+        } else {  // no lines left for these lanes: filter zeros
+          for (std::int64_t k = 0; k < n; ++k) hn::Store(hn::Zero(D4()), D4(), scratch + k * width + g);
+        }
       }
-    } else {
-      for (std::int64_t i = 0; i < valid; ++i) {
-        const std::int64_t l = l0 + i;
-        float* line = data + (l / C) * row_floats + l % C;
-        for (std::int64_t k = 0; k < n; ++k) line[k * C] = scratch[k * NL + i];
-      }
+      FilterColumnsFull(df, scratch, width, width, plan);
+      for (std::int64_t g = 0; g < count; g += 4) ScratchToLines(scratch + g, width, n, C, data, l0 + g);
     }
+    done = whole;
   }
+#endif
+  for (std::int64_t l = done; l < lines; ++l) filter_line_scalar(data + (l / C) * row_floats + l % C, C, plan);
 }
 
 }  // namespace splinebench::cpu::simd::HWY_NAMESPACE
