@@ -307,7 +307,7 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.plane_p = p;
     variants.push_back({"plane_p=" + std::to_string(p), t});
   }
-  for (int p : {2, 8}) {
+  for (int p : {2}) {
     flex::Tuning t;
     t.stream_p = p;
     variants.push_back({"stream_p=" + std::to_string(p), t});
@@ -316,6 +316,16 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.rows_items = items;
     variants.push_back({"rows_items=" + std::to_string(items), t});
+  }
+  for (int skip : {1, 2, 3}) {
+    flex::Tuning t;
+    t.profile_skip = skip;
+    variants.push_back({std::string("profile_skip=") + std::to_string(skip) + " (time attribution only)", t});
+  }
+  for (int p : {4, 16}) {
+    flex::Tuning t;
+    t.stream_p = p;
+    variants.push_back({"stream_p=" + std::to_string(p), t});
   }
   for (std::int64_t r : {32, 64, 128, 256}) {
     flex::Tuning t;

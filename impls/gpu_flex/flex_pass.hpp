@@ -113,6 +113,7 @@ struct PassDesc {
   const float* src = nullptr;
   float* dst = nullptr;
   SmemLayout smem;
+  std::int32_t profile_skip = 0;  // Tuning::profile_skip (0 in every real run)
 };
 
 // One launch of the flexible-allocation kernel: its passes in dependency order.

@@ -137,7 +137,9 @@ void plane_smem(PassDesc& P, int p) {
   constexpr int FY = PlanePatch<C>::sy + 2 * kHalo, FX = PlanePatch<C>::sx + 2 * kHalo;
   SmemLayout& L = P.smem;
   P.p = p;
-  L.fp_row = FX + 1;  // odd: the rows of one warp's items fall in different banks
+  // A multiple of 4 floats (16-byte rows for vector access) whose quarter is odd: the
+  // 8 rows one quarter-warp reads with 16-byte loads fall in 8 different bank groups.
+  L.fp_row = (FX / 4) % 2 == 0 ? FX + 4 : FX;
   L.fp_chan = with_residue(FY * L.fp_row, C == 1 ? 0 : 32 / C);
   L.fp_plane = C * L.fp_chan;
   L.fp[0] = 0;
@@ -254,6 +256,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
   if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses) && variant == Variant::flexible)
     throw Error("gpu_flex: too many passes");
   for (auto& P : plan.passes) {
+    P.profile_skip = tuning.profile_skip;
     P.channels = C;
     P.mode = static_cast<int>(mode);
     check_fits(P, limits);

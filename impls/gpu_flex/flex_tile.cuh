@@ -44,10 +44,23 @@ SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
   return (k >= 0 && k < n) ? k : bspline::fold_index(mode, k, n);
 }
 
+// A rounded product the device compiler may not fuse with a later add (it would fuse
+// z * (a - b) with the next step's subtraction into one FMA and round differently
+// from the host).
+SPLINEBENCH_HD float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
 // c+[k] = 6 f[k] + z c+[k-1] and c[k] = z (c[k+1] - c+[k]), rounded the same way on
 // host and device.
-SPLINEBENCH_HD float causal_step(float previous, float sample) { return fmaf(kPoleF, previous, kGainF * sample); }
-SPLINEBENCH_HD float anticausal_step(float next, float causal) { return kPoleF * (next - causal); }
+SPLINEBENCH_HD float causal_step(float previous, float sample) {
+  return fmaf(kPoleF, previous, mul_rn(kGainF, sample));
+}
+SPLINEBENCH_HD float anticausal_step(float next, float causal) { return mul_rn(kPoleF, next - causal); }
 
 // Shared-memory index of footprint position i inside a row of the segment kinds: one
 // padding float every 32 so that items 32 positions apart hit different banks.
@@ -60,6 +73,24 @@ SPLINEBENCH_HD void copy_to_shared(float* dst, const float* src) {
   __pipeline_memcpy_async(dst, src, sizeof(float));
 #else
   *dst = *src;
+#endif
+}
+
+// 16-byte vector for shared-memory rows (float4 on the device).
+#if defined(__CUDACC__)
+using Vec4 = float4;
+#else
+struct alignas(16) Vec4 {
+  float x, y, z, w;
+};
+#endif
+
+// Copies 16 bytes (both addresses 16-byte aligned) into shared memory.
+SPLINEBENCH_HD void copy16_to_shared(float* dst, const float* src) {
+#if defined(__CUDA_ARCH__)
+  __pipeline_memcpy_async(dst, src, 16);
+#else
+  for (int k = 0; k < 4; ++k) dst[k] = src[k];
 #endif
 }
 
@@ -134,18 +165,26 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
     const SmemLayout& L = P.smem;
     switch (P.kind) {
       case TileKind::stream_yx: {
+        // Half a warp per footprint row. C == 1 rows that lie inside the axis and start
+        // 16-byte aligned go as 16-byte copies; the others value by value, folded.
         constexpr int FY = PlanePatch<C>::sy + 2 * kHalo;
         constexpr int FX = PlanePatch<C>::sx + 2 * kHalo;
-        for (int line = warp; line < np * FY; line += warps) {
+        const int half = lane >> 4, q = lane & 15;
+        const std::int64_t xs = T.x0 - kHalo;
+        for (int line = 2 * warp + half; line < np * FY; line += 2 * warps) {
           const int p = line / FY, r = line - (line / FY) * FY;
           const std::int64_t s = fold(mode, T.s0 - kHalo + t0 + p, P.ns);
           const std::int64_t y = fold(mode, T.y0 - kHalo + r, P.ny);
           const float* src = P.src + T.base + s * P.s_stride + y * P.y_stride;
           float* dst = fp + p * L.fp_plane + r * L.fp_row;
-          for (int v = lane; v < FX * C; v += 32) {
-            const int i = v / C, ch = v - (v / C) * C;
-            const std::int64_t x = fold(mode, T.x0 - kHalo + i, P.nx);
-            copy_to_shared(dst + ch * L.fp_chan + i, src + x * C + ch);
+          if (C == 1 && xs >= 0 && xs + FX <= P.nx && (reinterpret_cast<std::uintptr_t>(src + xs) & 15u) == 0) {
+            for (int k = q; k < FX / 4; k += 16) copy16_to_shared(dst + 4 * k, src + xs + 4 * k);
+          } else {
+            for (int v = q; v < FX * C; v += 16) {
+              const int i = v / C, ch = v - (v / C) * C;
+              const std::int64_t x = fold(mode, xs + i, P.nx);
+              copy_to_shared(dst + ch * L.fp_chan + i, src + x * C + ch);
+            }
           }
         }
         break;
@@ -224,12 +263,20 @@ SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int 
     for (int item = tid; item < np * C * FY; item += nt) {
       const int r = item % FY, pc = item / FY;
       float* row = fp + (pc / C) * L.fp_plane + (pc % C) * L.fp_chan + r * L.fp_row;
+      // Rows are 16-byte aligned (fp_row, fp_chan, fp_plane are multiples of 4).
       float v[FX];
+      Vec4* row4 = reinterpret_cast<Vec4*>(row);
   SB_FLEX_UNROLL
-      for (int k = 0; k < FX; ++k) v[k] = row[k];
+      for (int k = 0; k < FX / 4; ++k) {
+        const Vec4 q = row4[k];
+        v[4 * k] = q.x;
+        v[4 * k + 1] = q.y;
+        v[4 * k + 2] = q.z;
+        v[4 * k + 3] = q.w;
+      }
       filter_window(v);
   SB_FLEX_UNROLL
-      for (int k = kHalo; k < kHalo + SX; ++k) row[k] = v[k];
+      for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k) row4[k] = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
     }
   });
   blk.sync();
@@ -298,6 +345,11 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
 // in the ring (entry j = position s0 + j). Then, if kHalo planes past some unwritten
 // outputs are known, runs the anti-causal recursion from zero at the newest entry
 // down to the oldest unwritten output and writes outputs [emitted, emit_end).
+// Each thread carries kGroup columns side by side (independent chains for the
+// scheduler); column g of a thread's group is base + g * threads, so every g is a
+// coalesced row of the block's columns.
+inline constexpr int kGroup = 4;
+
 template <int C, class Block>
 SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                    std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
@@ -307,55 +359,81 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
   float* cz = smem + L.cz;
   const int ncols = P.ncols;
   const int R = L.ring_len;
-  const std::int64_t top = t0 + np - kHalo - 1;  // newest ring entry (may be < 0)
+  // Tile-local plane numbers fit in int (axes are shorter than 2^30).
+  const int t0i = static_cast<int>(t0);
+  const int top = t0i + np - kHalo - 1;  // newest ring entry
+  const int lo = static_cast<int>(emitted), hi = static_cast<int>(emit_end);
+  const bool emit = hi > lo;
+  const float* in_base = P.kind == TileKind::stream_x ? g : fp;
+  const int in_plane = P.kind == TileKind::stream_x ? L.g_plane : L.fp_plane;
   blk.each([&](int tid, int nt) {
-    for (int col = tid; col < ncols; col += nt) {
-      // Where the column's input lives in shared memory and its output in global.
-      int in_off = 0, in_plane = 0;
-      std::int64_t out_off = 0;
-      bool valid = false;
-      switch (P.kind) {
-        case TileKind::stream_yx: {
-          constexpr int SX = PlanePatch<C>::sx;
-          const int y = col / (SX * C), v = col - y * (SX * C);
-          const int xi = v / C, ch = v - xi * C;
-          in_off = ch * L.fp_chan + (kHalo + y) * L.fp_row + kHalo + xi;
-          in_plane = L.fp_plane;
-          out_off = (T.y0 + y) * P.y_stride + (T.x0 + xi) * C + ch;
-          valid = T.y0 + y < P.ny && T.x0 + xi < P.nx;
-          break;
+    for (int base = tid; base < ncols; base += kGroup * nt) {
+      int col[kGroup], in_off[kGroup];
+      std::int64_t out_off[kGroup];
+      bool exists[kGroup], valid[kGroup];
+      float c[kGroup];
+      SB_FLEX_UNROLL
+      for (int k = 0; k < kGroup; ++k) {
+        col[k] = base + k * nt;
+        exists[k] = col[k] < ncols;
+        const int cc = exists[k] ? col[k] : base;  // stands in for a missing column
+        switch (P.kind) {
+          case TileKind::stream_yx: {
+            constexpr int SX = PlanePatch<C>::sx;
+            const int y = cc / (SX * C), v = cc - y * (SX * C);
+            const int xi = v / C, ch = v - xi * C;
+            in_off[k] = ch * L.fp_chan + (kHalo + y) * L.fp_row + kHalo + xi;
+            out_off[k] = (T.y0 + y) * P.y_stride + (T.x0 + xi) * C + ch;
+            valid[k] = T.y0 + y < P.ny && T.x0 + xi < P.nx;
+            break;
+          }
+          case TileKind::stream_x:
+            in_off[k] = skew(cc);
+            out_off[k] = T.x0 * C + cc;
+            valid[k] = T.x0 + cc / C < P.nx;
+            break;
+          default:  // stream_only
+            in_off[k] = cc;
+            out_off[k] = T.w0 + cc;
+            valid[k] = T.w0 + cc < P.inner;
+            break;
         }
-        case TileKind::stream_x:
-          in_off = skew(col);
-          in_plane = L.g_plane;
-          out_off = T.x0 * C + col;
-          valid = T.x0 + col / C < P.nx;
-          break;
-        default:  // stream_only
-          in_off = col;
-          in_plane = L.fp_plane;
-          out_off = T.w0 + col;
-          valid = T.w0 + col < P.inner;
-          break;
+        valid[k] = valid[k] && exists[k];
+        col[k] = cc;
+        c[k] = (t0i == 0 || !exists[k]) ? 0.f : cz[cc];
       }
-      const float* in = (P.kind == TileKind::stream_x ? g : fp) + in_off;
 
-      float c = t0 == 0 ? 0.f : cz[col];
+      int slot = ((t0i - kHalo) % R + R) % R;  // ring slot of plane t0
       for (int p = 0; p < np; ++p) {
-        c = causal_step(c, in[p * in_plane]);
-        const std::int64_t j = t0 + p - kHalo;
-        if (j >= 0) ring[static_cast<int>(j % R) * ncols + col] = c;
+        const bool keep = t0i + p - kHalo >= 0;
+        SB_FLEX_UNROLL
+        for (int k = 0; k < kGroup; ++k) {
+          c[k] = causal_step(c[k], in_base[in_off[k] + p * in_plane]);
+          if (keep && exists[k]) ring[slot * ncols + col[k]] = c[k];
+        }
+        slot = slot + 1 == R ? 0 : slot + 1;
       }
-      cz[col] = c;
+      SB_FLEX_UNROLL
+      for (int k = 0; k < kGroup; ++k)
+        if (exists[k]) cz[col[k]] = c[k];
 
-      if (emit_end > emitted) {
-        float* out = P.dst + T.base + out_off;
-        float a = 0.f;
-        int slot = static_cast<int>(top % R);
-        for (std::int64_t j = top; j >= emitted; --j) {
-          a = anticausal_step(a, ring[slot * ncols + col]);
-          if (j < emit_end && valid) out[(T.s0 + j) * P.s_stride] = a;
-          slot = slot == 0 ? R - 1 : slot - 1;
+      if (emit) {
+        float a[kGroup];
+        std::int64_t at[kGroup];
+        SB_FLEX_UNROLL
+        for (int k = 0; k < kGroup; ++k) {
+          a[k] = 0.f;
+          at[k] = T.base + out_off[k] + (T.s0 + top) * P.s_stride;
+        }
+        int rs = top % R;
+        for (int j = top; j >= lo; --j) {
+          SB_FLEX_UNROLL
+          for (int k = 0; k < kGroup; ++k) {
+            a[k] = anticausal_step(a[k], ring[rs * ncols + col[k]]);
+            if (j < hi && valid[k]) P.dst[at[k]] = a[k];
+            at[k] -= P.s_stride;
+          }
+          rs = rs == 0 ? R - 1 : rs - 1;
         }
       }
     }
@@ -390,24 +468,25 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
     }
     blk.sync();
 
+    const bool in_plane = (P.profile_skip & 1) == 0, streaming = (P.profile_skip & 2) == 0;
     switch (P.kind) {
       case TileKind::rows:
-        filter_row_segments<C>(blk, P, np, fp, g);
+        if (in_plane) filter_row_segments<C>(blk, P, np, fp, g);
         blk.sync();
-        write_rows<C>(blk, P, T, t0, np, g);
+        if (streaming) write_rows<C>(blk, P, T, t0, np, g);
         break;
       case TileKind::stream_x:
-        filter_row_segments<C>(blk, P, np, fp, g);
+        if (in_plane) filter_row_segments<C>(blk, P, np, fp, g);
         blk.sync();
         break;
       case TileKind::stream_yx:
-        filter_plane_patch<C>(blk, P, np, fp);
+        if (in_plane) filter_plane_patch<C>(blk, P, np, fp);
         blk.sync();
         break;
       case TileKind::stream_only:
         break;
     }
-    if (stream) {
+    if (stream && streaming) {
       const std::int64_t e = t0 + np;  // planes known after this sub-block
       const std::int64_t outputs = T.s1 - T.s0;
       const std::int64_t emit_end = e - 2 * kHalo < outputs ? e - 2 * kHalo : outputs;

@@ -6,7 +6,10 @@
 #
 # Usage there:  tools/device/flex_checks.sh [out-dir]     (default: $OUT, else ./flex-checks)
 # Environment:
-#   STEPS       any of: build tests bench sanitize (default: all four)
+#   STEPS       any of: build tests bench sanitize profile (default: all but profile)
+#   PROFILE_CASE  benchmark case that `profile` runs under ncu (default 3d_256): the
+#               first launches of flex_kernel and fixed_kernel, full metric set, details
+#               and per-source-line counters as text
 #   BIN_DIR     folder holding test_gpu_flex and bench_gpu_prefilter built elsewhere
 #               (used when they run here; otherwise they are built in BUILD_DIR)
 #   BUILD_DIR   build folder (default build-device)
@@ -73,6 +76,20 @@ if has sanitize; then
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$out/$tool.log"
     [[ $rc -eq 0 ]] || { echo "$tool failed (rc=$rc)"; grep -m 20 -E "=========" "$out/$tool.log"; status=1; }
   done
+fi
+
+if has profile; then
+  step "ncu"
+  ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+  timeout -k 5 "${TIMEOUT_PROFILE:-200}" "$ncu" --kernel-name regex:"flex_kernel|fixed_kernel" --launch-count 4 \
+    --set full --import-source yes -f -o /tmp/flex_prof "$bin/bench_gpu_prefilter" --case "${PROFILE_CASE:-3d_256}" \
+    --reps 3 --no-verify --out /tmp/prof.json > /tmp/ncu_run.log 2>&1 || { echo "ncu failed"; tail -5 /tmp/ncu_run.log; }
+  "$ncu" -i /tmp/flex_prof.ncu-rep --page details > "$out/ncu_details.txt" 2>&1
+  "$ncu" -i /tmp/flex_prof.ncu-rep --page source --csv --print-source cuda --kernel-name regex:flex_kernel \
+    --launch-count 1 > "$out/ncu_source_flex.csv" 2>&1
+  "$ncu" -i /tmp/flex_prof.ncu-rep --page source --csv --print-source cuda --kernel-name regex:fixed_kernel \
+    --launch-skip 1 --launch-count 1 > "$out/ncu_source_fixed.csv" 2>&1
+  grep -E "Duration|Achieved Occupancy|Registers Per|Compute \(SM\) Throughput|Memory Throughput|Executed Ipc A" "$out/ncu_details.txt" | head -40
 fi
 
 step "done (status $status)"
