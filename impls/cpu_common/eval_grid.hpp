@@ -36,10 +36,8 @@ inline constexpr float kVectorCoordLimit = 4194304.0f;  // 2^22
 void evaluate_point_scalar(const EvalGrid& grid, const float* coeffs, const float* x, float* out);
 
 // Kernel signature shared by every CPU SIMD variant: evaluates queries [q0, q1) of
-// the (D, n) axis-major `coords` on one field's coefficients. Query q's values go to
-// out[(scatter ? scatter[q] : q) * channels + ch] (scatter undoes a reordering).
+// the (D, n) axis-major `coords` on one field's coefficients; out is [n][channels].
 using EvalRangeFn = void (*)(const EvalGrid& grid, const float* coeffs, const float* coords,
-                             std::int64_t n, std::int64_t q0, std::int64_t q1, float* out,
-                             const std::int32_t* scatter);
+                             std::int64_t n, std::int64_t q0, std::int64_t q1, float* out);
 
 }  // namespace splinebench::cpu

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <vector>
 #include <limits>
 
 namespace splinebench::cpu {
@@ -36,10 +37,13 @@ BinPlan plan_bins(const GridShape& shape, std::int64_t queries) {
 void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coords, std::int64_t n, int threads,
                  BinnedQueries& out) {
   const int D = shape.dims;
-  out.order.resize(static_cast<std::size_t>(n));
+  const std::int64_t R = D <= 4 ? 4 : 8;  // record size in floats
   out.coords.resize(static_cast<std::size_t>(D * n));
+  out.rank.resize(static_cast<std::size_t>(n));
   out.key.resize(static_cast<std::size_t>(n));
+  out.records.resize(static_cast<std::size_t>(R * n));
   std::int32_t* key = out.key.data();
+  float* records = out.records.data();
   const std::int64_t bins = plan.bins;
   const float inv_cells = 1.0f / static_cast<float>(plan.cells);
   threads = std::max(1, threads);
@@ -70,7 +74,7 @@ void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coord
 #pragma omp single
     {
       // Exclusive prefix over (bin, thread): thread t's queries of bin b follow those
-      // of threads < t, so the sort is stable.
+      // of threads < t, so the sort is stable and independent of the thread count.
       std::int64_t pos = 0;
       for (std::int64_t b = 0; b < bins; ++b)
         for (int u = 0; u < nt; ++u) {
@@ -82,9 +86,31 @@ void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coord
     }
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t i = hist[key[q]]++;
-      out.order[i] = static_cast<std::int32_t>(q);
-      for (int d = 0; d < D; ++d) out.coords.data()[d * n + i] = coords[d * n + q];
+      out.rank[q] = static_cast<std::int32_t>(i);
+      float rec[8] = {};
+      for (int d = 0; d < D; ++d) rec[d] = coords[d * n + q];
+      // Fixed-size copies: one or two vector stores, not a library call per query.
+      float* dst = records + i * R;
+      if (R == 4) {
+        for (int j = 0; j < 4; ++j) dst[j] = rec[j];
+      } else {
+        for (int j = 0; j < 8; ++j) dst[j] = rec[j];
+      }
     }
+#pragma omp barrier
+    // Records back to the (D, n) layout the kernels read, sequentially.
+    for (std::int64_t i = q0; i < q1; ++i)
+      for (int d = 0; d < D; ++d) out.coords.data()[d * n + i] = records[i * R + d];
+  }
+}
+
+void unpermute(const std::vector<std::int32_t>& rank, std::int64_t n, int channels, const float* sorted, float* out,
+               int threads) {
+  const int C = channels;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+  for (std::int64_t q = 0; q < n; ++q) {
+    const float* src = sorted + static_cast<std::int64_t>(rank[q]) * C;
+    for (int ch = 0; ch < C; ++ch) out[q * C + ch] = src[ch];
   }
 }
 

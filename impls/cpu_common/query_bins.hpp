@@ -33,12 +33,20 @@ struct BinPlan {
 BinPlan plan_bins(const GridShape& shape, std::int64_t queries);
 
 struct BinnedQueries {
-  std::vector<std::int32_t> order;  // order[i] = original index of the i-th sorted query
-  AlignedFloats coords;             // (D, n) axis-major, in sorted order
-  std::vector<std::int32_t> key;    // scratch: bin of each query
+  AlignedFloats coords;              // (D, n) axis-major, in bin order
+  std::vector<std::int32_t> rank;    // rank[q] = position of query q in bin order
+  // Scratch reused between calls: each query's bin, and the queries as records of
+  // 4 or 8 floats (one store per query while sorting, instead of D scattered ones).
+  std::vector<std::int32_t> key;
+  AlignedFloats records;
+  AlignedFloats values;              // sorted-order values, before unpermute()
 };
 
 void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coords, std::int64_t n, int threads,
                  BinnedQueries& out);
+
+// out[q * channels + ch] = sorted[rank[q] * channels + ch] for q < n (parallel).
+void unpermute(const std::vector<std::int32_t>& rank, std::int64_t n, int channels, const float* sorted, float* out,
+               int threads);
 
 }  // namespace splinebench::cpu

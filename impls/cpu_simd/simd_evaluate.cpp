@@ -310,62 +310,47 @@ HWY_INLINE void EvaluateVector(const EvalGrid& grid, const float* HWY_RESTRICT c
 
 template <int D, int C>
 void EvaluateRangeDC(const EvalGrid& grid, const float* HWY_RESTRICT coeffs, const float* HWY_RESTRICT coords,
-                     std::int64_t n, std::int64_t q0, std::int64_t q1, float* HWY_RESTRICT out,
-                     const std::int32_t* HWY_RESTRICT scatter) {
+                     std::int64_t n, std::int64_t q0, std::int64_t q1, float* HWY_RESTRICT out) {
   const DF df;
   const std::int64_t NL = static_cast<std::int64_t>(hn::Lanes(df));
   const float* x[D];
-  HWY_ALIGN float ot[kMaxLanes * C];
-  // Values of queries [q, q + count) from ot to their places in out.
-  auto scatter_out = [&](std::int64_t q, std::int64_t count) {
-    for (std::int64_t i = 0; i < count; ++i)
-      for (int ch = 0; ch < C; ++ch) out[static_cast<std::int64_t>(scatter[q + i]) * C + ch] = ot[i * C + ch];
-  };
   std::int64_t q = q0;
   for (; q + NL <= q1; q += NL) {
     for (int d = 0; d < D; ++d) x[d] = coords + d * n + q;
-    if (scatter == nullptr) {
-      EvaluateVector<D, C>(grid, coeffs, x, out + q * C);
-    } else {
-      EvaluateVector<D, C>(grid, coeffs, x, ot);
-      scatter_out(q, NL);
-    }
+    EvaluateVector<D, C>(grid, coeffs, x, out + q * C);
   }
   if (q == q1) return;
   // Tail: pad the coordinates with 0 (a valid point) and keep only the real lanes.
   HWY_ALIGN float xt[D][kMaxLanes];
+  HWY_ALIGN float ot[kMaxLanes * C];
   const std::int64_t rest = q1 - q;
   for (int d = 0; d < D; ++d) {
     for (std::int64_t i = 0; i < NL; ++i) xt[d][i] = i < rest ? coords[d * n + q + i] : 0.0f;
     x[d] = xt[d];
   }
   EvaluateVector<D, C>(grid, coeffs, x, ot);
-  if (scatter == nullptr) {
-    std::copy(ot, ot + rest * C, out + q * C);
-  } else {
-    scatter_out(q, rest);
-  }
+  std::copy(ot, ot + rest * C, out + q * C);
 }
 
 template <int D>
 void EvaluateRangeD(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                    std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
+                    std::int64_t q0, std::int64_t q1, float* out) {
   switch (grid.channels) {
-    case 1: return EvaluateRangeDC<D, 1>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 2: return EvaluateRangeDC<D, 2>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 4: return EvaluateRangeDC<D, 4>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 1: return EvaluateRangeDC<D, 1>(grid, coeffs, coords, n, q0, q1, out);
+    case 2: return EvaluateRangeDC<D, 2>(grid, coeffs, coords, n, q0, q1, out);
+    case 4: return EvaluateRangeDC<D, 4>(grid, coeffs, coords, n, q0, q1, out);
   }
 }
 
 void EvaluateRange(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                   std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
+                   std::int64_t q0, std::int64_t q1, float* out) {
   switch (grid.dims) {
-    case 1: return EvaluateRangeD<1>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 2: return EvaluateRangeD<2>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 3: return EvaluateRangeD<3>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 4: return EvaluateRangeD<4>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 5: return EvaluateRangeD<5>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 6: return EvaluateRangeD<6>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 1: return EvaluateRangeD<1>(grid, coeffs, coords, n, q0, q1, out);
+    case 2: return EvaluateRangeD<2>(grid, coeffs, coords, n, q0, q1, out);
+    case 3: return EvaluateRangeD<3>(grid, coeffs, coords, n, q0, q1, out);
+    case 4: return EvaluateRangeD<4>(grid, coeffs, coords, n, q0, q1, out);
+    case 5: return EvaluateRangeD<5>(grid, coeffs, coords, n, q0, q1, out);
+    case 6: return EvaluateRangeD<6>(grid, coeffs, coords, n, q0, q1, out);
   }
 }
 
@@ -384,8 +369,8 @@ HWY_EXPORT(TargetId);
 
 namespace {
 void evaluate_range(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                    std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
-  HWY_DYNAMIC_DISPATCH(EvaluateRange)(grid, coeffs, coords, n, q0, q1, out, scatter);
+                    std::int64_t q0, std::int64_t q1, float* out) {
+  HWY_DYNAMIC_DISPATCH(EvaluateRange)(grid, coeffs, coords, n, q0, q1, out);
 }
 }  // namespace
 

@@ -189,58 +189,45 @@ inline void evaluate4(const EvalGrid& grid, const float* coeffs, const float* co
 
 template <int D, int C>
 void evaluate_range_dc(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                       std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
+                       std::int64_t q0, std::int64_t q1, float* out) {
   const float* x[D];
-  alignas(16) float ot[4 * C];
-  auto scatter_out = [&](std::int64_t q, std::int64_t count) {
-    for (std::int64_t i = 0; i < count; ++i)
-      for (int ch = 0; ch < C; ++ch) out[static_cast<std::int64_t>(scatter[q + i]) * C + ch] = ot[i * C + ch];
-  };
   std::int64_t q = q0;
   for (; q + 4 <= q1; q += 4) {
     for (int d = 0; d < D; ++d) x[d] = coords + d * n + q;
-    if (scatter == nullptr) {
-      evaluate4<D, C>(grid, coeffs, x, out + q * C);
-    } else {
-      evaluate4<D, C>(grid, coeffs, x, ot);
-      scatter_out(q, 4);
-    }
+    evaluate4<D, C>(grid, coeffs, x, out + q * C);
   }
   if (q == q1) return;
   // Tail: pad with coordinate 0 (a valid point), keep only the real queries.
   alignas(16) float xt[D][4];
+  alignas(16) float ot[4 * C];
   const std::int64_t rest = q1 - q;
   for (int d = 0; d < D; ++d) {
     for (std::int64_t i = 0; i < 4; ++i) xt[d][i] = i < rest ? coords[d * n + q + i] : 0.0f;
     x[d] = xt[d];
   }
   evaluate4<D, C>(grid, coeffs, x, ot);
-  if (scatter == nullptr) {
-    std::copy(ot, ot + rest * C, out + q * C);
-  } else {
-    scatter_out(q, rest);
-  }
+  std::copy(ot, ot + rest * C, out + q * C);
 }
 
 template <int D>
 void evaluate_range_d(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                      std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
+                      std::int64_t q0, std::int64_t q1, float* out) {
   switch (grid.channels) {
-    case 1: return evaluate_range_dc<D, 1>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 2: return evaluate_range_dc<D, 2>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 4: return evaluate_range_dc<D, 4>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 1: return evaluate_range_dc<D, 1>(grid, coeffs, coords, n, q0, q1, out);
+    case 2: return evaluate_range_dc<D, 2>(grid, coeffs, coords, n, q0, q1, out);
+    case 4: return evaluate_range_dc<D, 4>(grid, coeffs, coords, n, q0, q1, out);
   }
 }
 
 void evaluate_range(const EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n,
-                    std::int64_t q0, std::int64_t q1, float* out, const std::int32_t* scatter) {
+                    std::int64_t q0, std::int64_t q1, float* out) {
   switch (grid.dims) {
-    case 1: return evaluate_range_d<1>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 2: return evaluate_range_d<2>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 3: return evaluate_range_d<3>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 4: return evaluate_range_d<4>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 5: return evaluate_range_d<5>(grid, coeffs, coords, n, q0, q1, out, scatter);
-    case 6: return evaluate_range_d<6>(grid, coeffs, coords, n, q0, q1, out, scatter);
+    case 1: return evaluate_range_d<1>(grid, coeffs, coords, n, q0, q1, out);
+    case 2: return evaluate_range_d<2>(grid, coeffs, coords, n, q0, q1, out);
+    case 3: return evaluate_range_d<3>(grid, coeffs, coords, n, q0, q1, out);
+    case 4: return evaluate_range_d<4>(grid, coeffs, coords, n, q0, q1, out);
+    case 5: return evaluate_range_d<5>(grid, coeffs, coords, n, q0, q1, out);
+    case 6: return evaluate_range_d<6>(grid, coeffs, coords, n, q0, q1, out);
   }
 }
 
