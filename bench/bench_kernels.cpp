@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -83,11 +84,32 @@ ImplementationPtr make_configured(const std::string& name, int threads) {
   return impl;
 }
 
+// Inputs are generated once per shape and reused: Google Benchmark calls a benchmark
+// function once per repetition, and generating 2^24 random samples each time would
+// dominate a short run.
+const std::vector<float>& cached_field(const GridShape& shape, std::uint64_t seed) {
+  static std::map<std::string, std::vector<float>> cache;
+  const std::string key = shape.to_string() + "/C" + std::to_string(shape.channels) + "/" + std::to_string(seed);
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, datasets::make_field(datasets::FieldKind::noise, shape, 1, seed)).first;
+  return it->second;
+}
+
+const std::vector<float>& cached_queries(const GridShape& shape, std::int64_t n, std::uint64_t seed) {
+  static std::map<std::string, std::vector<float>> cache;
+  const std::string key = shape.to_string() + "/q" + std::to_string(n) + "/" + std::to_string(seed);
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, datasets::make_queries(datasets::QueryPattern::uniform, shape, n, seed)).first;
+  return it->second;
+}
+
 // Reconstruction: prepare once (prefiltered noise, never zeros), then time evaluate().
 void bench_evaluate(benchmark::State& state, std::string name, int threads, GridShape shape, std::int64_t queries) {
   ImplementationPtr impl = make_configured(name, threads);
-  const std::vector<float> field = datasets::make_field(datasets::FieldKind::noise, shape, 1, 11);
-  const std::vector<float> coords = datasets::make_queries(datasets::QueryPattern::uniform, shape, queries, 12);
+  const std::vector<float>& field = cached_field(shape, 11);
+  const std::vector<float>& coords = cached_queries(shape, queries, 12);
   std::vector<float> values(static_cast<std::size_t>(queries * shape.channels));
   PhaseTimes times;
   impl->prepare(shape, 1, field.data(), Mode::mirror, true, times);
@@ -111,7 +133,7 @@ void bench_evaluate(benchmark::State& state, std::string name, int threads, Grid
 // counters (seconds per iteration).
 void bench_prefilter(benchmark::State& state, std::string name, int threads, GridShape shape) {
   ImplementationPtr impl = make_configured(name, threads);
-  const std::vector<float> field = datasets::make_field(datasets::FieldKind::noise, shape, 1, 13);
+  const std::vector<float>& field = cached_field(shape, 13);
   std::vector<double> axis_seconds(static_cast<std::size_t>(shape.dims), 0.0);
   for (auto _ : state) {
     PhaseTimes times;
