@@ -29,7 +29,7 @@ inline constexpr int kHalo = 16;
 // Outputs per work item of the contiguous-axis filter of long rows.
 inline constexpr int kSegment = 32;
 // Threads per block of every kernel.
-inline constexpr int kThreads = 256;
+inline constexpr int kThreads = 512;
 // Passes of one launch: the fused pass of the last three axes plus one per outer axis.
 inline constexpr int kMaxPasses = 4;
 

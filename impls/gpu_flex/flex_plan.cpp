@@ -125,9 +125,12 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
   P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
   P.x_tiles = ceil_div(P.nx, P.sx);
   P.ncols = P.sx * C;
-  P.p = tun.stream_p;
-  segment_smem(P, C);
-  stream_smem(P, P.smem.total);
+  // The most planes per sub-block (at most stream_p) whose buffers fit.
+  for (P.p = tun.stream_p;; --P.p) {
+    segment_smem(P, C);
+    stream_smem(P, P.smem.total);
+    if (P.p == 1 || static_cast<std::int64_t>(P.smem.total) * 4 <= lim.smem_bytes) break;
+  }
   finish_stream(P, P.x_tiles, lim, tun);
   return P;
 }
@@ -200,12 +203,14 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
   P.w = static_cast<std::int32_t>(std::min<std::int64_t>(P.inner, tun.chunk_width));
   P.w_tiles = ceil_div(P.inner, P.w);
   P.ncols = P.w;
-  P.p = tun.stream_p;
   SmemLayout& L = P.smem;
   L.fp_plane = P.w;
   L.fp[0] = 0;
-  L.fp[1] = P.p * P.w;
-  stream_smem(P, 2 * P.p * P.w);
+  for (P.p = tun.stream_p;; --P.p) {
+    L.fp[1] = P.p * P.w;
+    stream_smem(P, 2 * P.p * P.w);
+    if (P.p == 1 || static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) break;
+  }
   finish_stream(P, P.w_tiles, lim, tun);
   return P;
 }

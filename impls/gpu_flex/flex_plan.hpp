@@ -20,10 +20,10 @@ enum class Variant { flexible, fixed };
 
 // Knobs of the planner; the defaults are what gpu_flex uses.
 struct Tuning {
-  int rows_items = kThreads;      // rows: contiguous-axis work items per sub-block (sets p)
-  int stream_p = 8;               // stream_x / stream_only: planes per sub-block
+  int rows_items = 256;           // rows: contiguous-axis work items per sub-block (sets p)
+  int stream_p = 16;              // stream_x / stream_only: planes per sub-block (at most)
   int plane_p = 0;                // stream_yx: planes per sub-block (0: largest that fits)
-  int chunk_width = 512;          // stream_only: columns per tile
+  int chunk_width = 1024;         // stream_only: columns per tile
   std::int64_t s_range = 0;       // > 0: outputs per tile along every stream axis
   // Profiling only (results are wrong): phases the tiles skip, to attribute time.
   // Bit 0: in-plane filters, bit 1: the stream filter (and its writes).

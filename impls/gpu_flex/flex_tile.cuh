@@ -177,8 +177,16 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
           const std::int64_t y = fold(mode, T.y0 - kHalo + r, P.ny);
           const float* src = P.src + T.base + s * P.s_stride + y * P.y_stride;
           float* dst = fp + p * L.fp_plane + r * L.fp_row;
-          if (C == 1 && xs >= 0 && xs + FX <= P.nx && (reinterpret_cast<std::uintptr_t>(src + xs) & 15u) == 0) {
-            for (int k = q; k < FX / 4; k += 16) copy16_to_shared(dst + 4 * k, src + xs + 4 * k);
+          if (C == 1 && (reinterpret_cast<std::uintptr_t>(src + xs) & 15u) == 0) {
+            // 16-byte chunks where they lie inside the axis, folded values elsewhere.
+            for (int k = q; k < FX / 4; k += 16) {
+              const std::int64_t x = xs + 4 * k;
+              if (x >= 0 && x + 4 <= P.nx) {
+                copy16_to_shared(dst + 4 * k, src + x);
+              } else {
+                for (int e = 0; e < 4; ++e) copy_to_shared(dst + 4 * k + e, src + fold(mode, x + e, P.nx));
+              }
+            }
           } else {
             for (int v = q; v < FX * C; v += 16) {
               const int i = v / C, ch = v - (v / C) * C;
@@ -206,10 +214,12 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
             src = P.src + T.base + s * P.s_stride;
           }
           float* dst = fp + p * L.fp_plane;
-          for (int v = lane; v < fx * C; v += 32) {
-            const int i = v / C, ch = v - (v / C) * C;
-            const std::int64_t x = fold(mode, x0 - kHalo + i, P.nx);
-            copy_to_shared(dst + ch * L.fp_chan + skew(i), src + x * C + ch);
+          // One sample (C values) per lane and step: one fold per sample.
+          for (int i = lane; i < fx; i += 32) {
+            const float* from = src + fold(mode, x0 - kHalo + i, P.nx) * C;
+            float* to = dst + skew(i);
+            SB_FLEX_UNROLL
+            for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * L.fp_chan, from + ch);
           }
         }
         break;
@@ -348,7 +358,7 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
 // Each thread carries kGroup columns side by side (independent chains for the
 // scheduler); column g of a thread's group is base + g * threads, so every g is a
 // coalesced row of the block's columns.
-inline constexpr int kGroup = 4;
+inline constexpr int kGroup = 2;
 
 template <int C, class Block>
 SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
