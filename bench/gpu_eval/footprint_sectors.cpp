@@ -8,7 +8,7 @@
 namespace splinebench::bench {
 
 double mean_sectors_per_query(const GridShape& shape, Mode mode, const std::vector<float>& coords, std::int64_t n,
-                              std::int64_t sample, bool window8) {
+                              std::int64_t sample) {
   const int D = shape.dims;
   const int m = static_cast<int>(mode);
   sample = std::min(sample, n);
@@ -25,19 +25,11 @@ double mean_sectors_per_query(const GridShape& shape, Mode mode, const std::vect
       for (int t = 0; t < 4; ++t) index[d][t] = bspline::fold_index(m, cell + t - 1, len);
     }
     sectors.clear();
-    const std::int64_t last_n = shape.extent[D - 1];
-    const bool window = window8 && shape.channels == 1 && index[D - 1][0] + 3 == index[D - 1][3] &&
-                        index[D - 1][0] + 3 < last_n;
     int tap[kMaxDims] = {0, 0, 0, 0, 0, 0};
     while (true) {
       std::int64_t offset = 0;
       for (int d = 0; d < D; ++d) offset += index[d][tap[d]] * shape.stride(d);
-      if (window && tap[D - 1] == 0) {  // the aligned 8-float window of this row
-        const std::int64_t start = offset & ~std::int64_t{3};
-        for (std::int64_t e = 0; e < 8; ++e) sectors.push_back((start + e) * 4 / 32);
-      } else if (!window) {
-        for (int c = 0; c < shape.channels; ++c) sectors.push_back((offset + c) * 4 / 32);
-      }
+      for (int c = 0; c < shape.channels; ++c) sectors.push_back((offset + c) * 4 / 32);
       int d = D - 1;
       while (d >= 0 && ++tap[d] == 4) tap[d--] = 0;
       if (d < 0) break;

@@ -11,11 +11,8 @@
 namespace splinebench::bench {
 
 // Mean distinct 32-byte sectors per query over `sample` queries of `coords` (D, n),
-// taps folded by `mode` (the field is assumed to start on a sector boundary). With
-// `window8`, a row of 4 taps along the last axis counts as the 16-byte aligned
-// 8-float window holding it (what evaluate_global's two-lane kernel loads) whenever
-// its taps need no folding.
+// taps folded by `mode` (the field is assumed to start on a sector boundary).
 double mean_sectors_per_query(const GridShape& shape, Mode mode, const std::vector<float>& coords, std::int64_t n,
-                              std::int64_t sample, bool window8 = false);
+                              std::int64_t sample);
 
 }  // namespace splinebench::bench

@@ -4,9 +4,9 @@
 //              and the same queries sorted by grid cell; evaluate kernel only (CUDA
 //              events), hot (repeated) and cold (L2 flushed before each run);
 //              accuracy vs the double oracle on a subset; sector traffic per query;
-//              gpu_texture_binned (binning included) and gpu_naive's one-lane kernel
-//              reported as separate rows; the random case again under each L2 fetch
-//              granularity (32/64/128 bytes, restored afterwards).
+//              gpu_texture_binned (binning included) reported as its own rows; the
+//              random case again under each L2 fetch granularity (32/64/128 bytes,
+//              restored afterwards).
 //   grid_sweep 3-D random queries on grids from 64^3 to 256^3 (L2-resident or not).
 //   thesis4d   the thesis' 4-D rows (16^4/16^4, 32^4/32^4, 64^4/64^4, 64^4/64^3, 64^4/64^2).
 //   prefilter  gpu_naive's step prefilter of 512^3 f32, per axis, next to a
@@ -45,7 +45,6 @@
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_naive/evaluate_global.hpp"
-#include "gpu_naive/evaluate_global_variants.hpp"
 #include "gpu_naive/event_chain.hpp"
 #include "gpu_naive/prefilter_step.hpp"
 #include "gpu_texture/query_binner.hpp"
@@ -216,17 +215,12 @@ std::vector<std::pair<std::string, Evaluate>> evaluators(Prepared& p, gpu::Query
   list.emplace_back("gpu_naive", [&p, stream](const float* c, std::int64_t m, float* o) {
     gpu::evaluate_global(p.shape, 1, p.mode, p.d_coeffs.data(), c, m, o, stream);
   });
-  if (all)
-    list.emplace_back("gpu_naive_one_lane", [&p, stream](const float* c, std::int64_t m, float* o) {
-      gpu::evaluate_global_variant(p.shape, 1, p.mode, p.d_coeffs.data(), c, m, o, stream,
-                                   gpu::GlobalEvalVariant::one_lane);
-    });
   list.emplace_back("gpu_texture",
                     [&p, stream](const float* c, std::int64_t m, float* o) { p.texture.evaluate(c, m, o, stream); });
   if (all)
     list.emplace_back("gpu_texture_binned", [&p, &binner, stream](const float* c, std::int64_t m, float* o) {
       binner.bin(p.shape, c, m, stream);
-      p.texture.evaluate_permuted(c, binner.order(), m, o, stream);
+      p.texture.evaluate_records(binner.records(), m, o, stream);
     });
   return list;
 }
@@ -238,11 +232,8 @@ json run_eval_cases(const Config& cfg, Prepared& p, const std::vector<std::pair<
   gpu::QueryBinner binner;
   for (const auto& [pattern, coords] : patterns) {
     const auto d_coords = upload(coords, stream);
-    double sectors = 0, window_sectors = 0;
-    if (pattern == "uniform" && !cfg.profile) {
-      sectors = mean_sectors_per_query(p.shape, p.mode, coords, n, 200000);
-      window_sectors = mean_sectors_per_query(p.shape, p.mode, coords, n, 200000, true);
-    }
+    double sectors = 0;
+    if (pattern == "uniform" && !cfg.profile) sectors = mean_sectors_per_query(p.shape, p.mode, coords, n, 200000);
     for (const auto& [impl, fn] : evaluators(p, binner, stream, true)) {
       log("evaluate " + impl + " " + p.shape.to_string() + " " + pattern + " n=" + std::to_string(n));
       json r = time_evaluate(cfg, p, coords, d_coords, n, fn, flusher, stream, !cfg.profile);
@@ -257,23 +248,17 @@ json run_eval_cases(const Config& cfg, Prepared& p, const std::vector<std::pair<
       if (impl == "gpu_texture_binned") r["binning"] = {{"brick_edge_cells", 1 << binner.brick_shift()},
                                                           {"key_bits", binner.key_bits()},
                                                           {"note", "binning (keys + radix sort) inside the timed region"}};
-      if (sectors > 0 && impl.rfind("gpu_naive", 0) == 0 && !cfg.profile) {
+      if (sectors > 0 && impl == "gpu_naive" && !cfg.profile) {
         // Random queries share no sectors: each pulls its own footprint through L2.
-        const bool windowed = impl == "gpu_naive";
-        const double bytes = (windowed ? window_sectors : sectors) * 32.0;
-        const double used_sectors = windowed ? window_sectors : sectors;
+        const double bytes = sectors * 32.0;
         const double bound_s = static_cast<double>(n) * bytes / l2_bandwidth;
-        r["l2_traffic"] = {{"sectors_per_query", used_sectors},
-                           {"tap_sectors_per_query", sectors},
+        r["l2_traffic"] = {{"sectors_per_query", sectors},
                            {"bytes_per_query", bytes},
                            {"l2_read_bandwidth_Bps", l2_bandwidth},
                            {"l2_bound_s", bound_s},
                            {"bound_over_measured_hot", bound_s / r["evaluate_hot"]["median"].get<double>()},
-                           {"basis", windowed ? "distinct 32-byte sectors of the rows' aligned 8-float windows "
-                                                "(two-lane kernel) in the C-order layout, counted on the host for "
-                                                "200000 of these queries"
-                                              : "distinct 32-byte sectors of the 4^D taps in the C-order layout, "
-                                                "counted on the host for 200000 of these queries"}};
+                           {"basis", "distinct 32-byte sectors of the 4^D taps in the C-order layout, counted "
+                                     "on the host for 200000 of these queries"}};
       }
       cases.push_back(r);
     }

@@ -1,12 +1,10 @@
 // Host side of evaluate_global: parameter packing, kernel choice (D, C, index width)
 // and launches chunked by the 65535-block limit of grid.y over fields.
 #include <algorithm>
-#include <cstdint>
 #include <string>
 
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_naive/evaluate_global.hpp"
-#include "gpu_naive/evaluate_global_variants.hpp"
 #include "gpu_naive/evaluate_global_kernel.cuh"
 #include "splinebench/error.hpp"
 
@@ -29,19 +27,6 @@ Kernel pick_channels(int channels) {
 }
 
 template <typename Index>
-Kernel pick_pairs(int dims) {
-  switch (dims) {
-    case 1: return &detail::evaluate_global_pairs_kernel<1, Index>;
-    case 2: return &detail::evaluate_global_pairs_kernel<2, Index>;
-    case 3: return &detail::evaluate_global_pairs_kernel<3, Index>;
-    case 4: return &detail::evaluate_global_pairs_kernel<4, Index>;
-    case 5: return &detail::evaluate_global_pairs_kernel<5, Index>;
-    case 6: return &detail::evaluate_global_pairs_kernel<6, Index>;
-  }
-  return nullptr;
-}
-
-template <typename Index>
 Kernel pick(int dims, int channels) {
   switch (dims) {
     case 1: return pick_channels<1, Index>(channels);
@@ -58,12 +43,6 @@ Kernel pick(int dims, int channels) {
 
 void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
                      const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) {
-  evaluate_global_variant(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream, GlobalEvalVariant::best);
-}
-
-void evaluate_global_variant(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
-                             const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream,
-                             GlobalEvalVariant variant) {
   shape.validate();
   if (fields < 1) throw Error("evaluate_global: fields must be >= 1");
   if (n < 0) throw Error("evaluate_global: negative query count");
@@ -72,6 +51,7 @@ void evaluate_global_variant(const GridShape& shape, std::int64_t fields, Mode m
     if (shape.extent[d] >= detail::kMaxAxisLength)
       throw Unsupported("evaluate_global: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
+  if ((n + kBlock - 1) / kBlock > 0x7fffffff) throw Unsupported("evaluate_global: too many queries for one launch");
 
   detail::GlobalEvalParams p{};
   p.coeffs = d_coeffs;
@@ -85,22 +65,13 @@ void evaluate_global_variant(const GridShape& shape, std::int64_t fields, Mode m
     p.period[d] = detail::axis_period(p.mode, p.extent[d]);
     p.stride[d] = shape.stride(d);
   }
-  p.end = d_coeffs + fields * shape.values();
   // 32-bit offsets whenever one field's offsets fit: cheaper address arithmetic.
   const bool narrow = shape.values() < (std::int64_t{1} << 31);
-  // One channel on 16-byte aligned coefficients: two lanes per query (see the kernel).
-  const bool pairs = variant != GlobalEvalVariant::one_lane && shape.channels == 1 &&
-                     reinterpret_cast<std::uintptr_t>(d_coeffs) % 16 == 0;
-  Kernel kernel = nullptr;
-  if (pairs)
-    kernel = narrow ? pick_pairs<std::int32_t>(shape.dims) : pick_pairs<std::int64_t>(shape.dims);
-  else
-    kernel = narrow ? pick<std::int32_t>(shape.dims, shape.channels) : pick<std::int64_t>(shape.dims, shape.channels);
+  const Kernel kernel = narrow ? pick<std::int32_t>(shape.dims, shape.channels)
+                               : pick<std::int64_t>(shape.dims, shape.channels);
   if (!kernel) throw Error("evaluate_global: channels must be 1, 2 or 4, got " + std::to_string(shape.channels));
 
-  const std::int64_t threads = pairs ? 2 * n : n;
-  if ((threads + kBlock - 1) / kBlock > 0x7fffffff) throw Unsupported("evaluate_global: too many queries for one launch");
-  const unsigned blocks = static_cast<unsigned>((threads + kBlock - 1) / kBlock);
+  const unsigned blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
   for (std::int64_t first = 0; first < fields; first += kMaxGridY) {
     p.field_offset = first;
     const unsigned chunk = static_cast<unsigned>(std::min(kMaxGridY, fields - first));

@@ -15,8 +15,9 @@
 // reached by the alternating pattern), which is valid but loose for large D.
 //
 // `gpu_texture_binned` is the same implementation with a query-reordering evaluation:
-// queries are binned by brick of grid cells (QueryBinner: brick keys + CUB radix
-// sort), evaluated in that order, and each result written at its query's own index.
+// queries are sorted by brick of grid cells (QueryBinner: brick keys + CUB radix sort
+// of the coordinate records), evaluated in that order, and each result written at its
+// query's own index.
 // The binning runs inside the timed `evaluate` phase. A separate name, never a switch.
 #include <cmath>
 #include <sstream>
@@ -117,7 +118,7 @@ class GpuTexture final : public gpu::GpuPipeline {
   void evaluate_device(const float* d_coords, std::int64_t n, float* d_out) override {
     if (!binned_) return field_.evaluate(d_coords, n, d_out, stream());
     binner_.bin(shape(), d_coords, n, stream());
-    field_.evaluate_permuted(d_coords, binner_.order(), n, d_out, stream());
+    field_.evaluate_records(binner_.records(), n, d_out, stream());
   }
 
   void release_storage() override {

@@ -25,7 +25,7 @@ namespace splinebench::gpu::detail {
 struct TextureEvalParams {
   cudaTextureObject_t texture;
   const float* coords;
-  const std::uint32_t* order;  // Permuted kernels: thread i evaluates query order[i]
+  const std::uint32_t* records;  // Records kernels: n records {x_0..x_{D-1}, query index}
   float* out;
   std::int64_t n;             // queries
   std::int64_t field_offset;  // field of blockIdx.y == 0
@@ -111,29 +111,53 @@ __device__ __forceinline__ Vec<C> fetch_3d(cudaTextureObject_t t, float x, float
   return to_vec<C>(tex3D<Texel<C>>(t, x, y, z));
 }
 
-__device__ __forceinline__ bool load_query(const TextureEvalParams& p, int dims, std::int64_t q, float* x) {
-  bool finite = true;
-  for (int d = 0; d < dims; ++d) {
-    x[d] = __ldg(p.coords + d * p.n + q);
-    finite = finite && isfinite(x[d]);
+// Thread i's query: coordinates and the index its result goes to. Direct: query i
+// from the (D, n) coordinates. Records: record i of D + 1 words (the binned order).
+template <int D, bool Records>
+__device__ __forceinline__ bool load_query(const TextureEvalParams& p, std::int64_t i, std::int64_t& q,
+                                           float (&x)[D]) {
+  if constexpr (Records) {
+    const std::uint32_t* r = p.records + i * (D + 1);
+    std::uint32_t w[D + 1];
+    if constexpr (D + 1 == 4) {  // 16-byte records: one wide load
+      const uint4 v = __ldg(reinterpret_cast<const uint4*>(r));
+      w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
+    } else if constexpr (D + 1 == 2) {
+      const uint2 v = __ldg(reinterpret_cast<const uint2*>(r));
+      w[0] = v.x, w[1] = v.y;
+    } else {
+#pragma unroll
+      for (int k = 0; k <= D; ++k) w[k] = __ldg(r + k);
+    }
+#pragma unroll
+    for (int d = 0; d < D; ++d) x[d] = __uint_as_float(w[d]);
+    q = static_cast<std::int64_t>(w[D]);
+  } else {
+    q = i;
+#pragma unroll
+    for (int d = 0; d < D; ++d) x[d] = __ldg(p.coords + d * p.n + q);
   }
+  bool finite = true;
+#pragma unroll
+  for (int d = 0; d < D; ++d) finite = finite && isfinite(x[d]);
   return finite;
 }
 
-// Every kernel takes thread i to query i, or with Permuted to query order[i] (results
-// still land at the query's own index): evaluation in a cache-friendly order.
+// Every kernel takes thread i to query i, or with Records to the query of record i
+// (results still land at the query's own index): evaluation in a cache-friendly order.
 
 // D = 1: a 2-D array with one row per field; the row coordinate sits on the texel
 // centre, so its blend weight is exactly 0.
-template <int C, bool Permuted>
+template <int C, bool Records>
 __global__ void __launch_bounds__(256) texture_eval_1d(const TextureEvalParams p) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
-  const std::int64_t q = Permuted ? static_cast<std::int64_t>(__ldg(p.order + i)) : i;
   const std::int64_t field = p.field_offset + blockIdx.y;
-  float* out = p.out + (field * p.n + q) * C;
+  std::int64_t q;
   float x[1];
-  if (!load_query(p, 1, q, x)) return store<C>(out, Vec<C>::nan());
+  const bool finite = load_query<1, Records>(p, i, q, x);
+  float* out = p.out + (field * p.n + q) * C;
+  if (!finite) return store<C>(out, Vec<C>::nan());
   const AxisFetches ax = axis_fetches(x[0], p.mode, p.extent[0], p.period[0]);
   const float row = static_cast<float>(field) + 0.5f;
   Vec<C> acc = Vec<C>::zero();
@@ -143,15 +167,16 @@ __global__ void __launch_bounds__(256) texture_eval_1d(const TextureEvalParams p
 }
 
 // D = 2: a layered 2-D array, one layer per field.
-template <int C, bool Permuted>
+template <int C, bool Records>
 __global__ void __launch_bounds__(256) texture_eval_2d(const TextureEvalParams p) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
-  const std::int64_t q = Permuted ? static_cast<std::int64_t>(__ldg(p.order + i)) : i;
   const std::int64_t field = p.field_offset + blockIdx.y;
-  float* out = p.out + (field * p.n + q) * C;
+  std::int64_t q;
   float x[2];
-  if (!load_query(p, 2, q, x)) return store<C>(out, Vec<C>::nan());
+  const bool finite = load_query<2, Records>(p, i, q, x);
+  float* out = p.out + (field * p.n + q) * C;
+  if (!finite) return store<C>(out, Vec<C>::nan());
   const AxisFetches ay = axis_fetches(x[0], p.mode, p.extent[0], p.period[0]);  // rows: height
   const AxisFetches ax = axis_fetches(x[1], p.mode, p.extent[1], p.period[1]);  // last axis: width
   const int layer = static_cast<int>(field);
@@ -227,16 +252,17 @@ __device__ __forceinline__ Vec<C> outer_slabs(const TextureEvalParams& p, const 
 }
 
 // D >= 3: one 3-D array holding every slab (last three axes) of every field.
-template <int D, int C, bool Permuted>
+template <int D, int C, bool Records>
 __global__ void __launch_bounds__(256) texture_eval_3d(const TextureEvalParams p) {
   constexpr int O = D - 3;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
-  const std::int64_t q = Permuted ? static_cast<std::int64_t>(__ldg(p.order + i)) : i;
   const std::int64_t field = p.field_offset + blockIdx.y;
-  float* out = p.out + (field * p.n + q) * C;
+  std::int64_t q;
   float x[D];
-  if (!load_query(p, D, q, x)) return store<C>(out, Vec<C>::nan());
+  const bool finite = load_query<D, Records>(p, i, q, x);
+  float* out = p.out + (field * p.n + q) * C;
+  if (!finite) return store<C>(out, Vec<C>::nan());
   const AxisFetches az = axis_fetches(x[O], p.mode, p.extent[O], p.period[O]);
   const AxisFetches ay = axis_fetches(x[O + 1], p.mode, p.extent[O + 1], p.period[O + 1]);
   const AxisFetches ax = axis_fetches(x[O + 2], p.mode, p.extent[O + 2], p.period[O + 2]);

@@ -167,25 +167,25 @@ cudaChannelFormatDesc channel_desc(int channels) {
 
 using Kernel = void (*)(detail::TextureEvalParams);
 
-template <int C, bool Permuted>
+template <int C, bool Records>
 Kernel pick_kernel(int dims) {
   switch (dims) {
-    case 1: return &detail::texture_eval_1d<C, Permuted>;
-    case 2: return &detail::texture_eval_2d<C, Permuted>;
-    case 3: return &detail::texture_eval_3d<3, C, Permuted>;
-    case 4: return &detail::texture_eval_3d<4, C, Permuted>;
-    case 5: return &detail::texture_eval_3d<5, C, Permuted>;
-    case 6: return &detail::texture_eval_3d<6, C, Permuted>;
+    case 1: return &detail::texture_eval_1d<C, Records>;
+    case 2: return &detail::texture_eval_2d<C, Records>;
+    case 3: return &detail::texture_eval_3d<3, C, Records>;
+    case 4: return &detail::texture_eval_3d<4, C, Records>;
+    case 5: return &detail::texture_eval_3d<5, C, Records>;
+    case 6: return &detail::texture_eval_3d<6, C, Records>;
   }
   return nullptr;
 }
 
-template <bool Permuted>
+template <bool Records>
 Kernel pick_kernel(int dims, int channels) {
   switch (channels) {
-    case 1: return pick_kernel<1, Permuted>(dims);
-    case 2: return pick_kernel<2, Permuted>(dims);
-    case 4: return pick_kernel<4, Permuted>(dims);
+    case 1: return pick_kernel<1, Records>(dims);
+    case 2: return pick_kernel<2, Records>(dims);
+    case 4: return pick_kernel<4, Records>(dims);
   }
   return nullptr;
 }
@@ -321,14 +321,14 @@ void TextureField::evaluate(const float* d_coords, std::int64_t n, float* d_out,
   launch(d_coords, nullptr, n, d_out, stream);
 }
 
-void TextureField::evaluate_permuted(const float* d_coords, const std::uint32_t* d_order, std::int64_t n,
-                                     float* d_out, cudaStream_t stream) const {
-  if (!d_order) throw Error("gpu_texture: evaluate_permuted needs an order");
-  if (n > (std::int64_t{1} << 32)) throw Unsupported("gpu_texture: a permuted batch holds at most 2^32 queries");
-  launch(d_coords, d_order, n, d_out, stream);
+void TextureField::evaluate_records(const std::uint32_t* d_records, std::int64_t n, float* d_out,
+                                    cudaStream_t stream) const {
+  if (!d_records) throw Error("gpu_texture: evaluate_records needs records");
+  if (n > (std::int64_t{1} << 32)) throw Unsupported("gpu_texture: records index at most 2^32 queries");
+  launch(nullptr, d_records, n, d_out, stream);
 }
 
-void TextureField::launch(const float* d_coords, const std::uint32_t* d_order, std::int64_t n, float* d_out,
+void TextureField::launch(const float* d_coords, const std::uint32_t* d_records, std::int64_t n, float* d_out,
                           cudaStream_t stream) const {
   if (!bound()) throw Error("gpu_texture: evaluate before bind");
   if (n < 0) throw Error("gpu_texture: negative query count");
@@ -338,7 +338,7 @@ void TextureField::launch(const float* d_coords, const std::uint32_t* d_order, s
   detail::TextureEvalParams p{};
   p.texture = texture_;
   p.coords = d_coords;
-  p.order = d_order;
+  p.records = d_records;
   p.out = d_out;
   p.n = n;
   p.mode = L.mode;
@@ -355,7 +355,7 @@ void TextureField::launch(const float* d_coords, const std::uint32_t* d_order, s
     p.slab_extent[a] = L.slab_extent[a];
     p.tiles[a] = L.tiles[a];
   }
-  const Kernel kernel = d_order ? pick_kernel<true>(L.dims, L.channels) : pick_kernel<false>(L.dims, L.channels);
+  const Kernel kernel = d_records ? pick_kernel<true>(L.dims, L.channels) : pick_kernel<false>(L.dims, L.channels);
   const unsigned blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
   for (std::int64_t first = 0; first < L.fields; first += kMaxGridY) {
     p.field_offset = first;

@@ -58,11 +58,11 @@ class TextureField {
   // [fields][n][channels], both device pointers. Enqueued on `stream`.
   void evaluate(const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) const;
 
-  // Same, but thread i evaluates query d_order[i] (a permutation of 0..n-1, device
-  // memory); each result still lands at its query's index. For evaluating in a
-  // cache-friendly order (QueryBinner) without moving the coordinates.
-  void evaluate_permuted(const float* d_coords, const std::uint32_t* d_order, std::int64_t n, float* d_out,
-                         cudaStream_t stream) const;
+  // Same, for n queries given as records of D + 1 32-bit words in device memory: the D
+  // coordinates (float bits), then the query's index in 0..n-1 (each index once). The
+  // result of record i goes to that index, so records sorted for locality (QueryBinner)
+  // give results in the caller's order.
+  void evaluate_records(const std::uint32_t* d_records, std::int64_t n, float* d_out, cudaStream_t stream) const;
 
   // Frees the array and the texture object (also done by the destructor and by bind).
   void release();
@@ -78,7 +78,7 @@ class TextureField {
   static double interp_error_factor(const GridShape& shape, std::int64_t fields, Mode mode);
 
  private:
-  void launch(const float* d_coords, const std::uint32_t* d_order, std::int64_t n, float* d_out,
+  void launch(const float* d_coords, const std::uint32_t* d_records, std::int64_t n, float* d_out,
               cudaStream_t stream) const;
 
   TextureLayout layout_{};

@@ -14,7 +14,6 @@
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_naive/evaluate_global.hpp"
-#include "gpu_naive/evaluate_global_variants.hpp"
 #include "gpu_naive/prefilter_step.hpp"
 #include "gpu_texture/texture_field.hpp"
 #include "reference/oracle_batch.hpp"
@@ -73,34 +72,30 @@ Problem make_problem(std::vector<std::int64_t> extents, int channels, std::int64
   return p;
 }
 
-// The public device API: step prefilter + evaluate_global (both kernel variants),
-// output poisoned on the device first; a query count that is not a multiple of the
-// block size; 3 fields whose rows are not 16-byte aligned; the coefficient pointer
-// offset by one sample (not 16-byte aligned either).
+// The public device API: step prefilter + evaluate_global, output poisoned on the
+// device first; a query count that is not a multiple of the block size; 3 fields; the
+// coefficient pointer also offset by one sample (C-aligned, as the layout promises,
+// but not 16-byte aligned).
 TEST(GpuApi, EvaluateGlobalWritesEveryElement) {
   SB_REQUIRE_CUDA_DEVICE();
   for (int channels : {1, 2})
-    for (auto variant : {gpu::GlobalEvalVariant::best, gpu::GlobalEvalVariant::one_lane})
-      for (int misalign : {0, 1}) {
-        const Problem p = make_problem({9, 14, 11}, channels, 3, Mode::half, 70001, 11);
-        // Offset by one sample: still C-aligned (the layout's promise), not 16-byte aligned.
-        DeviceBuffer<float> d_coeffs(p.samples.size() + 2);
-        float* coeffs = d_coeffs.data() + misalign * channels;
-        SB_CUDA_CHECK(cudaMemcpy(coeffs, p.samples.data(), p.samples.size() * sizeof(float), cudaMemcpyHostToDevice));
-        auto d_coords = to_device(p.coords);
-        DeviceBuffer<float> d_out(p.ref_values.size());
-        SB_CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
-        gpu::prefilter_step(p.shape, p.fields, p.mode, coeffs, nullptr);
-        gpu::evaluate_global_variant(p.shape, p.fields, p.mode, coeffs, d_coords.data(), p.n, d_out.data(), nullptr,
-                                     variant);
-        SB_CUDA_CHECK(cudaDeviceSynchronize());
-        const auto out = to_host(d_out);
-        const std::string what = "C=" + std::to_string(channels) + " variant " +
-                                 std::to_string(static_cast<int>(variant)) + " misalign " + std::to_string(misalign);
-        EXPECT_EQ(testing::nan_mismatches(out, p.ref_values), 0) << what;
-        const double tol = make_implementation("cpu_scalar")->tolerance(p.shape).interp_max_rel_to_maxf;
-        EXPECT_LE(testing::max_abs_diff(out, p.ref_values) / testing::max_abs(p.samples), tol) << what;
-      }
+    for (int misalign : {0, 1}) {
+      const Problem p = make_problem({9, 14, 11}, channels, 3, Mode::half, 70001, 11);
+      DeviceBuffer<float> d_coeffs(p.samples.size() + 2);
+      float* coeffs = d_coeffs.data() + misalign * channels;
+      SB_CUDA_CHECK(cudaMemcpy(coeffs, p.samples.data(), p.samples.size() * sizeof(float), cudaMemcpyHostToDevice));
+      auto d_coords = to_device(p.coords);
+      DeviceBuffer<float> d_out(p.ref_values.size());
+      SB_CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, d_out.bytes()));
+      gpu::prefilter_step(p.shape, p.fields, p.mode, coeffs, nullptr);
+      gpu::evaluate_global(p.shape, p.fields, p.mode, coeffs, d_coords.data(), p.n, d_out.data(), nullptr);
+      SB_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto out = to_host(d_out);
+      const std::string what = "C=" + std::to_string(channels) + " misalign " + std::to_string(misalign);
+      EXPECT_EQ(testing::nan_mismatches(out, p.ref_values), 0) << what;
+      const double tol = make_implementation("cpu_scalar")->tolerance(p.shape).interp_max_rel_to_maxf;
+      EXPECT_LE(testing::max_abs_diff(out, p.ref_values) / testing::max_abs(p.samples), tol) << what;
+    }
 }
 
 // TextureField on its own: bind, evaluate, bind another batch (2-D layered, 4
