@@ -151,8 +151,10 @@ def load_run(path: str | Path) -> Run:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip()) - 1
-        what = "truncated" if truncated else "not valid JSON"
+        # An error at the very end (or inside a string that never closes) is what
+        # an interrupted write leaves; anything else may be plain corruption.
+        truncated = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
+        what = "truncated" if truncated else "not valid JSON (truncated or corrupt?)"
         raise ResultsFormatError(
             f"{file}: {what} at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
     run = parse_results(doc, where=str(file))

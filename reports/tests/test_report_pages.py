@@ -1,0 +1,107 @@
+"""Plots and index.html built from the fixture runs: every figure and table is
+on the page, links are relative and resolve, the run context is at the top."""
+from __future__ import annotations
+
+import re
+import struct
+from html.parser import HTMLParser
+from pathlib import Path
+
+from reports.build import main as build_main
+
+FIGURE_STEMS = ("speedup_vs_batch_over_cpu_scalar", "speedup_vs_batch_over_cpu_simd",
+                "throughput_reconstruction_vs_grid", "throughput_prefilter_vs_grid",
+                "prefilter_time_per_axis", "accuracy_vs_dims")
+TABLE_KEYS = ("ruijters_table1", "ruijters_table2", "thesis_table1", "reconstruction_256", "accuracy",
+              "implementations")
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for key in ("href", "src"):
+            if key in attrs:
+                self.links.append(attrs[key])
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def _check_index(index: Path) -> str:
+    text = index.read_text(encoding="utf-8")
+    parser = _Links()
+    parser.feed(text)
+    for link in parser.links:
+        if link.startswith("#"):
+            assert link[1:] in parser.ids, f"dangling anchor {link}"
+            continue
+        assert not re.match(r"^[a-z]+:|^/", link), f"link is not relative: {link}"
+        assert (index.parent / link).exists(), f"broken link {link}"
+    for key in TABLE_KEYS:
+        assert f'id="{key}"' in text, f"table {key} not inline"
+    return text
+
+
+def test_cpu_only_report_has_every_table_and_figure(cpu_report):
+    text = _check_index(cpu_report)
+    head = text.split("<nav>")[0]
+    for expected in ("ci-cpu", "AMD EPYC 7B13", "0123456789abcdef", "2026-11-22T10:00:00Z", "quick"):
+        assert expected in head
+    plots = cpu_report.parent / "plots"
+    for stem in FIGURE_STEMS:
+        assert f'id="f-{stem}"' in text
+        png = plots / f"{stem}.png"
+        assert png.exists() and (plots / f"{stem}.svg").exists(), stem
+        width, height = _png_size(png)
+        assert width >= 800 and height >= 400
+    for kind in ("md", "tex", "html"):
+        assert (cpu_report.parent / "tables" / f"ruijters_table1.{kind}").exists()
+    assert (cpu_report.parent / "tables" / "all_tables.tex").read_text().count("\\toprule") == len(TABLE_KEYS)
+
+
+def test_merged_report_labels_records_by_machine(merged_report):
+    text = _check_index(merged_report)
+    head = text.split("<nav>")[0]
+    assert "ci-cpu" in head and "h100" in head and "NVIDIA H100 80GB HBM3" in head
+    assert "ours · h100 · NVIDIA H100 80GB HBM3" in text
+    assert "ours · ci-cpu · AMD EPYC 7B13" in text
+    svg = (merged_report.parent / "plots" / "speedup_vs_batch_over_cpu_scalar.svg").read_text()
+    # Titled, labelled with units, legend per implementation and machine, device in the caption.
+    for expected in ("Reconstruction speed-up over cpu_scalar", "batch size (queries)", "speed-up over cpu_scalar",
+                     "gpu_texture @ h100", "cpu_simd @ ci-cpu", "NVIDIA H100 80GB HBM3"):
+        assert expected in svg, expected
+
+
+def test_accuracy_plot_draws_tolerances(merged_report):
+    svg = (merged_report.parent / "plots" / "accuracy_vs_dims.svg").read_text()
+    assert "tolerance (same colour)" in svg and "dimensions D" in svg
+
+
+def test_missing_figure_is_explained(tmp_path):
+    """A run without per-axis phases and without cpu_simd still gets a page that says why."""
+    from reports.tests import synth
+    doc = synth.results(synth.context("tiny", "quick"),
+                        [synth.modelled("cpu_scalar", [64], queries=q) for q in (100, 1000)])
+    run_dir = synth.write_run(tmp_path / "run", doc)
+    assert build_main([str(run_dir)]) == 0
+    index = run_dir / "report" / "index.html"
+    text = _check_index(index)
+    assert "Not drawn: no record has per-axis prefilter phases" in text
+    assert "Not drawn: no cpu_simd reconstruction records" in text
+
+
+def test_build_prints_index_path_last(tmp_path, capsys):
+    from reports.tests.conftest import CPU_RUN
+    out = tmp_path / "out"
+    assert build_main([str(CPU_RUN), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()[-1]
+    assert Path(printed) == (out / "index.html").resolve()

@@ -1,0 +1,203 @@
+"""Reproduced tables: published numbers beside ours, ours computed from the
+result files (checked here against the raw JSON, independently of the loader),
+and every empty row saying why."""
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from html.parser import HTMLParser
+
+import pytest
+
+from reports.accuracy_table import accuracy_table
+from reports.render_html import render_html_fragment
+from reports.render_latex import render_latex
+from reports.render_markdown import render_markdown
+from reports.reproduced_tables import (reconstruction_speed_table, ruijters_table1, ruijters_table2,
+                                       thesis_table1)
+from reports.seeds import seed
+from reports.table_model import fmt_ms, fmt_ratio
+from reports.tests.conftest import CPU_RUN, GPU_RUN
+
+
+def raw_records(run_dir):
+    return json.loads((run_dir / "results.json").read_text())["records"]
+
+
+def raw_find(run_dir, **want):
+    found = [r for r in raw_records(run_dir) if all(r.get(k) == v for k, v in want.items())]
+    assert len(found) == 1, (want, len(found))
+    return found[0]
+
+
+def rows_where(table, kind, **cells):
+    index = {c.title: i for i, c in enumerate(table.columns)}
+    return [r for r in table.rows if r.kind == kind
+            and all(len(r.cells) > index[k] and r.cells[index[k]] == v for k, v in cells.items())]
+
+
+def cell(table, row, title):
+    return row.cells[[c.title for c in table.columns].index(title)]
+
+
+def test_ruijters_table1_published_rows_match_seed_file(gpu_run):
+    table = ruijters_table1([gpu_run])
+    seeds = seed("ruijters_table1")["rows"]
+    published = table.data_rows("seed")
+    assert len(published) == len(seeds) == 9
+    for row, s in zip(published, seeds):
+        assert cell(table, row, "algorithm") == s["algorithm"]
+        assert [cell(table, row, t) for t in ("x", "y", "z", "total")] == [f"{s[k]:g}" for k in ("x", "y", "z", "total")]
+        hardware = "GeForce 9800 GTX" if s["device"] == "gpu" else "Xeon 3.6 GHz"
+        assert hardware in cell(table, row, "source")
+
+
+def test_ruijters_table1_ours_maps_x_to_last_axis(gpu_run):
+    """x is Ruijters' contiguous axis = our last axis (axis 2 in 3-D)."""
+    table = ruijters_table1([gpu_run])
+    raw = raw_find(GPU_RUN, impl="gpu_naive", shape=[300, 512, 512], queries=0)
+    row, = rows_where(table, "ours", algorithm="gpu_naive", **{"size (x·y·z)": "512^2×300"})
+    for title, axis in (("x", 2), ("y", 1), ("z", 0)):
+        expected = statistics.median(raw["phases"][f"prefilter_axis{axis}"]["samples"]) * 1e3
+        assert cell(table, row, title) == fmt_ms(expected)
+    assert cell(table, row, "total") == fmt_ms(raw["phases"]["prefilter"]["median"] * 1e3)
+    assert cell(table, row, "n") == str(raw["repetitions"])
+    assert "NVIDIA H100" in cell(table, row, "source")
+
+
+def test_ruijters_table1_empty_rows_say_why(cpu_run):
+    table = ruijters_table1([cpu_run])
+    missing = table.data_rows("missing")
+    by_impl_size = {(r.cells[1], r.cells[2]): r.note for r in missing}
+    # 512^2x300 is not in the quick fixture run: the row names the suite to run.
+    assert by_impl_size[("cpu_scalar", "512^2×300")].startswith("case not in this run (suite `quick`)")
+    assert "run suite `ruijters`" in by_impl_size[("cpu_scalar", "512^2×300")]
+    # GPU implementations recorded a skip with their reason.
+    assert by_impl_size[("gpu_naive", "32^3")] == "skipped: not built: no CUDA compiler"
+    # cpu_sse has no record at all in that run.
+    assert "not in this run" in by_impl_size[("cpu_sse", "32^3")]
+    # cpu_scalar records no per-axis phases: dashes, and a note says so.
+    row, = rows_where(table, "ours", algorithm="cpu_scalar", **{"size (x·y·z)": "32^3"})
+    assert cell(table, row, "x") == "—" and cell(table, row, "total") != "—"
+    assert any("per-axis" in n for n in table.notes)
+
+
+def test_ruijters_table2_reports_time_per_frame(gpu_run):
+    table = ruijters_table2([gpu_run])
+    raw = raw_find(GPU_RUN, impl="gpu_flex", shape=[1024, 1024])
+    row, = rows_where(table, "ours", algorithm="gpu_flex", **{"size (x·y)": "1024^2"})
+    fields = raw["fields"]
+    assert cell(table, row, "F") == str(fields) == "100"
+    assert cell(table, row, "total") == fmt_ms(raw["phases"]["prefilter"]["median"] * 1e3 / fields)
+    assert cell(table, row, "x") == fmt_ms(raw["phases"]["prefilter_axis1"]["median"] * 1e3 / fields)
+    assert len(table.data_rows("seed")) == 4
+
+
+def test_thesis_table_speedup_from_medians_of_the_same_run(gpu_run):
+    table = thesis_table1([gpu_run])
+    cpu = raw_find(GPU_RUN, impl="cpu_sse", shape=[32] * 4, queries=32 ** 4)
+    gpu = raw_find(GPU_RUN, impl="gpu_texture", shape=[32] * 4, queries=32 ** 4)
+    # GPU lookup time: per-repetition sum of query upload + evaluate + download, then the median.
+    sums = [sum(v) for v in zip(*(gpu["phases"][p]["samples"] for p in ("query_upload", "evaluate", "download")))]
+    gpu_ms = statistics.median(sums) * 1e3
+    cpu_ms = cpu["phases"]["evaluate"]["median"] * 1e3
+    row, = rows_where(table, "ours", grid="32^4", **{"GPU impl": "gpu_texture"})
+    assert cell(table, row, "CPU impl") == "cpu_sse"
+    assert cell(table, row, "CPU") == fmt_ms(cpu_ms)
+    assert cell(table, row, "GPU") == fmt_ms(gpu_ms)
+    assert cell(table, row, "speed-up") == fmt_ratio(cpu_ms / gpu_ms)
+    published = table.data_rows("seed")
+    assert [cell(table, r, "speed-up") for r in published] == ["1.96", "4.72", "4.34", "3.06", "0.2"]
+
+
+def test_thesis_table_never_pairs_machines(merged_runs):
+    """In a merged report the CPU-only run gets no speed-up from the GPU run's numbers."""
+    table = thesis_table1(merged_runs)
+    cpu_rows = [r for r in table.rows if r.kind != "group" and r.cells and "ci-cpu" in r.cells[0]]
+    assert cpu_rows and all(r.kind == "missing" for r in cpu_rows)
+    assert any("no GPU result in this run" in r.note and "not built" in r.note for r in cpu_rows)
+    assert any("case not in this run" in r.note and "run suite `thesis`" in r.note for r in cpu_rows)
+    h100 = [r for r in table.rows if r.kind == "ours"]
+    assert h100 and all("h100" in r.cells[0] for r in h100)
+
+
+def test_reconstruction_speed_table_shows_seed_rate(gpu_run):
+    table = reconstruction_speed_table([gpu_run])
+    rates = [cell(table, r, "lookups/s") for r in table.data_rows("seed")]
+    assert rates == ["3.56·10^8", "4.86·10^8"]
+    raw = [r for r in raw_records(GPU_RUN) if r["impl"] == "gpu_texture" and r["shape"] == [256] * 3
+           and r["queries"] > 0]
+    biggest = max(raw, key=lambda r: r["queries"])
+    row, = rows_where(table, "ours", method="gpu_texture")
+    expected = biggest["queries"] / biggest["phases"]["evaluate"]["median"]
+    mantissa, exponent = f"{expected:.2e}".split("e")
+    assert cell(table, row, "lookups/s") == f"{mantissa}·10^{int(exponent)}"
+
+
+def test_accuracy_table_flags_failures_and_headroom(gpu_run):
+    record = next(r for r in gpu_run.records if r.impl == "gpu_texture" and r.dims == 2 and r.ok)
+    saved = (record.verdict, dict(record.accuracy))
+    try:
+        record.verdict = "fail"
+        table = accuracy_table([gpu_run])
+    finally:
+        record.verdict = saved[0]
+    row, = rows_where(table, "ours", implementation="gpu_texture", D="2")
+    assert cell(table, row, "verdict").startswith("FAIL 1 of")
+    assert any(record.case_id in n for n in table.notes)
+    ok_row, = rows_where(table, "ours", implementation="cpu_scalar", D="3")
+    group = [r for r in gpu_run.records if r.impl == "cpu_scalar" and r.dims == 3 and r.ok]
+    worst = max([r.accuracy_value("interp", "max_rel_to_maxf") / r.tolerance["interp_max_rel_to_maxf"]
+                 for r in group if r.queries]
+                + [r.accuracy_value("prefilter", "rel_l2") / r.tolerance["prefilter_rel_l2"] for r in group])
+    assert cell(table, ok_row, "worst / tol") == f"{worst:.2g}"
+
+
+class _TagBalance(HTMLParser):
+    VOID = {"br", "img", "meta", "hr", "link", "input"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}"
+        self.stack.pop()
+
+
+@pytest.mark.parametrize("make", [ruijters_table1, ruijters_table2, thesis_table1, reconstruction_speed_table,
+                                  accuracy_table])
+def test_renderers_agree_on_the_numbers(make, merged_runs):
+    table = make(merged_runs)
+    md, tex, html = render_markdown(table), render_latex(table), render_html_fragment(table)
+    # Markdown: every line of the table has as many cells as columns.
+    table_lines = [l for l in md.splitlines() if l.startswith("|")]
+    assert len(table_lines) == len(table.rows) + 2
+    widths = {len(re.split(r"(?<!\\)\|", l)) - 2 for l in table_lines}
+    assert widths == {len(table.columns)}
+    # LaTeX: booktabs rules, one row per table row, only ASCII (compiles with pdflatex).
+    assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
+    assert tex.isascii(), [c for c in tex if not c.isascii()][:5]
+    body = tex.split("\\midrule", 1)[1].split("\\bottomrule")[0]
+    assert body.count("\\\\") == len(table.rows)
+    # HTML: balanced tags, one <tr> per row plus the header.
+    parser = _TagBalance()
+    parser.feed(html)
+    assert parser.stack == []
+    assert html.count("<tr") == len(table.rows) + 1
+    # The same numbers in all three.
+    for row in table.data_rows("ours")[:5]:
+        for value in row.cells[3:]:
+            if re.fullmatch(r"[0-9.]+", value):
+                assert value in md and value in tex and value in html
+
+
+def test_latex_escapes_specials():
+    from reports.render_latex import latex_escape
+    assert latex_escape("cpu_simd 50% & 256^3 × 2") == r"cpu\_simd 50\% \& $^{3}$ $\times$ 2".replace(
+        r"\& $^{3}$", r"\& 256$^{3}$")
