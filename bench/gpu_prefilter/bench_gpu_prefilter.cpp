@@ -317,6 +317,11 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.rows_items = items;
     variants.push_back({"rows_items=" + std::to_string(items), t});
   }
+  {
+    flex::Tuning t;
+    t.fuse_planes = true;
+    variants.push_back({"fuse_planes (stream_yx)", t});
+  }
   for (int skip : {1, 2, 3}) {
     flex::Tuning t;
     t.profile_skip = skip;
@@ -339,6 +344,7 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     const std::int64_t n = shape.values() * c.fields;
     buf.in.resize(static_cast<std::size_t>(n));
     buf.out.resize(static_cast<std::size_t>(n));
+    buf.tmp.resize(static_cast<std::size_t>(n));
     const std::vector<float> host = datasets::make_field(datasets::FieldKind::noise, shape, c.fields, 7);
     SB_CUDA_CHECK(cudaMemcpy(buf.in.data(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     flex::FlexRunner runner;
@@ -351,7 +357,7 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
         for (int r = 0; r < cfg.warmups + 10; ++r) {
           const double s = timer.time([&] {
             runner.run(flex::Variant::flexible, shape, c.fields, Mode::mirror, buf.in.data(), buf.out.data(),
-                       nullptr, stream, opt);
+                       buf.tmp.data(), stream, opt);
           });
           if (r >= cfg.warmups) t.push_back(s);
         }

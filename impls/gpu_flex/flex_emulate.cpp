@@ -54,7 +54,7 @@ void emulate(const Plan& plan, Variant variant, const std::vector<std::int64_t>*
     const PassDesc& P = L.pass[k];
     const std::int64_t local = tile - L.pass_begin[k];
     const std::int64_t f = tile_field(P, local);
-    if (k > 0 && done[k - 1][f] != tiles_per_field(L.pass[k - 1]))
+    if (k > 0 && done[k - 1][wait_field(L.pass[k - 1], f)] != tiles_per_field(L.pass[k - 1]))
       throw Error("gpu_flex emulation: ticket " + std::to_string(ticket) + " (pass " + std::to_string(k) +
                   ") would wait for a tile not yet taken");
     run_one(P, local, smem);

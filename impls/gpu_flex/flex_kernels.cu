@@ -88,7 +88,8 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
       if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
       if (k > 0) {
         // Waits only for tiles with smaller tickets (see the progress argument above).
-        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(a.done[(k - 1) * L.fields + field]);
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(
+            a.done[(k - 1) * L.fields + wait_field(L.pass[k - 1], field)]);
         const unsigned int need = static_cast<unsigned int>(tiles_per_field(L.pass[k - 1]));
         unsigned int backoff = 32;
         while (done.load(cuda::memory_order_acquire) < need) {

@@ -52,13 +52,14 @@ std::vector<std::int64_t> adversarial_order(const LaunchDesc& L, std::uint64_t s
     if (r.next == group.size()) {
       const Ready done = r;
       ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
-      // The same field's group of the next pass becomes ready (a rows pass holds every
-      // field in group 0; it is only ever a plan's single pass).
-      for (int k = done.pass + 1; k < L.passes; ++k) {
-        if (done.field < g.tiles[k].size() && !g.tiles[k][done.field].empty()) {
-          ready.push_back({k, done.field, 0});
-          break;
-        }
+      // The groups of the next pass that waited for this one become ready: the same
+      // field's, or every field's after a rows pass (whose one group holds all fields).
+      const int next = done.pass + 1;
+      if (next < L.passes) {
+        for (std::size_t f = 0; f < g.tiles[next].size(); ++f)
+          if (wait_field(L.pass[done.pass], static_cast<std::int64_t>(f)) == static_cast<std::int64_t>(done.field) &&
+              !g.tiles[next][f].empty())
+            ready.push_back({next, f, 0});
       }
     }
   }
@@ -78,7 +79,7 @@ std::string check_order(const LaunchDesc& L, const std::vector<std::int64_t>& or
     int k = 0;
     while (t >= L.pass_begin[k + 1]) ++k;
     const std::int64_t f = tile_field(L.pass[k], t - L.pass_begin[k]);
-    if (k > 0 && done[k - 1][f] != tiles_per_field(L.pass[k - 1]))
+    if (k > 0 && done[k - 1][wait_field(L.pass[k - 1], f)] != tiles_per_field(L.pass[k - 1]))
       return "tile " + std::to_string(t) + " comes before a tile it waits for";
     ++done[k][f];
   }

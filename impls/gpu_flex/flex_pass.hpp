@@ -30,8 +30,8 @@ inline constexpr int kHalo = 16;
 inline constexpr int kSegment = 32;
 // Threads per block of every kernel.
 inline constexpr int kThreads = 512;
-// Passes of one launch: the fused pass of the last three axes plus one per outer axis.
-inline constexpr int kMaxPasses = 4;
+// Passes of one launch: at most one per axis.
+inline constexpr int kMaxPasses = 6;
 
 // What one tile does.
 //   rows        : filters a run of row segments along the contiguous axis only
@@ -130,9 +130,14 @@ SPLINEBENCH_HD std::int64_t tile_field(const PassDesc& P, std::int64_t local) {
   if (P.kind == TileKind::rows) return 0;
   return (local / P.tiles_per_slice) / P.slices_per_field;
 }
-// Tiles of one field in pass P: what a tile of the next pass waits for.
+// Tiles of one field in pass P: what a tile of the next pass waits for. A rows pass
+// (its tiles run across fields) counts as one group: the next pass waits for all of it.
 SPLINEBENCH_HD std::int64_t tiles_per_field(const PassDesc& P) {
   return P.kind == TileKind::rows ? P.tiles : P.tiles_per_slice * P.slices_per_field;
+}
+// Counter a tile of field `field` waits on when `previous` is the pass before its own.
+SPLINEBENCH_HD std::int64_t wait_field(const PassDesc& previous, std::int64_t field) {
+  return previous.kind == TileKind::rows ? 0 : field;
 }
 
 }  // namespace splinebench::gpu::flex

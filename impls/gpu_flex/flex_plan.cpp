@@ -248,9 +248,13 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
     } else if (D == 2) {
       plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
-    } else {
+    } else if (tuning.fuse_planes) {
       plan.passes.push_back(stream_yx_pass(shape, fields, limits, tuning));
       for (int axis = D - 4; axis >= 0; --axis)
+        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
+    } else {
+      plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
+      for (int axis = D - 2; axis >= 0; --axis)
         plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
     }
   } else {

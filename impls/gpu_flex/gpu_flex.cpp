@@ -49,8 +49,8 @@ class GpuFlex final : public gpu::GpuPipeline {
   std::string_view description() const override {
     return variant_ == Variant::flexible
                ? "CUDA f32: whole N-D prefilter of the batch in one launch, tiles taken from a ticket counter "
-                 "(flexible allocation), last three axes fused per tile with 16-sample halos; "
-                 "evaluation by gpu_naive's global kernel or gpu_texture's fetches per D"
+                 "(flexible allocation) with per-field pass counters; 16-sample halos; 2-D: both axes fused per "
+                 "tile; D >= 3: one pass per axis inside the launch; evaluation: global loads (D=1), texture (D>=2)"
                : "CUDA f32: baseline of gpu_flex with fixed allocation: the same tile arithmetic, one launch per "
                  "axis, tile = blockIdx; same evaluation as gpu_flex";
   }

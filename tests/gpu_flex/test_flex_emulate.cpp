@@ -59,6 +59,12 @@ TEST_P(FlexEmulation, FlexibleAndFixedMatchOracle) {
     EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size())))
         << (v == Variant::flexible ? "flexible" : "fixed");
   }
+  // The fused plane-patch pass of D >= 3 (Tuning::fuse_planes).
+  Tuning fused;
+  fused.fuse_planes = true;
+  const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, fused);
+  EXPECT_EQ(splinebench::testing::count_nan(r.out), 0);
+  EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << "fused";
 }
 
 // Small stream ranges and chunks force many tiles per axis: range edges inside the
@@ -82,14 +88,18 @@ TEST_P(FlexEmulation, ManySmallTilesMatchOracle) {
 TEST_P(FlexEmulation, AdversarialOrderSameBits) {
   const auto& [c, mode] = GetParam();
   const GridShape shape = GridShape::make(c.extents, c.channels);
-  const Result normal = run_case(c, mode, Variant::flexible, DeviceLimits{}, Tuning{});
-  Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{});
-  const LaunchDesc L = make_launch(plan);
-  for (std::uint64_t seed : {1u, 2u}) {
-    const std::vector<std::int64_t> order = adversarial_order(L, seed);
-    ASSERT_EQ(check_order(L, order), "");
-    const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, Tuning{}, &order);
-    EXPECT_EQ(r.out, normal.out);
+  for (bool fuse : {false, true}) {
+    Tuning tun;
+    tun.fuse_planes = fuse;
+    const Result normal = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+    Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
+    const LaunchDesc L = make_launch(plan);
+    for (std::uint64_t seed : {1u, 2u}) {
+      const std::vector<std::int64_t> order = adversarial_order(L, seed);
+      ASSERT_EQ(check_order(L, order), "");
+      const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, &order);
+      EXPECT_EQ(r.out, normal.out);
+    }
   }
 }
 
@@ -105,7 +115,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, FlexEmulation,
 // A dependency-breaking order is refused (the emulation would have to wait forever).
 TEST(FlexOrder, OrderThatBreaksDependenciesIsRejected) {
   const GridShape shape = GridShape::make({3, 4, 5, 6});
-  const Plan plan = make_plan(shape, 2, Mode::mirror, Variant::flexible, DeviceLimits{});
+  Tuning fused;
+  fused.fuse_planes = true;
+  const Plan plan = make_plan(shape, 2, Mode::mirror, Variant::flexible, DeviceLimits{}, fused);
   const LaunchDesc L = make_launch(plan);
   ASSERT_GE(L.passes, 2);
   std::vector<std::int64_t> order;

@@ -108,13 +108,18 @@ void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
   const GridShape shape = GridShape::make(c.extents, c.channels);
   const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 11);
   const std::vector<double> ref = oracle(shape, c.fields, mode, in);
-  for (Variant v : {Variant::flexible, Variant::fixed}) {
-    const char* who = v == Variant::flexible ? "gpu_flex" : "gpu_flex_fixed";
-    const DeviceRun r = run_device(v, shape, c.fields, mode, in);
+  // gpu_flex, gpu_flex_fixed, and gpu_flex with the fused plane-patch pass of D >= 3.
+  for (int config = 0; config < 3; ++config) {
+    const Variant v = config == 1 ? Variant::fixed : Variant::flexible;
+    const char* who = config == 0 ? "gpu_flex" : config == 1 ? "gpu_flex_fixed" : "gpu_flex fused";
+    LaunchOptions opt;
+    opt.tuning.fuse_planes = config == 2;
+    const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
     EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << who << ": unwritten outputs; " << r.description;
     EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << who << "; " << r.description;
     if (with_emulation) {
-      EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in)), "") << who << " vs emulation";
+      EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in, opt.tuning)), "")
+          << who << " vs emulation";
     }
   }
 }
@@ -161,13 +166,16 @@ TEST(GpuFlex, ManySmallTilesMatchEmulation) {
                                                  {{5, 3, 9, 34}, 2, 2}}) {
     const GridShape shape = GridShape::make(c.extents, c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 5);
-    LaunchOptions opt;
-    opt.tuning = tun;
-    for (Variant v : {Variant::flexible, Variant::fixed})
-      EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, Mode::mirror, in, opt).out,
-                               run_emulated(v, shape, c.fields, Mode::mirror, in, tun)),
-                "")
-          << c.name();
+    for (bool fuse : {false, true}) {
+      tun.fuse_planes = fuse;
+      LaunchOptions opt;
+      opt.tuning = tun;
+      for (Variant v : {Variant::flexible, Variant::fixed})
+        EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, Mode::mirror, in, opt).out,
+                                 run_emulated(v, shape, c.fields, Mode::mirror, in, tun)),
+                  "")
+            << c.name() << (fuse ? " fused" : "");
+    }
   }
 }
 
@@ -199,6 +207,13 @@ TEST(FlexSanitizer, EveryKindOnce) {
     EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, opt).out,
                              run_device(Variant::flexible, shape, c.fields, Mode::half, in).out),
               "");
+    // The fused plane-patch pass (D >= 3), adversarial too.
+    LaunchOptions fused;
+    fused.tuning.fuse_planes = true;
+    const DeviceRun f = run_device(Variant::flexible, shape, c.fields, Mode::half, in, fused);
+    EXPECT_LE(splinebench::testing::rel_l2(f.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims));
+    fused.adversarial = true;
+    EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, fused).out, f.out), "");
   }
 }
 
