@@ -38,6 +38,8 @@ CONTEXT_ROWS = (
     ("suite", lambda r: r.context.get("suite", "?")),
     ("run id", lambda r: r.context.get("run_id", "?")),
     ("compiler", lambda r: r.context.get("compiler") or "?"),
+    ("CUDA compiler", lambda r: r.context.get("cuda_compiler") or "—"),
+    ("build type", lambda r: r.context.get("build_type") or "?"),
     ("CUDA runtime / driver", lambda r: f"{r.context.get('cuda_runtime') or '—'} / {r.context.get('cuda_driver') or '—'}"),
     ("host", lambda r: r.context.get("hostname") or "?"),
     ("records", lambda r: f"{len(r.records)} ({sum(1 for x in r.records if x.ok)} ok)"),
@@ -47,7 +49,8 @@ CONTEXT_ROWS = (
 def _gpu(run: Run) -> str:
     gpu = run.context.get("gpu")
     if not isinstance(gpu, dict):
-        return "none"
+        probe = run.context.get("gpu_probe_error")
+        return f"none ({probe})" if probe else "none"
     extras = []
     if gpu.get("sm_count"):
         extras.append(f"{gpu['sm_count']} SMs")
@@ -87,9 +90,12 @@ def _figure_section(figure: Figure | Skipped, out_dir: Path) -> str:
                 f'<p class="skipped">Not drawn: {html.escape(figure.reason)}</p></section>')
     png, svg = _rel(figure.png, out_dir), _rel(figure.svg, out_dir)
     return (f'<section id="{anchor}"><h3>{html.escape(figure.title)}</h3><figure>'
-            f'<a href="{html.escape(png)}"><img src="{html.escape(png)}" alt="{html.escape(figure.title)}"></a>'
-            f'<figcaption>{html.escape(figure.caption)} <span class="links">'
-            f'<a href="{html.escape(png)}">PNG</a><a href="{html.escape(svg)}">SVG</a></span></figcaption>'
+            # The caption (with the device) is drawn into the figure itself, so that a
+            # PNG taken out of the page still says what it shows; here it is alt text.
+            f'<a href="{html.escape(png)}"><img src="{html.escape(png)}" '
+            f'alt="{html.escape(figure.title + ". " + figure.caption)}"></a>'
+            f'<figcaption><span class="links"><a href="{html.escape(png)}">PNG</a>'
+            f'<a href="{html.escape(svg)}">SVG</a></span></figcaption>'
             "</figure></section>")
 
 

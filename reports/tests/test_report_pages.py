@@ -100,8 +100,10 @@ def test_missing_figure_is_explained(tmp_path):
 
 
 def test_build_prints_index_path_last(tmp_path, capsys):
-    from reports.tests.conftest import CPU_RUN
+    from reports.tests import synth
+    doc = synth.results(synth.context("tiny", "quick"), [synth.modelled("cpu_scalar", [64], queries=100)])
+    run_dir = synth.write_run(tmp_path / "run", doc)
     out = tmp_path / "out"
-    assert build_main([str(CPU_RUN), "--out", str(out)]) == 0
+    assert build_main([str(run_dir), "--out", str(out)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()[-1]
     assert Path(printed) == (out / "index.html").resolve()
