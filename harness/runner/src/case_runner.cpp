@@ -185,6 +185,10 @@ void CaseRunner::measure(Implementation& impl, const CaseSpec& spec, Record& r) 
     }
   }
 
+  // Asked again after prepare: a tolerance may depend on the prepared data
+  // (gpu_texture's bound is stated in the coefficients' neighbour differences).
+  r.tolerance = impl.tolerance(spec.shape);
+
   // Coefficients once, after the last prepare; poisoned so unwritten ones show.
   std::vector<float> got(static_cast<std::size_t>(spec.fields * spec.shape.values()), kPoison);
   PhaseTimes readback_times;  // one read-back: not a per-repetition phase
