@@ -13,9 +13,9 @@
 namespace splinebench::gpu::flex {
 
 // flexible: every pass in one launch, tiles taken from a ticket counter: D = 1 rows,
-//           D = 2 one fused stream_x pass, D >= 3 the baseline's per-axis passes
-//           (or, with Tuning::fuse_planes, a fused stream_yx pass of the last three
-//           axes followed by the outer axes).
+//           D = 2 one fused stream_x pass, D >= 3 a fused stream_yx pass of the last
+//           three axes followed by one stream_only pass per outer axis (or, with
+//           Tuning::fuse_planes = false, the baseline's per-axis passes).
 // fixed   : the baseline, one launch per axis, tile = blockIdx: the contiguous axis
 //           first (rows), then every other axis from D-2 down to 0 (stream_only).
 enum class Variant { flexible, fixed };
@@ -30,10 +30,11 @@ struct Tuning {
   // Profiling only (results are wrong): phases the tiles skip, to attribute time.
   // Bit 0: in-plane filters, bit 1: the stream filter (and its writes).
   int profile_skip = 0;
-  // Flexible plans of D >= 3: fuse the last three axes into one stream_yx pass (true),
-  // or run the per-axis passes of the baseline inside the one launch (false, the
-  // default: faster on the H100, see bench/gpu_prefilter/README.md).
-  bool fuse_planes = false;
+  // Flexible plans of D >= 3: fuse the last three axes into one stream_yx pass (true,
+  // the default: the configuration measured on the H100), or run the baseline's
+  // per-axis passes inside the one launch (false: checked by the host emulation, not
+  // yet run on a GPU; bench/gpu_prefilter/README.md).
+  bool fuse_planes = true;
 };
 
 struct Plan {

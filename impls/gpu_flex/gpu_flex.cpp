@@ -32,10 +32,11 @@ using gpu::flex::Variant;
 enum class EvalPath { global, texture };
 
 // Reconstruction kernel per D (index D - 1): the faster one on the H100 for 2^20
-// uniform queries on gpu_flex coefficients (results/h100/, "evaluate" section of the
-// benchmark): texture fetches for D = 2..5 (1.6x to 1.7x faster than 4^D global
-// loads); D = 1 global (the texture path declined the 1-D case there); D = 6, not
-// measured, follows D = 4 and 5.
+// uniform queries on gpu_flex coefficients (results/h100/20261122-050115-gpu_prefilter,
+// "evaluate" section): texture fetches for D = 2..5 (1.6x to 1.7x faster than 4^D
+// global loads); D = 1 global (the texture path refused the 2^20-sample line: 1-D
+// arrays hold at most 131072 texels); D = 6, not measured, follows D = 4 and 5.
+// Shapes the texture cannot hold fall back to global loads (bind_texture).
 constexpr EvalPath kEvaluatePath[kMaxDims] = {EvalPath::global,  EvalPath::texture, EvalPath::texture,
                                               EvalPath::texture, EvalPath::texture, EvalPath::texture};
 
@@ -49,8 +50,8 @@ class GpuFlex final : public gpu::GpuPipeline {
   std::string_view description() const override {
     return variant_ == Variant::flexible
                ? "CUDA f32: whole N-D prefilter of the batch in one launch, tiles taken from a ticket counter "
-                 "(flexible allocation) with per-field pass counters; 16-sample halos; 2-D: both axes fused per "
-                 "tile; D >= 3: one pass per axis inside the launch; evaluation: global loads (D=1), texture (D>=2)"
+                 "(flexible allocation) with per-field pass counters; 16-sample halos; last two (D=2) or three "
+                 "(D>=3) axes fused per tile; evaluation: global loads (D=1), texture (D>=2)"
                : "CUDA f32: baseline of gpu_flex with fixed allocation: the same tile arithmetic, one launch per "
                  "axis, tile = blockIdx; same evaluation as gpu_flex";
   }
