@@ -60,12 +60,28 @@ def _add_impl_rows(table: Table, runs: Sequence[Run], impl: str, case: Predicate
             else:
                 reasons.append((run, why_missing(run, impl, case, suite_hint)))
     if not added:
-        distinct = {why for _, why in reasons}
-        if len(runs) == 1 or len(distinct) == 1:
-            note = reasons[0][1]
-        else:
-            note = "; ".join(f"{run.label}: {why}" for run, why in reasons)
-        table.add(Row(list(missing_cells), "missing", note=note))
+        table.add(Row(list(missing_cells), "missing", note=merge_run_reasons(reasons, suite_hint)))
+
+
+CASE_ABSENT = "case not in this run"
+
+
+def merge_run_reasons(reasons: list[tuple[Run, str]], suite_hint: str) -> str:
+    """One sentence for why no run filled a row. Runs that simply did not include
+    the case say nothing when another run says something more specific; runs
+    sharing a reason are named together."""
+    if len(reasons) == 1:
+        return reasons[0][1]
+    specific = [(run, why) for run, why in reasons if not why.startswith(CASE_ABSENT)]
+    if not specific:
+        suites = ", ".join(f"`{run.context.get('suite', '?')}`" for run, _ in reasons)
+        return f"case not in these runs (suites {suites}) — run suite `{suite_hint}`"
+    by_reason: dict[str, list[str]] = {}
+    for run, why in specific:
+        by_reason.setdefault(why, []).append(run.label)
+    if len(by_reason) == 1 and len(specific) == len(reasons):
+        return next(iter(by_reason))
+    return "; ".join(f"{', '.join(labels)}: {why}" for why, labels in by_reason.items())
 
 
 def _runs_caption(runs: Sequence[Run]) -> str:
@@ -220,7 +236,13 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
         def usable(rec: Record) -> bool:
             return timing.lookup_seconds(rec) is not None
 
-        for run in runs:
+        with_case = [run for run in runs if any(case(r) for r in run.records)]
+        if not with_case:
+            reasons = [(run, why_missing(run, THESIS_CPU_ORDER[0], case, "thesis")) for run in runs]
+            table.add(Row(["ours", grid_label, queries_label], "missing",
+                          note=merge_run_reasons(reasons, "thesis")))
+            continue
+        for run in with_case:
             cpu = None
             for name in cpu_order:
                 found = best([r for r in matching(run, name, case) if r.ok and usable(r)], preference)
