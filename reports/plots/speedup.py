@@ -38,8 +38,12 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Fig
     if not any(r.impl == baseline for r in usable):
         return style.Skipped(stem, title, f"no {baseline} reconstruction records in these runs "
                                           f"(speed-ups are only taken within one run)")
-    dims_list = sorted({r.dims for r in usable if any(
-        b.impl == baseline and b.dims == r.dims and b.run is r.run for b in usable)})
+    # Only records with a partner: the baseline on the same workload in the same run.
+    with_baseline = {(id(r.run), r.case_key_without_impl()) for r in usable if r.impl == baseline}
+    usable = [r for r in usable if (id(r.run), r.case_key_without_impl()) in with_baseline]
+    if not any(r.impl != baseline for r in usable):
+        return style.Skipped(stem, title, f"no implementation shares a workload with {baseline} in the same run")
+    dims_list = sorted({r.dims for r in usable})
     fig, axes = style.panels(len(dims_list))
     drew_dashed = False
     for ax, dims in zip(axes, dims_list):
@@ -74,7 +78,7 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Fig
                     drew_dashed = True
         ax.axhline(1.0, color="#444", linestyle=":", linewidth=1)
         style.log_axes(ax)
-        ax.set_title(f"D = {dims}: {describe(fixed)}")
+        ax.set_title(style.panel_title(f"D = {dims}: {describe(fixed)}"))
         ax.set_xlabel("batch size (queries)")
         ax.set_ylabel(f"speed-up over {baseline} (×)")
     extra = []

@@ -80,6 +80,11 @@ def line_label(runs: Sequence[Run], run: Run, name: str) -> str:
     return name if len(runs) == 1 else f"{name} @ {run.label}"
 
 
+def panel_title(text: str, width: int = 46) -> str:
+    """Wraps a long panel title so that neighbouring panels' titles never collide."""
+    return "\n".join(textwrap.wrap(text, width))
+
+
 def variant_name(impl: str, threads: int) -> str:
     return impl if threads == 1 else f"{impl} ({threads} thr)"
 
@@ -136,8 +141,8 @@ def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Pa
     # and measuring every tick label doubles the time to draw a report.
     rows = round((fig_h - 0.18 * lines - 1.3) / PANEL_H)
     fig.subplots_adjust(left=0.85 / fig_w, right=1 - (legend_w_in + 0.2) / fig_w,
-                        bottom=(bottom_in + 0.65) / fig_h, top=1 - 0.75 / fig_h,
-                        wspace=0.32, hspace=0.5 if rows > 1 else 0.2)
+                        bottom=(bottom_in + 0.65) / fig_h, top=1 - 0.95 / fig_h,
+                        wspace=0.32, hspace=0.62 if rows > 1 else 0.2)
     out_dir.mkdir(parents=True, exist_ok=True)
     png, svg = out_dir / f"{stem}.png", out_dir / f"{stem}.svg"
     fig.savefig(png, dpi=PNG_DPI)

@@ -53,7 +53,7 @@ def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str
             extra = [(Line2D([], [], marker="*", color="black", linestyle="none", markersize=11),
                       f"published: {s['short']} {row['size_label']}")]
         style.log_axes(ax)
-        ax.set_title(f"D = {dims}: {describe(chosen)}")
+        ax.set_title(style.panel_title(f"D = {dims}: {describe(chosen)}"))
         ax.set_xlabel("grid size (samples per field)")
         ax.set_ylabel(ylabel)
     return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)
