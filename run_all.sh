@@ -19,6 +19,8 @@ log() { printf '\n== %s\n' "$*" >&2; }
 # --- 1. Debian packages -------------------------------------------------------------
 packages=(build-essential cmake git python3 python3-venv libeigen3-dev libboost-dev
           libbenchmark-dev libgtest-dev libgmock-dev libhwy-dev libcli11-dev nlohmann-json3-dev)
+# The report test renders index.html in headless Chromium and checks the screenshot.
+[ "${1:-}" = test ] && packages+=(chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

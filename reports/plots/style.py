@@ -14,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only; never needs a display
 import matplotlib.colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from .. import implementations  # noqa: E402
 from ..loader import Run  # noqa: E402
@@ -103,12 +103,33 @@ def variant_marker(runs: Sequence[Run], run: Run, threads: int) -> str:
     return "^" if threads > 1 and len(runs) == 1 else run_marker(runs, run)
 
 
+def _log_tick_formatter(limits) -> FuncFormatter:
+    """Plain numbers (0.2, 1, 50, 1e+06) on a log axis: every decade, plus the 2 and 5
+    ticks between decades while the axis spans less than one and a half decades (with
+    one decade tick or none a reader could not tell the scale); on wider axes minor
+    labels would crowd it."""
+
+    def label(value: float, _pos) -> str:
+        if value <= 0:
+            return ""
+        lo, hi = sorted(limits())
+        span = math.log10(hi / lo) if lo > 0 else float("inf")
+        mantissa = value / 10 ** math.floor(math.log10(value) + 1e-9)
+        if abs(mantissa - 1) < 1e-6 or (span < 1.5 and min(abs(mantissa - 2), abs(mantissa - 5)) < 1e-6):
+            return f"{value:g}"
+        return ""
+
+    return FuncFormatter(label)
+
+
 def log_axes(ax, x: bool = True, y: bool = True) -> None:
-    """Log scales with labels on the decades only (minor labels crowd the axis)."""
-    for enabled, axis, setter in ((x, ax.xaxis, ax.set_xscale), (y, ax.yaxis, ax.set_yscale)):
+    """Log scales, labelled by _log_tick_formatter."""
+    for enabled, axis, setter, limits in ((x, ax.xaxis, ax.set_xscale, ax.get_xlim),
+                                          (y, ax.yaxis, ax.set_yscale, ax.get_ylim)):
         if enabled:
             setter("log")
-            axis.set_minor_formatter(NullFormatter())
+            axis.set_major_formatter(_log_tick_formatter(limits))
+            axis.set_minor_formatter(_log_tick_formatter(limits))
 
 
 def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,
