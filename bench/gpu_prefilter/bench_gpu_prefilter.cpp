@@ -302,37 +302,32 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
   };
   std::vector<Variant> variants;
   variants.push_back({"default", {}});
-  for (int p : {1, 2, 3}) {
+  for (flex::Layout3D layout : {flex::Layout3D::yx_patches, flex::Layout3D::per_axis}) {
     flex::Tuning t;
-    t.plane_p = p;
-    variants.push_back({"plane_p=" + std::to_string(p), t});
-  }
-  for (int p : {2}) {
-    flex::Tuning t;
-    t.stream_p = p;
-    variants.push_back({"stream_p=" + std::to_string(p), t});
-  }
-  for (int items : {128, 512}) {
-    flex::Tuning t;
-    t.rows_items = items;
-    variants.push_back({"rows_items=" + std::to_string(items), t});
-  }
-  {
-    flex::Tuning t;
-    t.fuse_planes = false;
-    variants.push_back({"fuse_planes=0 (per-axis passes in the launch)", t});
+    t.layout3d = layout;
+    variants.push_back({"layout3d=" + std::string(flex::to_string(layout)), t});
   }
   for (int skip : {1, 2, 3}) {
     flex::Tuning t;
     t.profile_skip = skip;
     variants.push_back({std::string("profile_skip=") + std::to_string(skip) + " (time attribution only)", t});
   }
-  for (int p : {4, 16}) {
+  for (int p : {4, 8}) {
     flex::Tuning t;
     t.stream_p = p;
     variants.push_back({"stream_p=" + std::to_string(p), t});
   }
-  for (std::int64_t r : {32, 64, 128, 256}) {
+  for (int w : {512, 2048}) {
+    flex::Tuning t;
+    t.chunk_width = w;
+    variants.push_back({"chunk_width=" + std::to_string(w), t});
+  }
+  for (int items : {128, 512}) {
+    flex::Tuning t;
+    t.rows_items = items;
+    variants.push_back({"rows_items=" + std::to_string(items), t});
+  }
+  for (std::int64_t r : {64, 128, 256}) {
     flex::Tuning t;
     t.s_range = r;
     variants.push_back({"s_range=" + std::to_string(r), t});

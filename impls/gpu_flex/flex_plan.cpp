@@ -63,11 +63,16 @@ void stream_smem(PassDesc& P, int used) {
   L.total = L.cz + P.ncols;
 }
 
+// Floats for a footprint channel row of n positions (fp_skew() in flex_tile.cuh):
+// C == 1 pads 4 floats every 32 (and stays a multiple of 4), C > 1 one float.
+int fp_skewed(int n, int C) { return C == 1 ? n + 4 * ((n - 1) / 32) + 4 : skewed(n); }
+
 // rows / stream_x: footprint rows of sx + 2 kHalo samples per channel, skewed, and the
-// filtered rows g interleaved by channel.
+// filtered rows g interleaved by channel. C == 1 rows are 16-byte aligned and 4 floats
+// past a multiple of 32 (consecutive planes' 16-byte groups in different bank groups).
 void segment_smem(PassDesc& P, int C) {
   SmemLayout& L = P.smem;
-  L.fp_chan = with_residue(skewed(P.sx + 2 * kHalo), C == 1 ? 0 : 32 / C);
+  L.fp_chan = with_residue(fp_skewed(P.sx + 2 * kHalo, C), C == 1 ? 4 : 32 / C);
   L.fp_row = 0;
   L.fp_plane = C * L.fp_chan;
   L.fp[0] = 0;
@@ -217,6 +222,15 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
 
 }  // namespace
 
+std::string_view to_string(Layout3D layout) {
+  switch (layout) {
+    case Layout3D::xy_planes: return "xy_planes";
+    case Layout3D::yx_patches: return "yx_patches";
+    case Layout3D::per_axis: return "per_axis";
+  }
+  return "?";
+}
+
 std::string_view to_string(TileKind kind) {
   switch (kind) {
     case TileKind::rows: return "rows";
@@ -248,7 +262,11 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
     } else if (D == 2) {
       plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
-    } else if (tuning.fuse_planes) {
+    } else if (tuning.layout3d == Layout3D::xy_planes) {
+      plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
+      for (int axis = D - 3; axis >= 0; --axis)
+        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
+    } else if (tuning.layout3d == Layout3D::yx_patches) {
       plan.passes.push_back(stream_yx_pass(shape, fields, limits, tuning));
       for (int axis = D - 4; axis >= 0; --axis)
         plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpu_flex/flex_pass.hpp"
@@ -13,12 +14,23 @@
 namespace splinebench::gpu::flex {
 
 // flexible: every pass in one launch, tiles taken from a ticket counter: D = 1 rows,
-//           D = 2 one fused stream_x pass, D >= 3 a fused stream_yx pass of the last
-//           three axes followed by one stream_only pass per outer axis (or, with
-//           Tuning::fuse_planes = false, the baseline's per-axis passes).
+//           D = 2 one fused stream_x pass, D >= 3 as Tuning::layout3d says (default:
+//           one stream_x pass over every (y, x) plane, then one stream_only pass per
+//           outer axis: two passes for 3-D).
 // fixed   : the baseline, one launch per axis, tile = blockIdx: the contiguous axis
 //           first (rows), then every other axis from D-2 down to 0 (stream_only).
 enum class Variant { flexible, fixed };
+
+// How a flexible plan of D >= 3 covers the axes.
+//   xy_planes  : stream_x over every (y, x) plane of the batch (rows of x filtered in
+//                shared memory, streaming along y), then stream_only along each outer
+//                axis from D-3 down to 0 (3-D: two passes, ~2 reads + 2 writes).
+//   yx_patches : stream_yx (32x32 (y, x) patches with halos, streaming along D-3), then
+//                stream_only along each outer axis (3-D: one pass, 4.25x footprint reads).
+//   per_axis   : the fixed baseline's passes (rows, then stream_only per axis) inside
+//                the one launch.
+enum class Layout3D : std::int32_t { xy_planes = 0, yx_patches = 1, per_axis = 2 };
+std::string_view to_string(Layout3D layout);
 
 // Knobs of the planner; the defaults are what gpu_flex uses.
 struct Tuning {
@@ -30,11 +42,8 @@ struct Tuning {
   // Profiling only (results are wrong): phases the tiles skip, to attribute time.
   // Bit 0: in-plane filters, bit 1: the stream filter (and its writes).
   int profile_skip = 0;
-  // Flexible plans of D >= 3: fuse the last three axes into one stream_yx pass (true,
-  // the default: the configuration measured on the H100), or run the baseline's
-  // per-axis passes inside the one launch (false: checked by the host emulation, not
-  // yet run on a GPU; bench/gpu_prefilter/README.md).
-  bool fuse_planes = true;
+  // Flexible plans of D >= 3 (bench/gpu_prefilter/README.md has the measurements).
+  Layout3D layout3d = Layout3D::xy_planes;
 };
 
 struct Plan {

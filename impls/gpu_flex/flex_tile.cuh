@@ -62,9 +62,19 @@ SPLINEBENCH_HD float causal_step(float previous, float sample) {
 }
 SPLINEBENCH_HD float anticausal_step(float next, float causal) { return mul_rn(kPoleF, next - causal); }
 
-// Shared-memory index of footprint position i inside a row of the segment kinds: one
-// padding float every 32 so that items 32 positions apart hit different banks.
+// Shared-memory index of position i inside a row of filtered values g: one padding
+// float every 32 so that items 32 positions apart hit different banks.
 SPLINEBENCH_HD int skew(int i) { return i + (i >> 5); }
+
+// Shared-memory index of footprint position i inside a channel row of the segment
+// kinds (rows, stream_x). C == 1: four padding floats every 32, so 16-byte groups stay
+// whole and aligned (16-byte cp.async in, float4 reads out) and the 16-byte reads of
+// 8 segments 32 positions apart fall in 8 different bank groups. C > 1: as skew().
+// flex_plan.cpp (segment_smem) sizes the rows with the same rule.
+template <int C>
+SPLINEBENCH_HD int fp_skew(int i) {
+  return C == 1 ? i + ((i >> 5) << 2) : i + (i >> 5);
+}
 
 // Copies one float into shared memory: asynchronously on the device (completed by
 // Block::wait_loads), at once on the host.
@@ -214,12 +224,26 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
             src = P.src + T.base + s * P.s_stride;
           }
           float* dst = fp + p * L.fp_plane;
-          // One sample (C values) per lane and step: one fold per sample.
-          for (int i = lane; i < fx; i += 32) {
-            const float* from = src + fold(mode, x0 - kHalo + i, P.nx) * C;
-            float* to = dst + skew(i);
-            SB_FLEX_UNROLL
-            for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * L.fp_chan, from + ch);
+          if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
+            // 16-byte groups (x0 - kHalo is a multiple of 4): whole copies where the
+            // group lies inside the axis, folded values elsewhere.
+            for (int k = lane; k < fx / 4; k += 32) {
+              const std::int64_t x = x0 - kHalo + 4 * k;
+              float* to = dst + fp_skew<C>(4 * k);
+              if (x >= 0 && x + 4 <= P.nx) {
+                copy16_to_shared(to, src + x);
+              } else {
+                for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + fold(mode, x + e, P.nx));
+              }
+            }
+          } else {
+            // One sample (C values) per lane and step: one fold per sample.
+            for (int i = lane; i < fx; i += 32) {
+              const float* from = src + fold(mode, x0 - kHalo + i, P.nx) * C;
+              float* to = dst + fp_skew<C>(i);
+              SB_FLEX_UNROLL
+              for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * L.fp_chan, from + ch);
+            }
           }
         }
         break;
@@ -227,12 +251,19 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
       case TileKind::stream_only: {
         // Columns past the end of `inner` copy the last valid column: they are
         // filtered like the others and never written back.
+        // Whole chunks of a multiple of 4 columns that start 16-byte aligned go as
+        // 16-byte copies (plane rows in shared memory are then 16-byte aligned too).
         const std::int64_t valid = P.inner - T.w0 < P.w ? P.inner - T.w0 : P.w;
+        const bool whole4 = valid == P.w && (P.w & 3) == 0;
         for (int p = warp; p < np; p += warps) {
           const std::int64_t s = fold(mode, T.s0 - kHalo + t0 + p, P.ns);
           const float* src = P.src + T.base + s * P.s_stride + T.w0;
           float* dst = fp + p * L.fp_plane;
-          for (int v = lane; v < P.w; v += 32) copy_to_shared(dst + v, src + (v < valid ? v : valid - 1));
+          if (whole4 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
+            for (int v = 4 * lane; v < P.w; v += 128) copy16_to_shared(dst + v, src + v);
+          } else {
+            for (int v = lane; v < P.w; v += 32) copy_to_shared(dst + v, src + (v < valid ? v : valid - 1));
+          }
         }
         break;
       }
@@ -319,8 +350,27 @@ SPLINEBENCH_HD void filter_row_segments(const Block& blk, const PassDesc& P, int
       const float* row = fp + p * L.fp_plane + ch * L.fp_chan;
       const int first = seg * kSegment;
       float v[W];
+      if (C == 1) {
+        // The window is two whole 32-position blocks, each 16-byte aligned.
+        static_assert(kSegment == 32 && W == 64, "C == 1 windows are two padded 32-float blocks");
+        const Vec4* lo = reinterpret_cast<const Vec4*>(row + fp_skew<C>(first));
+        const Vec4* hi = reinterpret_cast<const Vec4*>(row + fp_skew<C>(first + 32));
   SB_FLEX_UNROLL
-      for (int k = 0; k < W; ++k) v[k] = row[skew(first + k)];
+        for (int k = 0; k < 8; ++k) {
+          const Vec4 a = lo[k], b = hi[k];
+          v[4 * k] = a.x;
+          v[4 * k + 1] = a.y;
+          v[4 * k + 2] = a.z;
+          v[4 * k + 3] = a.w;
+          v[32 + 4 * k] = b.x;
+          v[32 + 4 * k + 1] = b.y;
+          v[32 + 4 * k + 2] = b.z;
+          v[32 + 4 * k + 3] = b.w;
+        }
+      } else {
+  SB_FLEX_UNROLL
+        for (int k = 0; k < W; ++k) v[k] = row[fp_skew<C>(first + k)];
+      }
       filter_window(v);
       float* out = g + p * L.g_plane;
   SB_FLEX_UNROLL

@@ -27,6 +27,8 @@ namespace {
 // adds at most 1e-9 relative per axis (flex_pass.hpp).
 double tolerance(int dims) { return dims <= 3 ? 2e-7 : 5e-7; }
 
+constexpr Layout3D kAllLayouts[] = {Layout3D::xy_planes, Layout3D::yx_patches, Layout3D::per_axis};
+
 struct Result {
   std::vector<float> out;
   double rel_l2 = 0;
@@ -59,12 +61,14 @@ TEST_P(FlexEmulation, FlexibleAndFixedMatchOracle) {
     EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size())))
         << (v == Variant::flexible ? "flexible" : "fixed");
   }
-  // D >= 3 with the per-axis passes inside the one launch (Tuning::fuse_planes = false).
-  Tuning passes;
-  passes.fuse_planes = false;
-  const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, passes);
-  EXPECT_EQ(splinebench::testing::count_nan(r.out), 0);
-  EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << "per-axis passes";
+  // D >= 3 with the other layouts of the one launch (Tuning::layout3d).
+  for (Layout3D layout : kAllLayouts) {
+    Tuning tun;
+    tun.layout3d = layout;
+    const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+    EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << to_string(layout);
+    EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << to_string(layout);
+  }
 }
 
 // Small stream ranges and chunks force many tiles per axis: range edges inside the
@@ -81,6 +85,12 @@ TEST_P(FlexEmulation, ManySmallTilesMatchOracle) {
     EXPECT_EQ(splinebench::testing::count_nan(r.out), 0);
     EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size())));
   }
+  for (Layout3D layout : kAllLayouts) {
+    tun.layout3d = layout;
+    const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+    EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << to_string(layout);
+    EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << to_string(layout);
+  }
 }
 
 // Any order that respects the dependencies gives bit-identical results, and the
@@ -88,9 +98,9 @@ TEST_P(FlexEmulation, ManySmallTilesMatchOracle) {
 TEST_P(FlexEmulation, AdversarialOrderSameBits) {
   const auto& [c, mode] = GetParam();
   const GridShape shape = GridShape::make(c.extents, c.channels);
-  for (bool fuse : {false, true}) {
+  for (Layout3D layout : kAllLayouts) {
     Tuning tun;
-    tun.fuse_planes = fuse;
+    tun.layout3d = layout;
     const Result normal = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
     Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
     const LaunchDesc L = make_launch(plan);
@@ -131,10 +141,12 @@ TEST(FlexOrder, OrderThatBreaksDependenciesIsRejected) {
 TEST(FlexPlan, TilesCoverEveryOutputOnce) {
   for (const auto& c : splinebench::testing::flex_small_cases()) {
     const GridShape shape = GridShape::make(c.extents, c.channels);
-    for (Variant v : {Variant::flexible, Variant::fixed}) {
+    for (int config = 0; config < 4; ++config) {
+      const Variant v = config == 3 ? Variant::fixed : Variant::flexible;
       Tuning tun;
       tun.s_range = 3;
       tun.chunk_width = 5;
+      if (config < 3) tun.layout3d = kAllLayouts[config];
       Plan plan = make_plan(shape, c.fields, Mode::half, v, DeviceLimits{}, tun);
       for (const auto& P : plan.passes) {
         std::int64_t outputs = 0;

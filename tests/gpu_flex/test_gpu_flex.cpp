@@ -108,12 +108,18 @@ void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
   const GridShape shape = GridShape::make(c.extents, c.channels);
   const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 11);
   const std::vector<double> ref = oracle(shape, c.fields, mode, in);
-  // gpu_flex, gpu_flex_fixed, and gpu_flex with D >= 3 as per-axis passes in one launch.
-  for (int config = 0; config < 3; ++config) {
+  // gpu_flex (default layout), gpu_flex_fixed, and gpu_flex with the other D >= 3
+  // layouts in one launch (yx patches, per-axis passes).
+  for (int config = 0; config < 4; ++config) {
     const Variant v = config == 1 ? Variant::fixed : Variant::flexible;
-    const char* who = config == 0 ? "gpu_flex" : config == 1 ? "gpu_flex_fixed" : "gpu_flex per-axis passes";
+    const char* who = config == 0   ? "gpu_flex"
+                      : config == 1 ? "gpu_flex_fixed"
+                      : config == 2 ? "gpu_flex yx_patches"
+                                    : "gpu_flex per_axis";
+    if (shape.dims < 3 && config >= 2) continue;  // the layout applies to D >= 3 only
     LaunchOptions opt;
-    opt.tuning.fuse_planes = config != 2;
+    if (config == 2) opt.tuning.layout3d = Layout3D::yx_patches;
+    if (config == 3) opt.tuning.layout3d = Layout3D::per_axis;
     const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
     EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << who << ": unwritten outputs; " << r.description;
     EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << who << "; " << r.description;
@@ -166,15 +172,15 @@ TEST(GpuFlex, ManySmallTilesMatchEmulation) {
                                                  {{5, 3, 9, 34}, 2, 2}}) {
     const GridShape shape = GridShape::make(c.extents, c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 5);
-    for (bool fuse : {false, true}) {
-      tun.fuse_planes = fuse;
+    for (Layout3D layout : {Layout3D::xy_planes, Layout3D::yx_patches, Layout3D::per_axis}) {
+      tun.layout3d = layout;
       LaunchOptions opt;
       opt.tuning = tun;
       for (Variant v : {Variant::flexible, Variant::fixed})
         EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, Mode::mirror, in, opt).out,
                                  run_emulated(v, shape, c.fields, Mode::mirror, in, tun)),
                   "")
-            << c.name() << (fuse ? " fused" : " per-axis passes");
+            << c.name() << " " << to_string(layout);
     }
   }
 }
@@ -207,13 +213,17 @@ TEST(FlexSanitizer, EveryKindOnce) {
     EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, opt).out,
                              run_device(Variant::flexible, shape, c.fields, Mode::half, in).out),
               "");
-    // D >= 3 as per-axis passes in the one launch, adversarial too.
-    LaunchOptions fused;
-    fused.tuning.fuse_planes = false;
-    const DeviceRun f = run_device(Variant::flexible, shape, c.fields, Mode::half, in, fused);
-    EXPECT_LE(splinebench::testing::rel_l2(f.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims));
-    fused.adversarial = true;
-    EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, fused).out, f.out), "");
+    // D >= 3 with the other layouts in the one launch, adversarial too.
+    if (shape.dims < 3) continue;
+    for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
+      SCOPED_TRACE(std::string(to_string(layout)));
+      LaunchOptions other;
+      other.tuning.layout3d = layout;
+      const DeviceRun f = run_device(Variant::flexible, shape, c.fields, Mode::half, in, other);
+      EXPECT_LE(splinebench::testing::rel_l2(f.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims));
+      other.adversarial = true;
+      EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out), "");
+    }
   }
 }
 
