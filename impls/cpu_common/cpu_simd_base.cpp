@@ -73,31 +73,30 @@ void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, Phas
   const EvalRangeFn fn = eval_kernel();
   ScopedPhase p(times, phase::evaluate);
   if (n == 0) return;
-  const BinPlan bins = bins_queries() ? plan_bins(shape_, n) : BinPlan{};
+  const EvalRecordsFn records_fn = eval_records_kernel();
+  const BinPlan bins = records_fn != nullptr ? plan_bins(shape_, n, bin_policy_from_env()) : BinPlan{};
   const int C = shape_.channels;
-  const float* kernel_coords = coords;
-  float* kernel_out = out;
-  if (bins.enabled) {
-    // Sorted queries, values in sorted order, then back to the caller's order.
-    bin_queries(bins, shape_, coords, n, threads_, binned_);
-    kernel_coords = binned_.coords.data();
-    binned_.values.resize(static_cast<std::size_t>(fields_ * n * C));
-    kernel_out = binned_.values.data();
-  }
+  // Bin-sorted queries are records that carry their index: the kernel writes each
+  // value in the caller's order directly.
+  if (bins.enabled) bin_queries(bins, shape_, coords, n, threads_, binned_);
   const std::int64_t chunks = (n + kQueryChunk - 1) / kQueryChunk;
   const std::int64_t items = fields_ * chunks;
   const std::int64_t field_values = shape_.values();
   const float* coeffs = coeffs_.data();
+  const float* records = binned_.records.data();
+  const bool binned = bins.enabled;
   const int threads = threads_;
 #pragma omp parallel for num_threads(threads) if (threads > 1 && items > 1) schedule(static)
   for (std::int64_t it = 0; it < items; ++it) {
     const std::int64_t f = it / chunks;
     const std::int64_t q0 = (it % chunks) * kQueryChunk;
-    fn(grid, coeffs + f * field_values, kernel_coords, n, q0, std::min(n, q0 + kQueryChunk), kernel_out + f * n * C);
+    const std::int64_t q1 = std::min(n, q0 + kQueryChunk);
+    if (binned) {
+      records_fn(grid, coeffs + f * field_values, records, q0, q1, out + f * n * C);
+    } else {
+      fn(grid, coeffs + f * field_values, coords, n, q0, q1, out + f * n * C);
+    }
   }
-  if (bins.enabled)
-    for (std::int64_t f = 0; f < fields_; ++f)
-      unpermute(binned_.rank, n, C, binned_.values.data() + f * n * C, out + f * n * C, threads_);
 }
 
 void CpuSimdBase::release() {

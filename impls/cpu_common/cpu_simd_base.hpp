@@ -35,8 +35,9 @@ class CpuSimdBase : public Implementation {
   virtual bool uses_threads() const = 0;
   virtual PrefilterKernels prefilter_kernels() const = 0;
   virtual EvalRangeFn eval_kernel() const = 0;
-  // Whether large query batches on large grids are bin-sorted first (query_bins.hpp).
-  virtual bool bins_queries() const { return false; }
+  // The kernel for bin-sorted query records (query_bins.hpp); with none, queries are
+  // never binned. Whether a batch is binned: plan_bins, under bin_policy_from_env().
+  virtual EvalRecordsFn eval_records_kernel() const { return nullptr; }
 
  private:
   GridShape shape_;

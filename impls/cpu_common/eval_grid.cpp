@@ -1,6 +1,11 @@
 #include "eval_grid.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -8,6 +13,35 @@
 #include "splinebench/error.hpp"
 
 namespace splinebench::cpu {
+
+namespace {
+
+// AMD family 0x1A (Zen 5), from CPUID.
+bool is_amd_zen5() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
+  char vendor[12];
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  if (std::memcmp(vendor, "AuthenticAMD", 12) != 0) return false;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  const unsigned base = (a >> 8) & 0xF;
+  const unsigned family = base == 0xF ? base + ((a >> 20) & 0xFF) : base;
+  return family == 0x1A;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+bool prefetch_rows_pays(std::int64_t field_bytes) {
+  static const bool zen5 = is_amd_zen5();
+  constexpr std::int64_t kZen5L3 = std::int64_t{32} << 20;
+  return !(zen5 && field_bytes <= kZen5L3);
+}
 
 EvalGrid make_eval_grid(const GridShape& shape, Mode mode) {
   constexpr std::int64_t kMax = std::numeric_limits<std::int32_t>::max();
@@ -18,6 +52,7 @@ EvalGrid make_eval_grid(const GridShape& shape, Mode mode) {
   g.dims = shape.dims;
   g.channels = shape.channels;
   g.mode = mode;
+  g.prefetch_rows = prefetch_rows_pays(shape.values() * static_cast<std::int64_t>(sizeof(float)));
   for (int d = 0; d < shape.dims; ++d) {
     const std::int64_t period = bspline::mode_period(static_cast<int>(mode), shape.extent[d]);
     if (period > kMax) throw Unsupported("axis " + std::to_string(d) + " is too long for 32-bit folding");

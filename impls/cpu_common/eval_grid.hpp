@@ -21,7 +21,16 @@ struct EvalGrid {
   int channels = 1;
   Mode mode = Mode::mirror;
   EvalAxis axis[kMaxDims];
+  // Whether the kernels prefetch the tap rows of queries ahead (prefetch_rows_pays).
+  bool prefetch_rows = true;
 };
+
+// Software prefetch of the rows of queries ahead, for random queries on one field of
+// field_bytes. It pays where the caches do not hold the grid; on AMD Zen 5 (family
+// 0x1A: 32 MiB L3 per CCD, fast) it costs 10-20 % while the grid fits in that L3 and
+// is left out there (measured: bench/README.md). Everywhere else: always, as measured
+// on Intel Xeon, where the 8 MiB grid of the acceptance case gains from it.
+bool prefetch_rows_pays(std::int64_t field_bytes);
 
 // Throws Unsupported when one field has more than 2^31 - 1 values (gather offsets
 // are 32-bit) or an extension period does not fit in 32 bits.
@@ -39,5 +48,15 @@ void evaluate_point_scalar(const EvalGrid& grid, const float* coeffs, const floa
 // the (D, n) axis-major `coords` on one field's coefficients; out is [n][channels].
 using EvalRangeFn = void (*)(const EvalGrid& grid, const float* coeffs, const float* coords,
                              std::int64_t n, std::int64_t q0, std::int64_t q1, float* out);
+
+// Queries as records (bin-sorted batches, query_bins.hpp): query_record_floats(D)
+// floats each, coordinates x0 .. x_{D-1} first, and in the last float the bits of the
+// int32 index of the query in the caller's order, where its values go.
+inline constexpr int query_record_floats(int dims) { return dims <= 3 ? 4 : 8; }
+
+// Kernel signature for records: evaluates records [r0, r1) on one field's
+// coefficients; the values of the record with index q go to out[q * channels ...].
+using EvalRecordsFn = void (*)(const EvalGrid& grid, const float* coeffs, const float* records, std::int64_t r0,
+                               std::int64_t r1, float* out);
 
 }  // namespace splinebench::cpu

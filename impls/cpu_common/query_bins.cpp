@@ -3,8 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <vector>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <vector>
+
+#include "eval_grid.hpp"
+#include "splinebench/error.hpp"
 
 namespace splinebench::cpu {
 
@@ -12,12 +17,75 @@ namespace {
 // One field's coefficients above this size are not L2-resident on current x86 cores.
 constexpr std::int64_t kBinFromBytes = std::int64_t{2} << 20;
 constexpr std::int64_t kMinQueriesPerBin = 8;
+// Keys are computed this many queries at a time into a buffer on the stack (plain
+// float arithmetic the compiler vectorises), once for the histogram and again for
+// the scatter, instead of through an n-long key array.
+constexpr std::int64_t kKeyBlock = 512;
+
+// Bins of queries [q, q + m) into key[0, m), one axis at a time. Queries outside the
+// grid (or NaN) go to the nearest edge bin: their taps fold back into the grid
+// anyway, and the order only affects speed. For b >= 0 truncation is floor.
+void block_keys(const BinPlan& plan, const float* coords, std::int64_t n, std::int64_t q, std::int64_t m,
+                std::int32_t* key) {
+  const float inv_cells = 1.0f / static_cast<float>(plan.cells);
+  for (int d = 0; d < plan.binned_axes; ++d) {
+    const float* x = coords + d * n + q;
+    const float last = static_cast<float>(plan.bins_per_axis[d] - 1);
+    const auto scale = static_cast<std::int32_t>(plan.bins_per_axis[d]);
+    for (std::int64_t i = 0; i < m; ++i) {
+      const float b = x[i] * inv_cells;
+      const float clamped = b >= 0.0f ? (b < last ? b : last) : 0.0f;
+      key[i] = (d == 0 ? 0 : key[i] * scale) + static_cast<std::int32_t>(clamped);
+    }
+  }
+}
+
+// The record of query q: D coordinates, then q's bits in the last float.
+template <int D, int R>
+inline void write_record(const float* coords, std::int64_t n, std::int64_t q, float* dst) {
+  float rec[R] = {};
+  for (int d = 0; d < D; ++d) rec[d] = coords[d * n + q];
+  const auto index = static_cast<std::int32_t>(q);
+  std::memcpy(&rec[R - 1], &index, sizeof index);
+  // Fixed-size copy: one or two vector stores, not a library call per query.
+  for (int j = 0; j < R; ++j) dst[j] = rec[j];
+}
+
+template <int D>
+void scatter_records(const BinPlan& plan, const float* coords, std::int64_t n, std::int64_t q0, std::int64_t q1,
+                     std::int64_t* next, float* records) {
+  constexpr int R = query_record_floats(D);
+  std::int32_t key[kKeyBlock];
+  for (std::int64_t q = q0; q < q1; q += kKeyBlock) {
+    const std::int64_t m = std::min(kKeyBlock, q1 - q);
+    block_keys(plan, coords, n, q, m, key);
+    for (std::int64_t i = 0; i < m; ++i) write_record<D, R>(coords, n, q + i, records + next[key[i]]++ * R);
+  }
+}
 }  // namespace
 
-BinPlan plan_bins(const GridShape& shape, std::int64_t queries) {
+BinPolicy bin_policy_from_env() {
+  const char* v = std::getenv("SPLINEBENCH_QUERY_BINNING");
+  if (v == nullptr || *v == '\0' || std::strcmp(v, "auto") == 0) return BinPolicy::automatic;
+  if (std::strcmp(v, "on") == 0) return BinPolicy::on;
+  if (std::strcmp(v, "off") == 0) return BinPolicy::off;
+  throw Error(std::string("SPLINEBENCH_QUERY_BINNING must be auto, on or off, got '") + v + "'");
+}
+
+std::string to_string(BinPolicy policy) {
+  switch (policy) {
+    case BinPolicy::on: return "on";
+    case BinPolicy::off: return "off";
+    case BinPolicy::automatic: break;
+  }
+  return "auto";
+}
+
+BinPlan plan_bins(const GridShape& shape, std::int64_t queries, BinPolicy policy) {
   BinPlan plan;
-  if (shape.values() * 4 < kBinFromBytes) return plan;
+  if (policy == BinPolicy::off) return plan;
   if (queries > std::numeric_limits<std::int32_t>::max()) return plan;
+  if (policy == BinPolicy::automatic && shape.values() * 4 < kBinFromBytes) return plan;
   plan.binned_axes = std::min(shape.dims, 3);
   // Widen the blocks until the bin count is bounded (the counting sort keeps a
   // histogram per thread).
@@ -30,22 +98,17 @@ BinPlan plan_bins(const GridShape& shape, std::int64_t queries) {
     if (plan.bins <= kMaxBins) break;
     plan.cells *= 2;
   }
-  plan.enabled = queries >= kMinQueriesPerBin * plan.bins;
+  plan.enabled = policy == BinPolicy::on ? queries > 0 : queries >= kMinQueriesPerBin * plan.bins;
   return plan;
 }
 
 void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coords, std::int64_t n, int threads,
                  BinnedQueries& out) {
   const int D = shape.dims;
-  const std::int64_t R = D <= 4 ? 4 : 8;  // record size in floats
-  out.coords.resize(static_cast<std::size_t>(D * n));
-  out.rank.resize(static_cast<std::size_t>(n));
-  out.key.resize(static_cast<std::size_t>(n));
+  const std::int64_t R = query_record_floats(D);
   out.records.resize(static_cast<std::size_t>(R * n));
-  std::int32_t* key = out.key.data();
   float* records = out.records.data();
   const std::int64_t bins = plan.bins;
-  const float inv_cells = 1.0f / static_cast<float>(plan.cells);
   threads = std::max(1, threads);
   std::vector<std::int64_t> count(static_cast<std::size_t>(bins * threads), 0);
 
@@ -54,22 +117,13 @@ void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coord
     const int t = omp_get_thread_num();
     const int nt = omp_get_num_threads();
     const std::int64_t q0 = n * t / nt, q1 = n * (t + 1) / nt;
-    // Bin of each query, one axis at a time (plain float arithmetic that the compiler
-    // vectorises). Queries outside the grid (or NaN) go to the nearest edge bin:
-    // their taps fold back into the grid anyway, and the order only affects speed.
-    // For b >= 0 truncation is floor.
-    for (int d = 0; d < plan.binned_axes; ++d) {
-      const float* x = coords + d * n;
-      const float last = static_cast<float>(plan.bins_per_axis[d] - 1);
-      const auto scale = static_cast<std::int32_t>(plan.bins_per_axis[d]);
-      for (std::int64_t q = q0; q < q1; ++q) {
-        const float b = x[q] * inv_cells;
-        const float clamped = b >= 0.0f ? (b < last ? b : last) : 0.0f;
-        key[q] = (d == 0 ? 0 : key[q] * scale) + static_cast<std::int32_t>(clamped);
-      }
-    }
     std::int64_t* hist = count.data() + static_cast<std::int64_t>(t) * bins;
-    for (std::int64_t q = q0; q < q1; ++q) ++hist[key[q]];
+    std::int32_t key[kKeyBlock];
+    for (std::int64_t q = q0; q < q1; q += kKeyBlock) {
+      const std::int64_t m = std::min(kKeyBlock, q1 - q);
+      block_keys(plan, coords, n, q, m, key);
+      for (std::int64_t i = 0; i < m; ++i) ++hist[key[i]];
+    }
 #pragma omp barrier
 #pragma omp single
     {
@@ -84,33 +138,14 @@ void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coord
           pos = next;
         }
     }
-    for (std::int64_t q = q0; q < q1; ++q) {
-      const std::int64_t i = hist[key[q]]++;
-      out.rank[q] = static_cast<std::int32_t>(i);
-      float rec[8] = {};
-      for (int d = 0; d < D; ++d) rec[d] = coords[d * n + q];
-      // Fixed-size copies: one or two vector stores, not a library call per query.
-      float* dst = records + i * R;
-      if (R == 4) {
-        for (int j = 0; j < 4; ++j) dst[j] = rec[j];
-      } else {
-        for (int j = 0; j < 8; ++j) dst[j] = rec[j];
-      }
+    switch (D) {
+      case 1: scatter_records<1>(plan, coords, n, q0, q1, hist, records); break;
+      case 2: scatter_records<2>(plan, coords, n, q0, q1, hist, records); break;
+      case 3: scatter_records<3>(plan, coords, n, q0, q1, hist, records); break;
+      case 4: scatter_records<4>(plan, coords, n, q0, q1, hist, records); break;
+      case 5: scatter_records<5>(plan, coords, n, q0, q1, hist, records); break;
+      case 6: scatter_records<6>(plan, coords, n, q0, q1, hist, records); break;
     }
-#pragma omp barrier
-    // Records back to the (D, n) layout the kernels read, sequentially.
-    for (std::int64_t i = q0; i < q1; ++i)
-      for (int d = 0; d < D; ++d) out.coords.data()[d * n + i] = records[i * R + d];
-  }
-}
-
-void unpermute(const std::vector<std::int32_t>& rank, std::int64_t n, int channels, const float* sorted, float* out,
-               int threads) {
-  const int C = channels;
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
-  for (std::int64_t q = 0; q < n; ++q) {
-    const float* src = sorted + static_cast<std::int64_t>(rank[q]) * C;
-    for (int ch = 0; ch < C; ++ch) out[q * C + ch] = src[ch];
   }
 }
 

@@ -25,14 +25,14 @@ class CpuSimd final : public cpu::CpuSimdBase {
   Availability availability() const override { return {}; }
   std::vector<std::string> run_facts() const override {
     return {"isa=" + cpu::simd::dispatched_target(), "threads=" + std::to_string(threads()),
-            "omp_procs=" + std::to_string(omp_get_num_procs()), "query_binning=auto"};
+            "omp_procs=" + std::to_string(omp_get_num_procs()), "query_binning=" + cpu::to_string(cpu::bin_policy_from_env())};
   }
 
  protected:
   bool uses_threads() const override { return true; }
   cpu::PrefilterKernels prefilter_kernels() const override { return cpu::simd::prefilter_kernels(); }
   cpu::EvalRangeFn eval_kernel() const override { return cpu::simd::eval_kernel(); }
-  bool bins_queries() const override { return true; }
+  cpu::EvalRecordsFn eval_records_kernel() const override { return cpu::simd::eval_records_kernel(); }
 };
 
 }  // namespace

@@ -11,6 +11,7 @@ namespace splinebench::cpu::simd {
 
 PrefilterKernels prefilter_kernels();
 EvalRangeFn eval_kernel();
+EvalRecordsFn eval_records_kernel();  // bin-sorted query records (query_bins.hpp)
 
 // Name of the Highway target the dispatch picks now (e.g. "AVX3", "AVX2", "SSE4").
 std::string dispatched_target();

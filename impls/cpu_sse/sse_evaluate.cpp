@@ -187,9 +187,9 @@ inline void evaluate4(const EvalGrid& grid, const float* coeffs, const float* co
   }
 }
 
-// Queries this far ahead get their rows of taps prefetched: random queries on a grid
-// larger than the caches wait on ~16 cache misses each, and the 4-wide code does not
-// keep enough of them in flight by itself.
+// Queries this far ahead get their rows of taps prefetched (where grid.prefetch_rows:
+// eval_grid.hpp): random queries on a grid larger than the caches wait on ~16 cache
+// misses each, and the 4-wide code does not keep enough of them in flight by itself.
 constexpr std::int64_t kPrefetchQueries = 16;
 
 // Prefetches the rows (along the contiguous axis) of the innermost 2 axes' taps, for
@@ -221,7 +221,7 @@ void evaluate_range_dc(const EvalGrid& grid, const float* coeffs, const float* c
   const float* ahead[D];
   std::int64_t q = q0;
   for (; q + 4 <= q1; q += 4) {
-    if (q + kPrefetchQueries + 4 <= q1) {
+    if (grid.prefetch_rows && q + kPrefetchQueries + 4 <= q1) {
       for (int d = 0; d < D; ++d) ahead[d] = coords + d * n + q + kPrefetchQueries;
       prefetch_rows<D, C>(grid, coeffs, ahead);
     }

@@ -1,6 +1,7 @@
 // Queries whose taps along the contiguous axis need no folding (cell in [1, N-3]) on
 // every lane, so each vector takes the fast paths that mixed queries reach only on
-// some vectors: cpu_simd's paired gathers (C <= 2) and cpu_sse's row loads (C = 1).
+// some vectors: cpu_simd's row loads without folded taps (C = 1) and paired gathers
+// (C = 2), and cpu_sse's row loads (C = 1).
 // The other axes keep "outside" coordinates (folding there). Compared with the
 // oracle evaluated on the implementation's own coefficients, so only the evaluation
 // is measured.

@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -26,6 +27,7 @@
 #include "cpu_common/query_bins.hpp"
 #include "simd/interior_rows.hpp"
 #include "splinebench/datasets.hpp"
+#include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
 #include "splinebench/registry.hpp"
 
@@ -130,10 +132,46 @@ INSTANTIATE_TEST_SUITE_P(AllModes, SimdLongLines,
 // Query counts below and between vector widths, and coordinates the vector path
 // leaves to the scalar one (NaN, +-inf, |x| >= 2^22) mixed into vectors of ordinary
 // ones: NaN exactly where a coordinate is non-finite, oracle values everywhere else.
+namespace {
+// Sets SPLINEBENCH_QUERY_BINNING (cpu_common/query_bins.hpp) for a scope, then restores it.
+struct BinningScope {
+  explicit BinningScope(const char* value) {
+    const char* old = std::getenv("SPLINEBENCH_QUERY_BINNING");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("SPLINEBENCH_QUERY_BINNING", value, 1);
+  }
+  ~BinningScope() {
+    if (had_) {
+      setenv("SPLINEBENCH_QUERY_BINNING", old_.c_str(), 1);
+    } else {
+      unsetenv("SPLINEBENCH_QUERY_BINNING");
+    }
+  }
+  bool had_ = false;
+  std::string old_;
+};
+
+void check_odd_counts_and_specials(const std::string& impl_name);
+}  // namespace
+
 class SimdQueries : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(SimdQueries, OddCountsAndSpecialCoordinates) {
-  const std::string impl_name = GetParam();
+TEST_P(SimdQueries, OddCountsAndSpecialCoordinates) { check_odd_counts_and_specials(GetParam()); }
+
+// The same with cpu_simd's query binning forced on: every batch, however small, is
+// bin-sorted into records (3-D and below: 4 floats; 4-D and up: 8) and the kernel
+// writes each value at its record's query index.
+TEST(SimdQueriesBinned, OddCountsAndSpecialCoordinates) {
+  const BinningScope scope("on");
+  check_odd_counts_and_specials("cpu_simd");
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, SimdQueries, ::testing::Values("cpu_sse", "cpu_simd"),
+                         [](const auto& info) { return info.param; });
+
+namespace {
+void check_odd_counts_and_specials(const std::string& impl_name) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const float specials[] = {nan, inf, -inf, 4194304.0f, -4194304.0f, 4194303.5f, 1e7f, -3e9f, 1e30f, -1e38f};
@@ -178,9 +216,7 @@ TEST_P(SimdQueries, OddCountsAndSpecialCoordinates) {
               }
         }
 }
-
-INSTANTIATE_TEST_SUITE_P(Both, SimdQueries, ::testing::Values("cpu_sse", "cpu_simd"),
-                         [](const auto& info) { return info.param; });
+}  // namespace
 
 // Grids larger than L2 with many queries: cpu_simd bin-sorts the queries before
 // evaluating (cpu_common/query_bins.hpp) and scatters the values back; results must
@@ -205,6 +241,44 @@ TEST_P(SimdBinnedQueries, LargeGridsManyQueries) {
       ASSERT_TRUE(cpu::plan_bins(c.shape, 3 * k.per_pattern).enabled) << c.shape.to_string();
       expect_within_declared("cpu_simd", c, threads);
     }
+}
+
+// Binning forced on for small grids of every D (records of 4 and 8 floats), channel
+// count and mode, on one thread and on two: the declared bounds, as without binning.
+TEST(SimdBinnedForced, EveryDimensionModeAndChannelCount) {
+  const BinningScope scope("on");
+  for (const Extents& e : {Extents{17}, Extents{7, 33}, Extents{7, 5, 17}, Extents{3, 5, 2, 7},
+                           Extents{2, 3, 5, 3, 2}, Extents{3, 2, 5, 3, 2, 2}})
+    for (const int channels : {1, 2, 4})
+      for (const Mode mode : kAllModes)
+        for (const int threads : {1, 2}) {
+          CheckCase c;
+          c.shape = GridShape::make(e, channels);
+          c.mode = mode;
+          c.kind = FieldKind::noise;
+          c.fields = 2;
+          c.queries_per_pattern = 37;
+          c.seed = 500 + channels;
+          ASSERT_TRUE(cpu::plan_bins(c.shape, 3 * c.queries_per_pattern, cpu::bin_policy_from_env()).enabled);
+          expect_within_declared("cpu_simd", c, threads);
+        }
+}
+
+TEST(SimdBinningPolicy, FromEnvironment) {
+  {
+    const BinningScope scope("off");
+    EXPECT_EQ(cpu::bin_policy_from_env(), cpu::BinPolicy::off);
+    EXPECT_FALSE(cpu::plan_bins(GridShape::make({96, 96, 96}), 30000, cpu::bin_policy_from_env()).enabled);
+  }
+  {
+    const BinningScope scope("auto");
+    EXPECT_EQ(cpu::bin_policy_from_env(), cpu::BinPolicy::automatic);
+    EXPECT_TRUE(cpu::plan_bins(GridShape::make({96, 96, 96}), 30000, cpu::bin_policy_from_env()).enabled);
+  }
+  {
+    const BinningScope scope("sometimes");
+    EXPECT_THROW(cpu::bin_policy_from_env(), Error);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, SimdBinnedQueries, ::testing::Values(Mode::mirror, Mode::half, Mode::periodic),
