@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -321,6 +322,12 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.chunk_width = w;
     variants.push_back({"chunk_width=" + std::to_string(w), t});
+  }
+  for (auto [w, sp] : {std::pair{1024, 32}, std::pair{512, 32}, std::pair{256, 32}, std::pair{512, 24}}) {
+    flex::Tuning t;
+    t.chunk_width = w;
+    t.stream_p = sp;
+    variants.push_back({"chunk_width=" + std::to_string(w) + ",stream_p=" + std::to_string(sp), t});
   }
   for (int items : {128, 512}) {
     flex::Tuning t;

@@ -77,7 +77,7 @@ void segment_smem(PassDesc& P, int C) {
   L.fp_plane = C * L.fp_chan;
   L.fp[0] = 0;
   L.fp[1] = P.p * L.fp_plane;
-  L.g_plane = skewed(P.sx * C);
+  L.g_plane = fp_skewed(P.sx * C, C);  // g_skew() in flex_tile.cuh; C == 1: a multiple of 4
   L.g = 2 * P.p * L.fp_plane;
   L.total = L.g + P.p * L.g_plane;
 }

@@ -75,6 +75,12 @@ template <int C>
 SPLINEBENCH_HD int fp_skew(int i) {
   return C == 1 ? i + ((i >> 5) << 2) : i + (i >> 5);
 }
+// Index of value i (channels interleaved) inside a row of filtered values g of the
+// segment kinds: the same rule (C == 1: 16-byte groups whole and aligned).
+template <int C>
+SPLINEBENCH_HD int g_skew(int i) {
+  return fp_skew<C>(i);
+}
 
 // Copies one float into shared memory: asynchronously on the device (completed by
 // Block::wait_loads), at once on the host.
@@ -373,8 +379,17 @@ SPLINEBENCH_HD void filter_row_segments(const Block& blk, const PassDesc& P, int
       }
       filter_window(v);
       float* out = g + p * L.g_plane;
+      if (C == 1) {
+        // One whole padded 32-float block of g: 16-byte stores, 8 segments of a
+        // quarter-warp in 8 different bank groups.
+        Vec4* o4 = reinterpret_cast<Vec4*>(out + g_skew<C>(first));
   SB_FLEX_UNROLL
-      for (int k = 0; k < kSegment; ++k) out[skew((first + k) * C + ch)] = v[kHalo + k];
+        for (int k = 0; k < kSegment / 4; ++k)
+          o4[k] = Vec4{v[kHalo + 4 * k], v[kHalo + 4 * k + 1], v[kHalo + 4 * k + 2], v[kHalo + 4 * k + 3]};
+      } else {
+  SB_FLEX_UNROLL
+        for (int k = 0; k < kSegment; ++k) out[g_skew<C>((first + k) * C + ch)] = v[kHalo + k];
+      }
     }
   });
 }
@@ -393,7 +408,12 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
       const int valid = static_cast<int>(valid_samples) * C;
       float* dst = P.dst + row * P.slice_stride + x0 * C;
       const float* src = g + p * P.smem.g_plane;
-      for (int v = lane; v < valid; v += 32) dst[v] = src[skew(v)];
+      if (C == 1 && (valid & 3) == 0 && (reinterpret_cast<std::uintptr_t>(dst) & 15u) == 0) {
+        for (int v = 4 * lane; v < valid; v += 128)
+          *reinterpret_cast<Vec4*>(dst + v) = *reinterpret_cast<const Vec4*>(src + g_skew<C>(v));
+      } else {
+        for (int v = lane; v < valid; v += 32) dst[v] = src[g_skew<C>(v)];
+      }
     }
   });
 }
@@ -448,7 +468,7 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
             break;
           }
           case TileKind::stream_x:
-            in_off[k] = skew(cc);
+            in_off[k] = g_skew<C>(cc);
             out_off[k] = T.x0 * C + cc;
             valid[k] = T.x0 + cc / C < P.nx;
             break;
@@ -498,6 +518,92 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
       }
     }
   });
+}
+
+// The stream filter with 4 adjacent columns per thread: the same per-column
+// arithmetic as stream_columns (bit for bit), with 16-byte shared-memory accesses and
+// 16-byte stores where the 4 outputs are whole and aligned. Used where every column
+// group of 4 is contiguous in shared memory (stream_only with w % 4 == 0, stream_x
+// with C == 1); see quad_columns().
+template <int C, class Block>
+SPLINEBENCH_HD void stream_quads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
+                                 std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
+                                 float* smem) {
+  const SmemLayout& L = P.smem;
+  float* ring = smem + L.ring;
+  float* cz = smem + L.cz;
+  const int ncols = P.ncols;
+  const int R = L.ring_len;
+  const int t0i = static_cast<int>(t0);
+  const int top = t0i + np - kHalo - 1;
+  const int lo = static_cast<int>(emitted), hi = static_cast<int>(emit_end);
+  const bool is_x = P.kind == TileKind::stream_x;
+  const float* in_base = is_x ? g : fp;
+  const int in_plane = is_x ? L.g_plane : L.fp_plane;
+  // Columns of this tile that are outputs, and where column 0 goes.
+  const std::int64_t limit = is_x ? (P.nx - T.x0) * C : P.inner - T.w0;
+  const std::int64_t out0 = T.base + (is_x ? T.x0 * C : T.w0);
+  const bool stride4 = (P.s_stride & 3) == 0;
+  blk.each([&](int tid, int nt) {
+    for (int q = tid; 4 * q < ncols; q += nt) {
+      const int col = 4 * q;
+      const int in_off = is_x ? g_skew<C>(col) : col;
+      const std::int64_t left = limit - col;
+      const int nvalid = left >= 4 ? 4 : (left > 0 ? static_cast<int>(left) : 0);
+      float c[4];
+      if (t0i == 0) {
+        c[0] = c[1] = c[2] = c[3] = 0.f;
+      } else {
+        const Vec4 z = *reinterpret_cast<const Vec4*>(cz + col);
+        c[0] = z.x;
+        c[1] = z.y;
+        c[2] = z.z;
+        c[3] = z.w;
+      }
+      int slot = ((t0i - kHalo) % R + R) % R;
+      for (int p = 0; p < np; ++p) {
+        const Vec4 x = *reinterpret_cast<const Vec4*>(in_base + in_off + p * in_plane);
+        c[0] = causal_step(c[0], x.x);
+        c[1] = causal_step(c[1], x.y);
+        c[2] = causal_step(c[2], x.z);
+        c[3] = causal_step(c[3], x.w);
+        if (t0i + p - kHalo >= 0) *reinterpret_cast<Vec4*>(ring + slot * ncols + col) = Vec4{c[0], c[1], c[2], c[3]};
+        slot = slot + 1 == R ? 0 : slot + 1;
+      }
+      *reinterpret_cast<Vec4*>(cz + col) = Vec4{c[0], c[1], c[2], c[3]};
+
+      if (hi > lo && nvalid > 0) {
+        float a[4] = {0.f, 0.f, 0.f, 0.f};
+        float* out = P.dst + out0 + col + (T.s0 + top) * P.s_stride;
+        const bool vec = nvalid == 4 && stride4 && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
+        int rs = top % R;
+        for (int j = top; j >= lo; --j) {
+          const Vec4 r = *reinterpret_cast<const Vec4*>(ring + rs * ncols + col);
+          a[0] = anticausal_step(a[0], r.x);
+          a[1] = anticausal_step(a[1], r.y);
+          a[2] = anticausal_step(a[2], r.z);
+          a[3] = anticausal_step(a[3], r.w);
+          if (j < hi) {
+            if (vec) {
+              *reinterpret_cast<Vec4*>(out) = Vec4{a[0], a[1], a[2], a[3]};
+            } else {
+              for (int e = 0; e < nvalid; ++e) out[e] = a[e];
+            }
+          }
+          out -= P.s_stride;
+          rs = rs == 0 ? R - 1 : rs - 1;
+        }
+      }
+    }
+  });
+}
+
+// Whether a stream pass runs stream_quads (else stream_columns).
+template <int C>
+SPLINEBENCH_HD bool quad_columns(const PassDesc& P) {
+  if (P.kind == TileKind::stream_only) return (P.ncols & 3) == 0;
+  if (P.kind == TileKind::stream_x) return C == 1;
+  return false;
 }
 
 // ---- one tile ------------------------------------------------------------------
@@ -550,7 +656,10 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
       const std::int64_t e = t0 + np;  // planes known after this sub-block
       const std::int64_t outputs = T.s1 - T.s0;
       const std::int64_t emit_end = e - 2 * kHalo < outputs ? e - 2 * kHalo : outputs;
-      stream_columns<C>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      if (quad_columns<C>(P))
+        stream_quads<C>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      else
+        stream_columns<C>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
       if (emit_end > emitted) emitted = emit_end;
     }
     blk.sync();  // fp[b & 1], g and the ring are free again
