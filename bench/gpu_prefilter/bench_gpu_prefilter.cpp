@@ -329,6 +329,11 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.stream_p = sp;
     variants.push_back({"chunk_width=" + std::to_string(w) + ",stream_p=" + std::to_string(sp), t});
   }
+  for (int vec : {1, 2, 4}) {
+    flex::Tuning t;
+    t.stream_vec = vec;
+    variants.push_back({"stream_vec=" + std::to_string(vec), t});
+  }
   for (int items : {128, 512}) {
     flex::Tuning t;
     t.rows_items = items;

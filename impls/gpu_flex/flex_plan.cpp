@@ -251,7 +251,8 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     if (shape.extent[d] >= kMaxAxis)
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
-  if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0)
+  if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
+      tuning.stream_vec < 0)
     throw Error("gpu_flex: tuning values must be positive");
 
   Plan plan;
@@ -283,6 +284,18 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
   if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses) && variant == Variant::flexible)
     throw Error("gpu_flex: too many passes");
   for (auto& P : plan.passes) {
+    // Adjacent columns per thread of the stream filter (stream_vectors in flex_tile.cuh):
+    // only where groups of `vec` columns are contiguous and aligned in shared memory.
+    const bool vectorisable = (P.kind == TileKind::stream_only && P.w % 4 == 0) ||
+                              (P.kind == TileKind::stream_x && C == 1);
+    P.vec = 1;
+    if (vectorisable) {
+      if (tuning.stream_vec > 0) {
+        P.vec = tuning.stream_vec >= 4 ? 4 : tuning.stream_vec >= 2 ? 2 : 1;
+      } else {
+        while (P.vec < 4 && P.ncols / (2 * P.vec) >= kThreads) P.vec *= 2;
+      }
+    }
     P.profile_skip = tuning.profile_skip;
     P.channels = C;
     P.mode = static_cast<int>(mode);
@@ -337,7 +350,9 @@ std::string describe(const Plan& plan) {
         break;
     }
     if (P.kind != TileKind::rows) o << ", ranges of " << P.s_range << " (" << P.s_tiles << ")";
-    o << ", p=" << P.p << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
+    o << ", p=" << P.p;
+    if (P.vec > 1) o << ", vec=" << P.vec;
+    o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();
 }

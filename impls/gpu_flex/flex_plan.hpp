@@ -44,6 +44,10 @@ struct Tuning {
   int profile_skip = 0;
   // Flexible plans of D >= 3 (bench/gpu_prefilter/README.md has the measurements).
   Layout3D layout3d = Layout3D::xy_planes;
+  // Stream filter: adjacent columns per thread (1, 2 or 4; 0: the widest that still
+  // gives every thread of the block a column group). Passes whose column groups are
+  // not contiguous in shared memory use 1.
+  int stream_vec = 0;
 };
 
 struct Plan {

@@ -428,9 +428,8 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
 // Each thread carries kGroup columns side by side (independent chains for the
 // scheduler); column g of a thread's group is base + g * threads, so every g is a
 // coalesced row of the block's columns.
-inline constexpr int kGroup = 2;
-
-template <int C, class Block>
+// kGroup is 2 where the block has more columns than threads, else 1 (no idle chain).
+template <int C, int kGroup, class Block>
 SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                    std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
                                    float* smem) {
@@ -520,15 +519,46 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
   });
 }
 
-// The stream filter with 4 adjacent columns per thread: the same per-column
-// arithmetic as stream_columns (bit for bit), with 16-byte shared-memory accesses and
-// 16-byte stores where the 4 outputs are whole and aligned. Used where every column
-// group of 4 is contiguous in shared memory (stream_only with w % 4 == 0, stream_x
-// with C == 1); see quad_columns().
-template <int C, class Block>
-SPLINEBENCH_HD void stream_quads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
-                                 std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
-                                 float* smem) {
+// Vectors of V floats in shared memory and global memory (V = 2 or 4), aligned.
+template <int V>
+struct VecOf;
+template <>
+struct VecOf<4> {
+  using type = Vec4;
+  SPLINEBENCH_HD static void get(const float* p, float (&v)[4], int at) {
+    const Vec4 q = *reinterpret_cast<const Vec4*>(p);
+    v[at] = q.x, v[at + 1] = q.y, v[at + 2] = q.z, v[at + 3] = q.w;
+  }
+  SPLINEBENCH_HD static void put(float* p, const float (&v)[4]) {
+    *reinterpret_cast<Vec4*>(p) = Vec4{v[0], v[1], v[2], v[3]};
+  }
+};
+#if defined(__CUDACC__)
+using Vec2 = float2;
+#else
+struct alignas(8) Vec2 {
+  float x, y;
+};
+#endif
+template <>
+struct VecOf<2> {
+  SPLINEBENCH_HD static void get(const float* p, float (&v)[2], int at) {
+    const Vec2 q = *reinterpret_cast<const Vec2*>(p);
+    v[at] = q.x, v[at + 1] = q.y;
+  }
+  SPLINEBENCH_HD static void put(float* p, const float (&v)[2]) { *reinterpret_cast<Vec2*>(p) = Vec2{v[0], v[1]}; }
+};
+
+// The stream filter with V adjacent columns per thread: the same per-column
+// arithmetic as stream_columns (bit for bit), with V-float shared-memory accesses and
+// V-float stores where the V outputs are whole and aligned. The planner sets P.vec
+// (flex_plan.cpp: only where every group of V columns is contiguous and aligned in
+// shared memory: stream_only with w % V == 0, stream_x with C == 1).
+template <int C, int V, class Block>
+SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
+                                   std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
+                                   float* smem) {
+  using Vec = VecOf<V>;
   const SmemLayout& L = P.smem;
   float* ring = smem + L.ring;
   float* cz = smem + L.cz;
@@ -543,51 +573,50 @@ SPLINEBENCH_HD void stream_quads(const Block& blk, const PassDesc& P, const Tile
   // Columns of this tile that are outputs, and where column 0 goes.
   const std::int64_t limit = is_x ? (P.nx - T.x0) * C : P.inner - T.w0;
   const std::int64_t out0 = T.base + (is_x ? T.x0 * C : T.w0);
-  const bool stride4 = (P.s_stride & 3) == 0;
+  const bool stride_ok = P.s_stride % V == 0;
   blk.each([&](int tid, int nt) {
-    for (int q = tid; 4 * q < ncols; q += nt) {
-      const int col = 4 * q;
+    for (int q = tid; V * q < ncols; q += nt) {
+      const int col = V * q;
       const int in_off = is_x ? g_skew<C>(col) : col;
       const std::int64_t left = limit - col;
-      const int nvalid = left >= 4 ? 4 : (left > 0 ? static_cast<int>(left) : 0);
-      float c[4];
+      const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+      float c[V];
       if (t0i == 0) {
-        c[0] = c[1] = c[2] = c[3] = 0.f;
+  SB_FLEX_UNROLL
+        for (int e = 0; e < V; ++e) c[e] = 0.f;
       } else {
-        const Vec4 z = *reinterpret_cast<const Vec4*>(cz + col);
-        c[0] = z.x;
-        c[1] = z.y;
-        c[2] = z.z;
-        c[3] = z.w;
+        Vec::get(cz + col, c, 0);
       }
       int slot = ((t0i - kHalo) % R + R) % R;
       for (int p = 0; p < np; ++p) {
-        const Vec4 x = *reinterpret_cast<const Vec4*>(in_base + in_off + p * in_plane);
-        c[0] = causal_step(c[0], x.x);
-        c[1] = causal_step(c[1], x.y);
-        c[2] = causal_step(c[2], x.z);
-        c[3] = causal_step(c[3], x.w);
-        if (t0i + p - kHalo >= 0) *reinterpret_cast<Vec4*>(ring + slot * ncols + col) = Vec4{c[0], c[1], c[2], c[3]};
+        float x[V];
+        Vec::get(in_base + in_off + p * in_plane, x, 0);
+  SB_FLEX_UNROLL
+        for (int e = 0; e < V; ++e) c[e] = causal_step(c[e], x[e]);
+        if (t0i + p - kHalo >= 0) Vec::put(ring + slot * ncols + col, c);
         slot = slot + 1 == R ? 0 : slot + 1;
       }
-      *reinterpret_cast<Vec4*>(cz + col) = Vec4{c[0], c[1], c[2], c[3]};
+      Vec::put(cz + col, c);
 
       if (hi > lo && nvalid > 0) {
-        float a[4] = {0.f, 0.f, 0.f, 0.f};
+        float a[V];
+  SB_FLEX_UNROLL
+        for (int e = 0; e < V; ++e) a[e] = 0.f;
         float* out = P.dst + out0 + col + (T.s0 + top) * P.s_stride;
-        const bool vec = nvalid == 4 && stride4 && (reinterpret_cast<std::uintptr_t>(out) & 15u) == 0;
+        const bool vec = nvalid == V && stride_ok && (reinterpret_cast<std::uintptr_t>(out) % (4 * V)) == 0;
         int rs = top % R;
         for (int j = top; j >= lo; --j) {
-          const Vec4 r = *reinterpret_cast<const Vec4*>(ring + rs * ncols + col);
-          a[0] = anticausal_step(a[0], r.x);
-          a[1] = anticausal_step(a[1], r.y);
-          a[2] = anticausal_step(a[2], r.z);
-          a[3] = anticausal_step(a[3], r.w);
+          float r[V];
+          Vec::get(ring + rs * ncols + col, r, 0);
+  SB_FLEX_UNROLL
+          for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], r[e]);
           if (j < hi) {
             if (vec) {
-              *reinterpret_cast<Vec4*>(out) = Vec4{a[0], a[1], a[2], a[3]};
+              Vec::put(out, a);
             } else {
-              for (int e = 0; e < nvalid; ++e) out[e] = a[e];
+  SB_FLEX_UNROLL
+              for (int e = 0; e < V; ++e)
+                if (e < nvalid) out[e] = a[e];
             }
           }
           out -= P.s_stride;
@@ -596,14 +625,6 @@ SPLINEBENCH_HD void stream_quads(const Block& blk, const PassDesc& P, const Tile
       }
     }
   });
-}
-
-// Whether a stream pass runs stream_quads (else stream_columns).
-template <int C>
-SPLINEBENCH_HD bool quad_columns(const PassDesc& P) {
-  if (P.kind == TileKind::stream_only) return (P.ncols & 3) == 0;
-  if (P.kind == TileKind::stream_x) return C == 1;
-  return false;
 }
 
 // ---- one tile ------------------------------------------------------------------
@@ -656,10 +677,14 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
       const std::int64_t e = t0 + np;  // planes known after this sub-block
       const std::int64_t outputs = T.s1 - T.s0;
       const std::int64_t emit_end = e - 2 * kHalo < outputs ? e - 2 * kHalo : outputs;
-      if (quad_columns<C>(P))
-        stream_quads<C>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      if (P.vec == 4)
+        stream_vectors<C, 4>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      else if (P.vec == 2)
+        stream_vectors<C, 2>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      else if (P.ncols > kThreads)
+        stream_columns<C, 2>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
       else
-        stream_columns<C>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+        stream_columns<C, 1>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
       if (emit_end > emitted) emitted = emit_end;
     }
     blk.sync();  // fp[b & 1], g and the ring are free again

@@ -61,6 +61,15 @@ TEST_P(FlexEmulation, FlexibleAndFixedMatchOracle) {
     EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size())))
         << (v == Variant::flexible ? "flexible" : "fixed");
   }
+  // The stream filter with 2 and 4 adjacent columns per thread wherever a pass allows
+  // it (the automatic choice takes them only for wide column counts).
+  for (int vec : {2, 4}) {
+    Tuning tun;
+    tun.stream_vec = vec;
+    const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+    EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << "stream_vec " << vec;
+    EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << "stream_vec " << vec;
+  }
   // D >= 3 with the other layouts of the one launch (Tuning::layout3d).
   for (Layout3D layout : kAllLayouts) {
     Tuning tun;
@@ -98,9 +107,10 @@ TEST_P(FlexEmulation, ManySmallTilesMatchOracle) {
 TEST_P(FlexEmulation, AdversarialOrderSameBits) {
   const auto& [c, mode] = GetParam();
   const GridShape shape = GridShape::make(c.extents, c.channels);
-  for (Layout3D layout : kAllLayouts) {
+  for (int config = 0; config < 4; ++config) {
     Tuning tun;
-    tun.layout3d = layout;
+    tun.layout3d = kAllLayouts[config % 3];
+    if (config == 3) tun.stream_vec = 4;
     const Result normal = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
     Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
     const LaunchDesc L = make_launch(plan);

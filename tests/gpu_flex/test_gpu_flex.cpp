@@ -110,16 +110,22 @@ void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
   const std::vector<double> ref = oracle(shape, c.fields, mode, in);
   // gpu_flex (default layout), gpu_flex_fixed, and gpu_flex with the other D >= 3
   // layouts in one launch (yx patches, per-axis passes).
-  for (int config = 0; config < 4; ++config) {
+  // And the stream filter forced to 2 and 4 adjacent columns per thread (the
+  // automatic choice takes them only for wide column counts).
+  for (int config = 0; config < 6; ++config) {
     const Variant v = config == 1 ? Variant::fixed : Variant::flexible;
     const char* who = config == 0   ? "gpu_flex"
                       : config == 1 ? "gpu_flex_fixed"
                       : config == 2 ? "gpu_flex yx_patches"
-                                    : "gpu_flex per_axis";
-    if (shape.dims < 3 && config >= 2) continue;  // the layout applies to D >= 3 only
+                      : config == 3 ? "gpu_flex per_axis"
+                      : config == 4 ? "gpu_flex stream_vec=2"
+                                    : "gpu_flex stream_vec=4";
+    if (shape.dims < 3 && (config == 2 || config == 3)) continue;  // D >= 3 layouts only
     LaunchOptions opt;
     if (config == 2) opt.tuning.layout3d = Layout3D::yx_patches;
     if (config == 3) opt.tuning.layout3d = Layout3D::per_axis;
+    if (config == 4) opt.tuning.stream_vec = 2;
+    if (config == 5) opt.tuning.stream_vec = 4;
     const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
     EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << who << ": unwritten outputs; " << r.description;
     EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << who << "; " << r.description;
@@ -149,6 +155,9 @@ TEST_P(GpuFlexCases, AdversarialOrderAndStallsSameBits) {
   opt.seed = 99;
   const DeviceRun adv = run_device(Variant::flexible, shape, c.fields, mode, in, opt);
   EXPECT_EQ(bit_difference(adv.out, normal.out), "");
+  // The same with 4 columns per thread in the stream filter (same bits as 1 or 2).
+  opt.tuning.stream_vec = 4;
+  EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, mode, in, opt).out, normal.out), "");
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
