@@ -37,10 +37,10 @@ bool is_amd_zen5() {
 
 }  // namespace
 
-bool prefetch_rows_pays(std::int64_t field_bytes) {
+bool prefetch_rows_pays(int dims, std::int64_t field_bytes) {
   static const bool zen5 = is_amd_zen5();
   constexpr std::int64_t kZen5L3 = std::int64_t{32} << 20;
-  return !(zen5 && field_bytes <= kZen5L3);
+  return !(zen5 && dims >= 3 && field_bytes <= kZen5L3);
 }
 
 EvalGrid make_eval_grid(const GridShape& shape, Mode mode) {
@@ -52,7 +52,7 @@ EvalGrid make_eval_grid(const GridShape& shape, Mode mode) {
   g.dims = shape.dims;
   g.channels = shape.channels;
   g.mode = mode;
-  g.prefetch_rows = prefetch_rows_pays(shape.values() * static_cast<std::int64_t>(sizeof(float)));
+  g.prefetch_rows = prefetch_rows_pays(shape.dims, shape.values() * static_cast<std::int64_t>(sizeof(float)));
   for (int d = 0; d < shape.dims; ++d) {
     const std::int64_t period = bspline::mode_period(static_cast<int>(mode), shape.extent[d]);
     if (period > kMax) throw Unsupported("axis " + std::to_string(d) + " is too long for 32-bit folding");

@@ -25,12 +25,13 @@ struct EvalGrid {
   bool prefetch_rows = true;
 };
 
-// Software prefetch of the rows of queries ahead, for random queries on one field of
-// field_bytes. It pays where the caches do not hold the grid; on AMD Zen 5 (family
-// 0x1A: 32 MiB L3 per CCD, fast) it costs 10-20 % while the grid fits in that L3 and
-// is left out there (measured: bench/README.md). Everywhere else: always, as measured
-// on Intel Xeon, where the 8 MiB grid of the acceptance case gains from it.
-bool prefetch_rows_pays(std::int64_t field_bytes);
+// Software prefetch of the rows of queries ahead, for random queries on a grid of
+// `dims` axes and field_bytes per field. It pays where the caches do not hold the
+// grid; on AMD Zen 5 (family 0x1A: 32 MiB L3 per CCD, fast) it costs 10-20 % for
+// D >= 3 while the grid fits in that L3 and is left out there, while D = 1, 2 (1 and 4
+// rows per query) still gain from it (measured: bench/README.md). Everywhere else:
+// always, as measured on Intel Xeon, where the 8 MiB grid of the acceptance case gains.
+bool prefetch_rows_pays(int dims, std::int64_t field_bytes);
 
 // Throws Unsupported when one field has more than 2^31 - 1 values (gather offsets
 // are 32-bit) or an extension period does not fit in 32 bits.
