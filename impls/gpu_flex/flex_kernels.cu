@@ -23,6 +23,9 @@
 //      By induction every taken tile finishes, and blocks keep taking tickets until
 //      none are left. A block the GPU never schedules holds no ticket, so nobody can
 //      wait for it; no assumption about residency or block order is needed.
+// This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D):
+// a plan is a chain of passes, each waiting only on the pass before it, and the ticket
+// orders number pass k - 1 of a field before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
 #include <cuda/atomic>
