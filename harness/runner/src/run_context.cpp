@@ -82,19 +82,19 @@ void validate_machine_label(const std::string& label) {
 }
 
 nlohmann::json git_state() {
-  const std::string dir = shell_quote(build_info::source_dir);
-  const auto sha = command_output("git -C " + dir + " rev-parse HEAD 2>/dev/null");
-  if (!sha || trim(*sha).empty()) {
-    // A copy of the tree without .git (a GPU machine that receives only the working
-    // tree): the caller may state the revision it sent. Recorded as stated, with its source.
-    const char* stated = std::getenv("SPLINEBENCH_GIT_SHA");
-    if (stated == nullptr || trim(stated).empty()) return {{"git_sha", "unknown"}, {"git_dirty", nullptr}};
+  // A caller may state the revision (SPLINEBENCH_GIT_SHA, SPLINEBENCH_GIT_DIRTY=0|1): a GPU
+  // machine receives a copy of the working tree whose .git, if any, need not be the commit
+  // that was sent. A stated revision wins and is recorded with its source.
+  if (const char* stated = std::getenv("SPLINEBENCH_GIT_SHA"); stated != nullptr && !trim(stated).empty()) {
     const char* stated_dirty = std::getenv("SPLINEBENCH_GIT_DIRTY");
     nlohmann::json dirty = nullptr;
     if (stated_dirty != nullptr && std::string(stated_dirty) == "1") dirty = true;
     if (stated_dirty != nullptr && std::string(stated_dirty) == "0") dirty = false;
     return {{"git_sha", trim(stated)}, {"git_dirty", dirty}, {"git_source", "SPLINEBENCH_GIT_SHA"}};
   }
+  const std::string dir = shell_quote(build_info::source_dir);
+  const auto sha = command_output("git -C " + dir + " rev-parse HEAD 2>/dev/null");
+  if (!sha || trim(*sha).empty()) return {{"git_sha", "unknown"}, {"git_dirty", nullptr}};
   // Tracked files only: results written into the tree by the run itself are untracked.
   const auto status = command_output("git -C " + dir + " status --porcelain --untracked-files=no 2>/dev/null");
   nlohmann::json dirty = status ? nlohmann::json(!trim(*status).empty()) : nlohmann::json(nullptr);
