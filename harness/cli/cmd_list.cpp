@@ -1,5 +1,6 @@
 // `splinebench list`: every registered implementation, whether it can run on this
 // machine, and why not.
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -12,13 +13,16 @@ namespace {
 void register_list(CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List implementations and whether they can run here");
   cmd->callback([] {
-    std::cout << std::left << std::setw(16) << "name" << std::setw(6) << "dev" << std::setw(6) << "arith"
+    // The name column fits the longest name (a name glued to the next column reads as one word).
+    int name_width = 16;
+    for (const auto& entry : registry()) name_width = std::max(name_width, static_cast<int>(entry.name.size()) + 2);
+    std::cout << std::left << std::setw(name_width) << "name" << std::setw(6) << "dev" << std::setw(6) << "arith"
               << std::setw(10) << "status" << "details\n";
     for (const auto& entry : registry()) {
       const auto impl = entry.make();
       const auto avail = impl->availability();
       const auto caps = impl->capabilities();
-      std::cout << std::left << std::setw(16) << entry.name << std::setw(6) << to_string(entry.device)
+      std::cout << std::left << std::setw(name_width) << entry.name << std::setw(6) << to_string(entry.device)
                 << std::setw(6) << caps.arithmetic << std::setw(10) << (avail.ok ? "ok" : "no")
                 << (avail.ok ? std::string(impl->description()) : avail.reason) << '\n';
     }

@@ -151,8 +151,11 @@ std::string accuracy_table(const std::vector<json>& records) {
     s << std::scientific << std::setprecision(2) << v;
     return s.str();
   };
+  // The name column fits the longest name (a name glued to the next column reads as one word).
+  int name_width = 16;
+  for (const auto& impl : impl_order) name_width = std::max(name_width, static_cast<int>(impl.size()) + 2);
   std::ostringstream out;
-  out << std::left << std::setw(16) << "impl" << std::setw(4) << "D" << std::setw(18) << "interp/max|f|"
+  out << std::left << std::setw(name_width) << "impl" << std::setw(4) << "D" << std::setw(18) << "interp/max|f|"
       << std::setw(18) << "prefilter rel_l2" << std::setw(8) << "pass" << std::setw(6) << "fail" << std::setw(6)
       << "skip" << std::setw(7) << "error" << "verdict\n";
   for (const auto& impl : impl_order)
@@ -163,7 +166,7 @@ std::string accuracy_table(const std::vector<json>& records) {
         verdict = "FAIL";
       else if (!row.pass)
         verdict = "skipped";
-      out << std::left << std::setw(16) << impl << std::setw(4) << key.second << std::setw(18)
+      out << std::left << std::setw(name_width) << impl << std::setw(4) << key.second << std::setw(18)
           << (row.interp_non_finite ? "non-finite" : sci(row.worst_interp)) << std::setw(18)
           << (row.prefilter_non_finite ? "non-finite" : sci(row.worst_prefilter))
           << std::setw(8) << row.pass << std::setw(6) << row.fail << std::setw(6) << row.skipped << std::setw(7)
