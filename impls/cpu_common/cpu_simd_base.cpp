@@ -86,7 +86,10 @@ void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, Phas
   const float* records = binned_.records.data();
   const bool binned = bins.enabled;
   const int threads = threads_;
-#pragma omp parallel for num_threads(threads) if (threads > 1 && items > 1) schedule(static)
+  // Chunks are handed out as threads finish (each is ~2048 queries, tens of microseconds:
+  // one atomic per chunk is free): on a shared host cores run at different speeds, and a
+  // static split waits for the slowest one.
+#pragma omp parallel for num_threads(threads) if (threads > 1 && items > 1) schedule(dynamic)
   for (std::int64_t it = 0; it < items; ++it) {
     const std::int64_t f = it / chunks;
     const std::int64_t q0 = (it % chunks) * kQueryChunk;
