@@ -35,9 +35,18 @@ std::int64_t scratch_floats(std::int64_t n);
 inline constexpr std::int64_t kColumnBlockBytes = 256 * 1024;
 inline constexpr std::int64_t kRowBlockBytes = 64 * 1024;
 
+// Largest (axis D-2) x (axis D-1) slab that the fused pass filters along both axes in
+// one trip through memory: it must stay in L2 (1 MiB per core on AMD Zen 4/5, 2 MiB on
+// recent Intel server cores) together with the kernels' scratch.
+inline constexpr std::int64_t kFusedSlabBytes = 512 * 1024;
+
 // Samples -> coefficients in place for `fields` fields of `shape`. Records the total
-// as phase::prefilter and each axis as phase::prefilter_axis(d).
+// as phase::prefilter and each axis as phase::prefilter_axis(d). With fuse_last_two,
+// D >= 3 and slabs of the last two axes of at most kFusedSlabBytes, those two axes run
+// in one pass slab by slab (bit-identical result; their phases then split that pass's
+// wall time in proportion to each axis's kernel time).
 void prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, Mode mode,
-                       const PrefilterKernels& kernels, int threads, PhaseTimes& times);
+                       const PrefilterKernels& kernels, int threads, PhaseTimes& times,
+                       bool fuse_last_two = true);
 
 }  // namespace splinebench::cpu

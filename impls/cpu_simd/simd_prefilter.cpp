@@ -231,6 +231,20 @@ void FilterRows(float* HWY_RESTRICT data, std::int64_t rows, int C, const LinePl
     }
     done = whole;
   }
+  // The 1-3 lines that do not fill a group of 4, padded with zero lines to one vector:
+  // the same vector arithmetic (multiply-adds) as every other line, so a line's result
+  // does not depend on how the rows were split into calls (the driver's fused slab pass
+  // relies on that to stay bit-identical to the axis-by-axis passes).
+  if (n <= kMaxTransposedLength && done < lines) {
+    const std::int64_t rest = lines - done;
+    auto sample = [&](std::int64_t l, std::int64_t k) -> float& { return data[(l / C) * row_floats + k * C + l % C]; };
+    for (std::int64_t k = 0; k < n; ++k)
+      for (std::int64_t j = 0; j < NL; ++j) scratch[k * NL + j] = j < rest ? sample(done + j, k) : 0.0f;
+    FilterColumnsFull(df, scratch, NL, NL, plan);
+    for (std::int64_t k = 0; k < n; ++k)
+      for (std::int64_t j = 0; j < rest; ++j) sample(done + j, k) = scratch[k * NL + j];
+    done = lines;
+  }
 #endif
   for (std::int64_t l = done; l < lines; ++l) filter_line_scalar(data + (l / C) * row_floats + l % C, C, plan);
 }
