@@ -308,6 +308,11 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.layout3d = layout;
     variants.push_back({"layout3d=" + std::string(flex::to_string(layout)), t});
   }
+  {
+    flex::Tuning t;
+    t.stream_regs = 0;
+    variants.push_back({"stream_regs=0 (stream_only on the shared-memory ring)", t});
+  }
   for (int skip : {1, 2, 3}) {
     flex::Tuning t;
     t.profile_skip = skip;

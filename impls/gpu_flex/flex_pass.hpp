@@ -30,6 +30,10 @@ inline constexpr int kHalo = 16;
 inline constexpr int kSegment = 32;
 // Threads per block of every kernel.
 inline constexpr int kThreads = 512;
+// Planes per sub-block of the register stream tile (stream_only with PassDesc::regs):
+// a compile-time constant, so the window of kRegP + kHalo causal values per column
+// lives in registers (two halves of kHalo, flex_tile.cuh).
+inline constexpr int kRegP = 16;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 
@@ -42,6 +46,10 @@ inline constexpr int kMaxPasses = 6;
 //                 both in-plane axes first (the last three axes in one pass).
 //   stream_only : streams along an outer axis over a chunk of contiguous columns
 //                 (outer axes of 4-D..6-D fields; the baseline's strided passes).
+//                 Two implementations with the same bits: the shared-memory ring
+//                 (cp.async footprints, barriers) and, where PassDesc::regs > 0, the
+//                 register tile (flex_tile.cuh, stream_registers: no shared memory,
+//                 no barrier, p = kRegP).
 enum class TileKind : std::int32_t { rows = 0, stream_x = 1, stream_yx = 2, stream_only = 3 };
 
 // Patch of a stream_yx tile per channel count: rows (sy) and samples (sx). sx * C is
@@ -104,6 +112,7 @@ struct PassDesc {
 
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
+  std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
   std::int32_t ncols = 0;      // columns of the stream filter
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
   std::int64_t units_per_tile = 1;

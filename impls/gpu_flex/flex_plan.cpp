@@ -209,6 +209,14 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
   P.w_tiles = ceil_div(P.inner, P.w);
   P.ncols = P.w;
   SmemLayout& L = P.smem;
+  if (tun.stream_regs != 0 && tun.stream_p == kRegP) {
+    // The register tile: no shared memory at all (flex_tile.cuh, stream_registers).
+    P.p = kRegP;
+    const bool even = P.w % 2 == 0;
+    P.regs = even && (tun.stream_vec >= 2 || (tun.stream_vec == 0 && P.ncols >= 2 * kThreads)) ? 2 : 1;
+    finish_stream(P, P.w_tiles, lim, tun);
+    return P;
+  }
   L.fp_plane = P.w;
   L.fp[0] = 0;
   for (P.p = tun.stream_p;; --P.p) {
@@ -252,7 +260,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0)
+      tuning.stream_vec < 0 || tuning.stream_regs < 0)
     throw Error("gpu_flex: tuning values must be positive");
 
   Plan plan;
@@ -289,7 +297,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     const bool vectorisable = (P.kind == TileKind::stream_only && P.w % 4 == 0) ||
                               (P.kind == TileKind::stream_x && C == 1);
     P.vec = 1;
-    if (vectorisable) {
+    if (vectorisable && P.regs == 0) {
       if (tuning.stream_vec > 0) {
         P.vec = tuning.stream_vec >= 4 ? 4 : tuning.stream_vec >= 2 ? 2 : 1;
       } else {
@@ -352,6 +360,7 @@ std::string describe(const Plan& plan) {
     if (P.kind != TileKind::rows) o << ", ranges of " << P.s_range << " (" << P.s_tiles << ")";
     o << ", p=" << P.p;
     if (P.vec > 1) o << ", vec=" << P.vec;
+    if (P.regs > 0) o << ", registers x" << P.regs;
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();

@@ -48,6 +48,12 @@ struct Tuning {
   // gives every thread of the block a column group). Passes whose column groups are
   // not contiguous in shared memory use 1.
   int stream_vec = 0;
+  // stream_only passes: 1 = the register tile (no shared memory, no barriers; needs
+  // stream_p == kRegP, else the shared-memory ring is used), 0 = the shared-memory
+  // ring. Both give the same bits. Columns per thread of the register tile: 2 where
+  // stream_vec >= 2 or (stream_vec == 0 and the chunk has 2 columns per thread), when
+  // the chunk width is even; else 1.
+  int stream_regs = 1;
 };
 
 struct Plan {

@@ -30,8 +30,10 @@
 #if defined(__CUDACC__)
 #include <cuda_pipeline_primitives.h>
 #define SB_FLEX_UNROLL _Pragma("unroll")
+#define SB_FLEX_NOINLINE __noinline__
 #else
 #define SB_FLEX_UNROLL
+#define SB_FLEX_NOINLINE
 #endif
 
 namespace splinebench::gpu::flex {
@@ -42,6 +44,19 @@ inline constexpr float kGainF = 6.0f;
 // Index of the sample that position k (any integer) of a length-n axis reads.
 SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
   return (k >= 0 && k < n) ? k : bspline::fold_index(mode, k, n);
+}
+
+// fold() in 32-bit arithmetic, for axes shorter than 2^30 and positions within 2^30 of
+// them (every stream position a tile reads): the same index, and a 32-bit remainder
+// the device computes inline (the 64-bit one is a call, which costs registers).
+SPLINEBENCH_HD int fold32(int mode, int k, int n) {
+  if (k >= 0 && k < n) return k;
+  const int p = mode == 0 ? (n == 1 ? 1 : 2 * n - 2) : mode == 1 ? 2 * n : n;  // bspline::mode_period
+  int r = k % p;
+  if (r < 0) r += p;
+  if (mode == 0 && r >= n) return p - r;
+  if (mode == 1 && r >= n) return p - 1 - r;
+  return r;
 }
 
 // A rounded product the device compiler may not fuse with a later add (it would fuse
@@ -627,11 +642,167 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
   });
 }
 
+// ---- the register stream tile (stream_only, PassDesc::regs > 0) -------------------
+
+// V adjacent values at `p`: one V-float access when Whole (aligned, all V are
+// columns of the axis), else the first `nvalid` one by one (the others 0).
+template <int V, bool Whole>
+SPLINEBENCH_HD void load_cols(const float* p, int nvalid, float (&x)[V]) {
+  if constexpr (Whole && V == 2) {
+    const Vec2 q = *reinterpret_cast<const Vec2*>(p);
+    x[0] = q.x;
+    x[1] = q.y;
+  } else {
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) x[e] = (Whole || e < nvalid) ? p[e] : 0.f;
+  }
+}
+template <int V, bool Whole>
+SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
+  if constexpr (Whole && V == 2) {
+    *reinterpret_cast<Vec2*>(p) = Vec2{x[0], x[1]};
+  } else {
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e)
+      if (Whole || e < nvalid) p[e] = x[e];
+  }
+}
+
+// The stream filter of V adjacent columns (the first `nvalid` are columns of the
+// axis) of a stream_only tile, window in registers. Per sub-block of kRegP planes: the
+// kRegP (independent) loads of its columns, the causal recursion over them (`cur`,
+// tile entries t0 - kHalo .. t0 - 1), then the anti-causal recursion from zero at the
+// newest entry down over `cur` and the previous sub-block's entries (`prev`), writing
+// the outputs among `prev`.
+// The same sub-blocks, the same causal chain from the tile's first plane and the same
+// anti-causal windows as stream_columns / stream_vectors with p = kRegP (with
+// kRegP == kHalo those emit exactly the entries of the previous sub-block): the same
+// operations in the same order on the same values, so the same bits (the emulation
+// tests compare both, tests/gpu_flex/test_flex_emulate.cpp). Every array index is a
+// compile-time constant after unrolling, so `prev` and `cur` stay in registers.
+template <int V, bool Whole>
+SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int col, int nvalid) {
+  static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
+  const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
+  const int nsub = (count + kRegP - 1) / kRegP;
+  const int outputs = static_cast<int>(T.s1 - T.s0);
+  const std::int64_t stride = P.s_stride;
+  const float* src0 = P.src + T.base + T.w0 + col;
+  float* dst0 = P.dst + T.base + T.w0 + col;
+  const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
+  float c[V], prev[kRegP][V], cur[kRegP][V];
+  float sink = 0.f;
+  SB_FLEX_UNROLL
+  for (int e = 0; e < V; ++e) c[e] = 0.f;
+  SB_FLEX_UNROLL
+  for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e] = 0.f;
+  for (int b = 0; b < nsub; ++b) {
+    const int t0 = b * kRegP;
+    const int np = count - t0 < kRegP ? count - t0 : kRegP;
+    // Plane t of the tile is stream position s0 - kHalo + t (folded at the ends).
+    const std::int64_t first = T.s0 - kHalo + t0;
+    if (first >= 0 && first + kRegP <= P.ns) {
+      // Inside the axis (every sub-block but those at the ends): one base pointer.
+      const float* from = src0 + first * stride;
+  SB_FLEX_UNROLL
+      for (int k = 0; k < kRegP; ++k) {
+        if (k < np) load_cols<V, Whole>(from, nvalid, cur[k]);
+        from += stride;
+      }
+    } else {
+  SB_FLEX_UNROLL
+      for (int k = 0; k < kRegP; ++k)
+        if (k < np)
+          load_cols<V, Whole>(src0 + fold32(P.mode, static_cast<int>(first) + k, static_cast<int>(P.ns)) * stride,
+                              nvalid, cur[k]);
+    }
+    if (skip) {
+  SB_FLEX_UNROLL
+      for (int k = 0; k < kRegP; ++k) sink += cur[k][0];
+      continue;
+    }
+  SB_FLEX_UNROLL
+    for (int k = 0; k < kRegP; ++k) {
+      if (k < np) {
+  SB_FLEX_UNROLL
+        for (int e = 0; e < V; ++e) {
+          c[e] = causal_step(c[e], cur[k][e]);
+          cur[k][e] = c[e];
+        }
+      }
+    }
+    if (b >= 2) {
+      // Entries t0 - 2 kHalo + k (prev) and t0 - kHalo + k (cur); outputs [lo, hi).
+      const int lo = t0 - 2 * kHalo;
+      const int hi = t0 + np - 2 * kHalo < outputs ? t0 + np - 2 * kHalo : outputs;
+      float a[V];
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) a[e] = 0.f;
+  SB_FLEX_UNROLL
+      for (int k = kRegP - 1; k >= 0; --k)
+        if (k < np)
+  SB_FLEX_UNROLL
+          for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], cur[k][e]);
+      float* out = dst0 + (T.s0 + lo + kRegP - 1) * stride;
+  SB_FLEX_UNROLL
+      for (int k = kRegP - 1; k >= 0; --k) {
+  SB_FLEX_UNROLL
+        for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], prev[k][e]);
+        if (lo + k < hi) store_cols<V, Whole>(out, nvalid, a);
+        out -= stride;
+      }
+    }
+  SB_FLEX_UNROLL
+    for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e];
+  }
+  // Keeps the loads of the attribution run alive (never true for real data).
+  if (skip && sink == -1.2345678e30f) dst0[0] = sink;
+}
+
+// stream_only without shared memory and without barriers: each thread owns V adjacent
+// columns of the chunk (consecutive threads own consecutive columns: coalesced loads
+// and stores), register_columns does the rest. Not inlined on the device: its
+// registers are allocated apart from the other tile kinds of the same kernel.
+template <int V, class Block>
+SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const PassDesc& P, const TileSpan& T) {
+  static_assert(V == 1 || V == 2, "one or two columns per thread");
+  const std::int64_t limit = P.inner - T.w0;  // output columns of this chunk
+  const bool aligned = V == 1 || (P.s_stride % V == 0 &&
+                                  (reinterpret_cast<std::uintptr_t>(P.src + T.base + T.w0) % (4 * V)) == 0 &&
+                                  (reinterpret_cast<std::uintptr_t>(P.dst + T.base + T.w0) % (4 * V)) == 0);
+  blk.each([&](int tid, int nt) {
+    for (int q = tid; V * q < P.ncols; q += nt) {
+      const int col = V * q;
+      const std::int64_t left = limit - col;
+      const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+      if (nvalid == 0) continue;  // past the end of the axis: nothing to write
+      if (aligned && nvalid == V)
+        register_columns<V, true>(P, T, col, nvalid);
+      else
+        register_columns<V, false>(P, T, col, nvalid);
+    }
+  });
+}
+
 // ---- one tile ------------------------------------------------------------------
 
 template <int C, class Block>
 SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t tile, float* smem) {
   const TileSpan T = decode_tile(P, tile);
+  if (P.kind == TileKind::stream_only && P.regs > 0) {
+    // No shared memory, no barrier inside; the one barrier orders every thread's
+    // writes before the caller's release of the tile (flex_kernels.cu).
+    if (P.regs == 2)
+      stream_registers<2>(blk, P, T);
+    else
+      stream_registers<1>(blk, P, T);
+    blk.sync();
+    return;
+  }
   const bool stream = P.kind != TileKind::rows;
   const int nsub = static_cast<int>((T.count + P.p - 1) / P.p);
   std::int64_t emitted = 0;  // stream outputs written so far (same on every thread)

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "common/accuracy.hpp"
@@ -120,6 +121,56 @@ TEST_P(FlexEmulation, AdversarialOrderSameBits) {
       const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, &order);
       EXPECT_EQ(r.out, normal.out);
     }
+  }
+}
+
+// The register stream tile (Tuning::stream_regs = 1, the default) against the
+// shared-memory ring (stream_regs = 0): the same bits for every plan that has
+// stream_only passes, with 1 and 2 columns per thread, whole and partial chunks,
+// short and long stream ranges. Every combination is also checked against the oracle.
+TEST_P(FlexEmulation, RegisterStreamTileSameBitsAsSharedRing) {
+  const auto& [c, mode] = GetParam();
+  const int dims = static_cast<int>(c.extents.size());
+  struct Config {
+    Variant v;
+    Layout3D layout;
+    int vec;
+    int chunk;
+    std::int64_t range;
+  };
+  const Config configs[] = {
+      {Variant::flexible, Layout3D::xy_planes, 0, 1024, 0}, {Variant::fixed, Layout3D::xy_planes, 0, 1024, 0},
+      {Variant::flexible, Layout3D::per_axis, 2, 1024, 0},  {Variant::fixed, Layout3D::xy_planes, 2, 6, 5},
+      {Variant::flexible, Layout3D::yx_patches, 1, 7, 3},   {Variant::flexible, Layout3D::xy_planes, 4, 8, 40},
+  };
+  for (const Config& k : configs) {
+    Tuning tun;
+    tun.layout3d = k.layout;
+    tun.stream_vec = k.vec;
+    tun.chunk_width = k.chunk;
+    tun.s_range = k.range;
+    tun.stream_regs = 1;
+    const Plan plan = make_plan(GridShape::make(c.extents, c.channels), c.fields, mode, k.v, DeviceLimits{}, tun);
+    bool any = false;
+    for (const auto& P : plan.passes) any = any || P.regs > 0;
+    const Result regs = run_case(c, mode, k.v, DeviceLimits{}, tun);
+    tun.stream_regs = 0;
+    const Result ring = run_case(c, mode, k.v, DeviceLimits{}, tun);
+    const std::string what = std::string(k.v == Variant::fixed ? "fixed " : "flexible ") +
+                             std::string(to_string(k.layout)) + " vec " + std::to_string(k.vec) + " chunk " +
+                             std::to_string(k.chunk) + " range " + std::to_string(k.range);
+    // stream_only passes: the baseline's axes but the last; flexible: outer axes (D >= 3,
+    // yx_patches D >= 4).
+    const bool expect_any =
+        k.v == Variant::fixed ? dims >= 2 : dims >= (k.layout == Layout3D::yx_patches ? 4 : 3);
+    EXPECT_EQ(any, expect_any) << what;
+    EXPECT_EQ(splinebench::testing::count_nan(regs.out), 0) << what;
+    EXPECT_LE(regs.rel_l2, tolerance(dims)) << what;
+    ASSERT_EQ(regs.out.size(), ring.out.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < regs.out.size(); ++i)
+      if (std::memcmp(&regs.out[i], &ring.out[i], sizeof(float)) != 0) ++differ;
+    EXPECT_EQ(differ, 0u) << what << ": values that differ from the shared-memory ring";
   }
 }
 

@@ -112,20 +112,25 @@ void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
   // layouts in one launch (yx patches, per-axis passes).
   // And the stream filter forced to 2 and 4 adjacent columns per thread (the
   // automatic choice takes them only for wide column counts).
-  for (int config = 0; config < 6; ++config) {
-    const Variant v = config == 1 ? Variant::fixed : Variant::flexible;
+  // And stream_only passes on the shared-memory ring instead of the register tile
+  // (stream_regs=0), in the one launch and in the baseline.
+  for (int config = 0; config < 8; ++config) {
+    const Variant v = config == 1 || config == 7 ? Variant::fixed : Variant::flexible;
     const char* who = config == 0   ? "gpu_flex"
                       : config == 1 ? "gpu_flex_fixed"
                       : config == 2 ? "gpu_flex yx_patches"
                       : config == 3 ? "gpu_flex per_axis"
                       : config == 4 ? "gpu_flex stream_vec=2"
-                                    : "gpu_flex stream_vec=4";
+                      : config == 5 ? "gpu_flex stream_vec=4"
+                      : config == 6 ? "gpu_flex stream_regs=0"
+                                    : "gpu_flex_fixed stream_regs=0";
     if (shape.dims < 3 && (config == 2 || config == 3)) continue;  // D >= 3 layouts only
     LaunchOptions opt;
     if (config == 2) opt.tuning.layout3d = Layout3D::yx_patches;
     if (config == 3) opt.tuning.layout3d = Layout3D::per_axis;
     if (config == 4) opt.tuning.stream_vec = 2;
     if (config == 5) opt.tuning.stream_vec = 4;
+    if (config >= 6) opt.tuning.stream_regs = 0;
     const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
     EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << who << ": unwritten outputs; " << r.description;
     EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << who << "; " << r.description;
@@ -157,6 +162,10 @@ TEST_P(GpuFlexCases, AdversarialOrderAndStallsSameBits) {
   EXPECT_EQ(bit_difference(adv.out, normal.out), "");
   // The same with 4 columns per thread in the stream filter (same bits as 1 or 2).
   opt.tuning.stream_vec = 4;
+  EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, mode, in, opt).out, normal.out), "");
+  // The same with the shared-memory ring instead of the register stream tile.
+  opt.tuning.stream_vec = 0;
+  opt.tuning.stream_regs = 0;
   EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, mode, in, opt).out, normal.out), "");
 }
 
@@ -190,6 +199,36 @@ TEST(GpuFlex, ManySmallTilesMatchEmulation) {
                                  run_emulated(v, shape, c.fields, Mode::mirror, in, tun)),
                   "")
             << c.name() << " " << to_string(layout);
+    }
+  }
+}
+
+// The register stream tile with small ranges and odd / even chunks (1 and 2 columns
+// per thread, partial column groups, unaligned chunks), on the device, against the
+// emulation and against the shared-memory ring.
+TEST(GpuFlex, RegisterStreamTileSmallTilesMatchEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45}, 1, 2}, {{20, 50, 40}, 2, 1}, {{5, 3, 9, 34}, 2, 2},
+                                                 {{3, 2, 2, 2, 2, 5}, 1, 2}}) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 6);
+    for (int config = 0; config < 3; ++config) {
+      Tuning tun;
+      tun.s_range = config == 0 ? 5 : config == 1 ? 40 : 0;
+      tun.chunk_width = config == 0 ? 7 : config == 1 ? 6 : 1024;
+      tun.stream_vec = config == 1 ? 2 : 0;
+      tun.layout3d = config == 2 ? Layout3D::per_axis : Layout3D::xy_planes;
+      LaunchOptions opt;
+      opt.tuning = tun;
+      for (Variant v : {Variant::flexible, Variant::fixed}) {
+        const DeviceRun r = run_device(v, shape, c.fields, Mode::mirror, in, opt);
+        EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, Mode::mirror, in, tun)), "")
+            << c.name() << " config " << config << "; " << r.description;
+        LaunchOptions ring = opt;
+        ring.tuning.stream_regs = 0;
+        EXPECT_EQ(bit_difference(r.out, run_device(v, shape, c.fields, Mode::mirror, in, ring).out), "")
+            << c.name() << " config " << config << " vs the shared-memory ring";
+      }
     }
   }
 }
