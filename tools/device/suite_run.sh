@@ -22,9 +22,10 @@ rm -rf "results/$machine.device"
 status=0
 for suite in ${SUITES:-gpu thesis ruijters}; do
   impl_args=()
-  # The scalar CPU baselines take minutes on the 64^4 thesis rows; on the GPU machine
-  # the thesis and ruijters suites compare the GPU implementations with cpu_simd.
-  [[ $suite != gpu ]] && impl_args=(--impl "${IMPLS:-cpu_simd,gpu_naive,gpu_texture,gpu_flex,gpu_flex_fixed}")
+  # cpu_scalar takes minutes on the 64^4 thesis rows; on the GPU machine the thesis and
+  # ruijters suites compare the GPU implementations with cpu_sse (the thesis' own CPU
+  # baseline: SSE, one core) and cpu_simd (all cores).
+  [[ $suite != gpu ]] && impl_args=(--impl "${IMPLS:-cpu_sse,cpu_simd,gpu_naive,gpu_texture,gpu_texture_binned,gpu_flex,gpu_flex_fixed}")
   "$bin" run --suite "$suite" --results-dir "results/$machine.device" --machine "$machine" \
     --threads "$(nproc)" "${impl_args[@]}" 2>&1 | tee "$out/run-$suite.log" || status=1
 done
