@@ -318,6 +318,11 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.profile_skip = skip;
     variants.push_back({std::string("profile_skip=") + std::to_string(skip) + " (time attribution only)", t});
   }
+  for (int pass : {0, 1}) {
+    flex::Tuning t;
+    t.profile_pass = pass;
+    variants.push_back({"profile_pass=" + std::to_string(pass) + " (time attribution only)", t});
+  }
   for (int p : {4, 8}) {
     flex::Tuning t;
     t.stream_p = p;

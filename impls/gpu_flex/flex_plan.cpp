@@ -130,6 +130,25 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
   P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
   P.x_tiles = ceil_div(P.nx, P.sx);
   P.ncols = P.sx * C;
+  if (tun.stream_regs != 0 && tun.stream_p == kRegP) {
+    // The register tile (flex_tile.cuh, stream_x_registers): footprints and g only, the
+    // y window in registers; one column group of V = 1 or 2 columns per thread. The
+    // widest x patch (whole rows where possible) whose buffers for kRegP rows fit.
+    PassDesc R = P;
+    R.p = kRegP;
+    for (std::int64_t sx = P.sx; sx >= kSegment; sx -= kSegment) {
+      R.sx = static_cast<std::int32_t>(sx);
+      segment_smem(R, C);
+      if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
+        R.x_tiles = ceil_div(R.nx, R.sx);
+        R.ncols = R.sx * C;
+        R.regs = R.ncols > kThreads ? 2 : 1;
+        finish_stream(R, R.x_tiles, lim, tun);
+        return R;
+      }
+    }
+    // Nothing fits: the shared-memory ring below, with fewer rows per sub-block.
+  }
   // The most planes per sub-block (at most stream_p) whose buffers fit.
   for (P.p = tun.stream_p;; --P.p) {
     segment_smem(P, C);
@@ -291,6 +310,10 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
   }
   if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses) && variant == Variant::flexible)
     throw Error("gpu_flex: too many passes");
+  if (tuning.profile_pass >= 0) {
+    if (tuning.profile_pass >= static_cast<int>(plan.passes.size())) throw Unsupported("gpu_flex: the plan has no pass " + std::to_string(tuning.profile_pass));
+    plan.passes = {plan.passes[static_cast<std::size_t>(tuning.profile_pass)]};
+  }
   for (auto& P : plan.passes) {
     // Adjacent columns per thread of the stream filter (stream_vectors in flex_tile.cuh):
     // only where groups of `vec` columns are contiguous and aligned in shared memory.

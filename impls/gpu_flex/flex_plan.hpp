@@ -42,6 +42,9 @@ struct Tuning {
   // Profiling only (results are wrong): phases the tiles skip, to attribute time.
   // Bit 0: in-plane filters, bit 1: the stream filter (and its writes).
   int profile_skip = 0;
+  // Profiling only (results are wrong): >= 0 keeps only that pass of the plan, so one
+  // pass of a multi-pass plan can be timed inside the single launch.
+  int profile_pass = -1;
   // Flexible plans of D >= 3 (bench/gpu_prefilter/README.md has the measurements).
   Layout3D layout3d = Layout3D::xy_planes;
   // Stream filter: adjacent columns per thread (1, 2 or 4; 0: the widest that still

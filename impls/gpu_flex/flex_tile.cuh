@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>  // the host emulation's per-thread windows (stream_x_registers)
 
 #include "gpu_flex/flex_pass.hpp"
 #include "splinebench/bspline_math.hpp"
@@ -788,11 +789,152 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
   });
 }
 
+// ---- the register stream_x tile (stream_x with PassDesc::regs > 0) ----------------
+
+// stream_x with the y-stream window in registers instead of the shared-memory ring:
+// per sub-block of kRegP rows, the footprint rows arrive (double-buffered cp.async, as
+// in run_tile), the block filters them along x into g (filter_row_segments), and each
+// thread continues the stream filter of its V adjacent columns of g with the window
+// of register_columns: causal recursion over the sub-block's rows, then the
+// anti-causal recursion from zero at the newest row down over this and the previous
+// sub-block, writing the previous sub-block's outputs straight to global memory.
+// The same sub-blocks, causal chain and anti-causal windows as stream_columns /
+// stream_vectors with p = kRegP, so the same bits (tests/gpu_flex/test_flex_emulate.cpp
+// compares them). The window outlives the barriers between phases: on the device it is
+// each thread's registers; the host emulation (threads run one after another between
+// barriers) keeps one window per thread.
+template <int V>
+struct YWindow {
+  float c[V];
+  float prev[kRegP][V];
+};
+
+// Each thread's window: its own registers on the device, one per thread on the host.
+// (Never passed between host and device, so the two layouts may differ.)
+template <int V>
+struct YWindows {
+#if defined(__CUDA_ARCH__)
+  YWindow<V> own;
+  __device__ YWindow<V>& operator()(int) { return own; }
+#else
+  std::vector<YWindow<V>> all = std::vector<YWindow<V>>(static_cast<std::size_t>(kThreads));
+  YWindow<V>& operator()(int tid) { return all[static_cast<std::size_t>(tid)]; }
+#endif
+};
+
+template <int C, int V, class Block>
+SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
+                                                       float* smem) {
+  static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
+  static_assert(V == 1 || V == 2, "one or two columns per thread");
+  YWindows<V> window;
+  const SmemLayout& L = P.smem;
+  const int count = static_cast<int>(T.count);  // rows of the tile (outputs + 2 kHalo)
+  const int nsub = (count + kRegP - 1) / kRegP;
+  const int outputs = static_cast<int>(T.s1 - T.s0);
+  const std::int64_t stride = P.s_stride;
+  const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of this tile
+  float* dst0 = P.dst + T.base + T.x0 * C;
+  const float* g = smem + L.g;
+  const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
+
+  blk.each([&](int tid, int) {
+    YWindow<V>& w = window(tid);
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) w.c[e] = 0.f;
+  SB_FLEX_UNROLL
+    for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) w.prev[k][e] = 0.f;
+  });
+  issue_loads<C>(blk, P, T, 0, count < kRegP ? count : kRegP, smem + L.fp[0]);
+  blk.commit_loads();
+  for (int b = 0; b < nsub; ++b) {
+    const int t0 = b * kRegP;
+    const int np = count - t0 < kRegP ? count - t0 : kRegP;
+    if (b + 1 < nsub) {
+      // The other buffer was released by the barrier that ended sub-block b - 1.
+      const int t1 = t0 + kRegP;
+      issue_loads<C>(blk, P, T, t1, count - t1 < kRegP ? count - t1 : kRegP, smem + L.fp[(b + 1) & 1]);
+      blk.commit_loads();
+      blk.wait_loads(1);
+    } else {
+      blk.wait_loads(0);
+    }
+    blk.sync();
+    if (!skip_plane) filter_row_segments<C>(blk, P, np, smem + L.fp[b & 1], smem + L.g);
+    blk.sync();
+    if (!skip_stream) {
+      blk.each([&](int tid, int nt) {
+        // One column group per thread: the planner sets V so that ncols <= V * threads.
+        (void)nt;
+        const int col = V * tid;
+        if (col >= P.ncols) return;
+        const std::int64_t left = limit - col;
+        const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+        YWindow<V>& w = window(tid);
+        float cur[kRegP][V];
+  SB_FLEX_UNROLL
+        for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * L.g_plane + g_skew<C>(col + e)] : 0.f;
+  SB_FLEX_UNROLL
+        for (int k = 0; k < kRegP; ++k) {
+          if (k < np) {
+  SB_FLEX_UNROLL
+            for (int e = 0; e < V; ++e) {
+              w.c[e] = causal_step(w.c[e], cur[k][e]);
+              cur[k][e] = w.c[e];
+            }
+          }
+        }
+        if (b >= 2 && nvalid > 0) {
+          // Entries t0 - 2 kHalo + k (prev) and t0 - kHalo + k (cur); outputs [lo, hi).
+          const int lo = t0 - 2 * kHalo;
+          const int hi = t0 + np - 2 * kHalo < outputs ? t0 + np - 2 * kHalo : outputs;
+          float a[V];
+  SB_FLEX_UNROLL
+          for (int e = 0; e < V; ++e) a[e] = 0.f;
+  SB_FLEX_UNROLL
+          for (int k = kRegP - 1; k >= 0; --k)
+            if (k < np)
+  SB_FLEX_UNROLL
+              for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], cur[k][e]);
+          float* out = dst0 + col + (T.s0 + lo + kRegP - 1) * stride;
+  SB_FLEX_UNROLL
+          for (int k = kRegP - 1; k >= 0; --k) {
+  SB_FLEX_UNROLL
+            for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], w.prev[k][e]);
+            if (lo + k < hi)
+  SB_FLEX_UNROLL
+              for (int e = 0; e < V; ++e)
+                if (e < nvalid) out[e] = a[e];
+            out -= stride;
+          }
+        }
+  SB_FLEX_UNROLL
+        for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+          for (int e = 0; e < V; ++e) w.prev[k][e] = cur[k][e];
+      });
+    }
+    blk.sync();  // fp[b & 1] and g are free again
+  }
+}
+
 // ---- one tile ------------------------------------------------------------------
 
 template <int C, class Block>
 SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t tile, float* smem) {
   const TileSpan T = decode_tile(P, tile);
+  if (P.kind == TileKind::stream_x && P.regs > 0) {
+    // Ends with a barrier: every thread's writes are issued before the tile's release.
+    if (P.regs == 2)
+      stream_x_registers<C, 2>(blk, P, T, smem);
+    else
+      stream_x_registers<C, 1>(blk, P, T, smem);
+    return;
+  }
   if (P.kind == TileKind::stream_only && P.regs > 0) {
     // No shared memory, no barrier inside; the one barrier orders every thread's
     // writes before the caller's release of the tile (flex_kernels.cu).
