@@ -322,6 +322,13 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.profile_pass = pass;
     variants.push_back({"profile_pass=" + std::to_string(pass) + " (time attribution only)", t});
+    t.profile_skip = 3;
+    variants.push_back({"profile_pass=" + std::to_string(pass) + ",profile_skip=3 (loads only)", t});
+  }
+  for (int stages : {2, 3}) {
+    flex::Tuning t;
+    t.x_stages = stages;
+    variants.push_back({"x_stages=" + std::to_string(stages), t});
   }
   for (int p : {4, 8}) {
     flex::Tuning t;

@@ -76,6 +76,9 @@ struct SmemLayout {
   std::int32_t fp_row = 0;    // between rows (stream_yx)
   std::int32_t fp_plane = 0;  // one plane (or row unit) of the footprint
   std::int32_t fp[2] = {0, 0};  // the two footprint buffers (sub-block b uses fp[b & 1])
+  // The register stream_x tile's pipeline: fp_stages footprint buffers, buffer k at
+  // fp[0] + k * (fp[1] - fp[0]) (sub-block b uses buffer b % fp_stages).
+  std::int32_t fp_stages = 2;
   std::int32_t g_plane = 0;   // one plane of filtered rows (rows, stream_x)
   std::int32_t g = 0;
   std::int32_t ring = 0;      // causal results waiting for the anti-causal pass

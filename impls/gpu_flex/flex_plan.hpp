@@ -57,6 +57,9 @@ struct Tuning {
   // stream_vec >= 2 or (stream_vec == 0 and the chunk has 2 columns per thread), when
   // the chunk width is even; else 1.
   int stream_regs = 1;
+  // Register stream_x tiles: footprint buffers in flight (2 = double buffering, at most
+  // 4; fewer where shared memory is short).
+  int x_stages = 4;
 };
 
 struct Plan {

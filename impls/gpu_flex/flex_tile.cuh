@@ -134,12 +134,15 @@ struct DeviceBlock {
   }
   __device__ __forceinline__ void sync() const { __syncthreads(); }
   __device__ __forceinline__ void commit_loads() const { __pipeline_commit(); }
-  // Waits for this thread's copies of every committed batch but the newest `pending`.
+  // Waits for this thread's copies of every committed batch but the newest `pending`
+  // (at most 3: the instruction takes a constant).
   __device__ __forceinline__ void wait_loads(int pending) const {
-    if (pending > 0)
-      __pipeline_wait_prior(1);
-    else
-      __pipeline_wait_prior(0);
+    switch (pending) {
+      case 0: __pipeline_wait_prior(0); break;
+      case 1: __pipeline_wait_prior(1); break;
+      case 2: __pipeline_wait_prior(2); break;
+      default: __pipeline_wait_prior(3); break;
+    }
   }
 };
 #endif
@@ -792,10 +795,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
 // ---- the register stream_x tile (stream_x with PassDesc::regs > 0) ----------------
 
 // stream_x with the y-stream window in registers instead of the shared-memory ring:
-// per sub-block of kRegP rows, the footprint rows arrive (double-buffered cp.async, as
-// in run_tile), the block filters them along x into g (filter_row_segments), and each
-// thread continues the stream filter of its V adjacent columns of g with the window
-// of register_columns: causal recursion over the sub-block's rows, then the
+// per sub-block of kRegP rows, the footprint rows arrive (cp.async, SmemLayout::fp_stages
+// buffers: up to 3 sub-blocks requested ahead), the block filters them along x into g
+// (filter_row_segments), and each thread continues the stream filter of its column of g
+// with the window of register_columns: causal recursion over the sub-block's rows, then the
 // anti-causal recursion from zero at the newest row down over this and the previous
 // sub-block, writing the previous sub-block's outputs straight to global memory.
 // The same sub-blocks, causal chain and anti-causal windows as stream_columns /
@@ -822,11 +825,11 @@ struct YWindows {
 #endif
 };
 
-template <int C, int V, class Block>
+template <int C, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                        float* smem) {
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
-  static_assert(V == 1 || V == 2, "one or two columns per thread");
+  constexpr int V = 1;  // columns per thread (flex_plan.cpp: ncols <= kThreads)
   YWindows<V> window;
   const SmemLayout& L = P.smem;
   const int count = static_cast<int>(T.count);  // rows of the tile (outputs + 2 kHalo)
@@ -847,26 +850,29 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) w.prev[k][e] = 0.f;
   });
-  issue_loads<C>(blk, P, T, 0, count < kRegP ? count : kRegP, smem + L.fp[0]);
-  blk.commit_loads();
+  // Sub-block b's footprint goes to buffer b % S; S - 1 sub-blocks are requested ahead.
+  const int S = L.fp_stages;
+  const int buffer_step = L.fp[1] - L.fp[0];
+  auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
+  auto request = [&](int b) {
+    const int t = b * kRegP;
+    issue_loads<C>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b));
+    blk.commit_loads();
+  };
+  for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
   for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
-    if (b + 1 < nsub) {
-      // The other buffer was released by the barrier that ended sub-block b - 1.
-      const int t1 = t0 + kRegP;
-      issue_loads<C>(blk, P, T, t1, count - t1 < kRegP ? count - t1 : kRegP, smem + L.fp[(b + 1) & 1]);
-      blk.commit_loads();
-      blk.wait_loads(1);
-    } else {
-      blk.wait_loads(0);
-    }
+    // Buffer (b + S - 1) % S held sub-block b - 1, released by the barrier that ended it.
+    if (b + S - 1 < nsub) request(b + S - 1);
+    const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
+    blk.wait_loads(newer);
     blk.sync();
-    if (!skip_plane) filter_row_segments<C>(blk, P, np, smem + L.fp[b & 1], smem + L.g);
+    if (!skip_plane) filter_row_segments<C>(blk, P, np, buffer(b), smem + L.g);
     blk.sync();
     if (!skip_stream) {
       blk.each([&](int tid, int nt) {
-        // One column group per thread: the planner sets V so that ncols <= V * threads.
+        // One column per thread: the planner keeps ncols <= threads.
         (void)nt;
         const int col = V * tid;
         if (col >= P.ncols) return;
@@ -918,7 +924,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
           for (int e = 0; e < V; ++e) w.prev[k][e] = cur[k][e];
       });
     }
-    blk.sync();  // fp[b & 1] and g are free again
+    blk.sync();  // buffer(b) and g are free again
   }
 }
 
@@ -929,10 +935,7 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
   const TileSpan T = decode_tile(P, tile);
   if (P.kind == TileKind::stream_x && P.regs > 0) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
-    if (P.regs == 2)
-      stream_x_registers<C, 2>(blk, P, T, smem);
-    else
-      stream_x_registers<C, 1>(blk, P, T, smem);
+    stream_x_registers<C>(blk, P, T, smem);
     return;
   }
   if (P.kind == TileKind::stream_only && P.regs > 0) {
