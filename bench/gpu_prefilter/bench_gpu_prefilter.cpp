@@ -325,7 +325,12 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.profile_skip = 3;
     variants.push_back({"profile_pass=" + std::to_string(pass) + ",profile_skip=3 (loads only)", t});
   }
-  for (int stages : {2, 3}) {
+  for (int patch : {128, 256}) {
+    flex::Tuning t;
+    t.x_patch = patch;
+    variants.push_back({"x_patch=" + std::to_string(patch), t});
+  }
+  for (int stages : {3, 4}) {
     flex::Tuning t;
     t.x_stages = stages;
     variants.push_back({"x_stages=" + std::to_string(stages), t});

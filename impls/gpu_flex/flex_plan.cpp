@@ -126,7 +126,8 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
   P.slice_stride = P.ns * P.s_stride;
   P.slices_per_field = product(s, 0, D - 2);
   P.slices = fields * P.slices_per_field;
-  const std::int64_t max_sx = (1024 / C) / kSegment * kSegment;
+  std::int64_t max_sx = (1024 / C) / kSegment * kSegment;
+  if (tun.x_patch > 0) max_sx = std::clamp<std::int64_t>(round_up(tun.x_patch, kSegment), kSegment, max_sx);
   P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
   P.x_tiles = ceil_div(P.nx, P.sx);
   P.ncols = P.sx * C;
@@ -282,7 +283,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0 || tuning.stream_regs < 0)
+      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0)
     throw Error("gpu_flex: tuning values must be positive");
 
   Plan plan;

@@ -57,9 +57,11 @@ struct Tuning {
   // stream_vec >= 2 or (stream_vec == 0 and the chunk has 2 columns per thread), when
   // the chunk width is even; else 1.
   int stream_regs = 1;
-  // Register stream_x tiles: footprint buffers in flight (2 = double buffering, at most
-  // 4; fewer where shared memory is short).
-  int x_stages = 4;
+  // Register stream_x tiles: footprint buffers (2 = double buffering, at most 4; fewer
+  // where shared memory is short). 2 measured fastest on the H100 (bench/gpu_prefilter).
+  int x_stages = 2;
+  // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
+  int x_patch = 0;
 };
 
 struct Plan {
