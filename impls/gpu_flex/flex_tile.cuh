@@ -52,6 +52,19 @@ SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
 // the device computes inline (the 64-bit one is a call, which costs registers).
 SPLINEBENCH_HD int fold32(int mode, int k, int n) {
   if (k >= 0 && k < n) return k;
+  // One reflection (or shift) reaches [0, n) for positions less than one axis length
+  // outside it, which covers every halo position of an axis longer than kHalo: no
+  // division. The same index as the remainder below.
+  if (mode == 0 && n > 1) {
+    if (k < 0 && k > -n) return -k;
+    if (k >= n && k <= 2 * n - 2) return 2 * n - 2 - k;
+  } else if (mode == 1) {
+    if (k < 0 && k >= -n) return -k - 1;
+    if (k >= n && k < 2 * n) return 2 * n - 1 - k;
+  } else if (mode == 2) {
+    if (k < 0 && k >= -n) return k + n;
+    if (k >= n && k < 2 * n) return k - n;
+  }
   const int p = mode == 0 ? (n == 1 ? 1 : 2 * n - 2) : mode == 1 ? 2 * n : n;  // bspline::mode_period
   int r = k % p;
   if (r < 0) r += p;
@@ -241,39 +254,44 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
       case TileKind::stream_x:
       case TileKind::rows: {
         const int fx = P.sx + 2 * kHalo;
+        // Fields in registers: P lives in parameter space behind a reference, which the
+        // compiler would otherwise reload in the loops. Positions fit in int (axes are
+        // shorter than 2^30).
+        const int nx = static_cast<int>(P.nx), fp_plane = L.fp_plane, fp_chan = L.fp_chan;
+        const bool is_rows = P.kind == TileKind::rows;
         for (int p = warp; p < np; p += warps) {
           const float* src;
-          std::int64_t x0;
-          if (P.kind == TileKind::rows) {
+          int x0;
+          if (is_rows) {
             const std::int64_t u = T.u0 + t0 + p;
             const std::int64_t row = u / P.x_tiles;
-            x0 = (u - row * P.x_tiles) * P.sx;
+            x0 = static_cast<int>((u - row * P.x_tiles) * P.sx);
             src = P.src + row * P.slice_stride;
           } else {
             const std::int64_t s = folded(T.s0 - kHalo + t0 + p, P.ns);
-            x0 = T.x0;
+            x0 = static_cast<int>(T.x0);
             src = P.src + T.base + s * P.s_stride;
           }
-          float* dst = fp + p * L.fp_plane;
+          float* dst = fp + p * fp_plane;
           if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
             // 16-byte groups (x0 - kHalo is a multiple of 4): whole copies where the
             // group lies inside the axis, folded values elsewhere.
             for (int k = lane; k < fx / 4; k += 32) {
-              const std::int64_t x = x0 - kHalo + 4 * k;
+              const int x = x0 - kHalo + 4 * k;
               float* to = dst + fp_skew<C>(4 * k);
-              if (x >= 0 && x + 4 <= P.nx) {
+              if (x >= 0 && x <= nx - 4) {
                 copy16_to_shared(to, src + x);
               } else {
-                for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + folded(x + e, P.nx));
+                for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + fold32(mode, x + e, nx));
               }
             }
           } else {
             // One sample (C values) per lane and step: one fold per sample.
             for (int i = lane; i < fx; i += 32) {
-              const float* from = src + folded(x0 - kHalo + i, P.nx) * C;
+              const float* from = src + static_cast<std::int64_t>(fold32(mode, x0 - kHalo + i, nx)) * C;
               float* to = dst + fp_skew<C>(i);
               SB_FLEX_UNROLL
-              for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * L.fp_chan, from + ch);
+              for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * fp_chan, from + ch);
             }
           }
         }
@@ -372,13 +390,14 @@ SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int 
 template <int C, class Block>
 SPLINEBENCH_HD void filter_row_segments(const Block& blk, const PassDesc& P, int np, const float* fp, float* g) {
   constexpr int W = kSegment + 2 * kHalo;
-  const SmemLayout& L = P.smem;
+  // Fields in registers, not reloaded from parameter space per item.
+  const int fp_plane = P.smem.fp_plane, fp_chan = P.smem.fp_chan, g_plane = P.smem.g_plane;
   const int segs = P.sx / kSegment;
   blk.each([&](int tid, int nt) {
     for (int item = tid; item < np * C * segs; item += nt) {
       const int seg = item % segs, pc = item / segs;
       const int p = pc / C, ch = pc % C;
-      const float* row = fp + p * L.fp_plane + ch * L.fp_chan;
+      const float* row = fp + p * fp_plane + ch * fp_chan;
       const int first = seg * kSegment;
       float v[W];
       if (C == 1) {
@@ -403,7 +422,7 @@ SPLINEBENCH_HD void filter_row_segments(const Block& blk, const PassDesc& P, int
         for (int k = 0; k < W; ++k) v[k] = row[fp_skew<C>(first + k)];
       }
       filter_window(v);
-      float* out = g + p * L.g_plane;
+      float* out = g + p * g_plane;
       if (C == 1) {
         // One whole padded 32-float block of g: 16-byte stores, 8 segments of a
         // quarter-warp in 8 different bank groups.
@@ -812,6 +831,11 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
 // compares them). The window outlives the barriers between phases: on the device it is
 // each thread's registers; the host emulation (threads run one after another between
 // barriers) keeps one window per thread.
+#if defined(__CUDACC__)
+// Every extern __shared__ array of a kernel names its dynamic shared memory.
+extern __shared__ float4 flex_dynamic_smem[];
+#endif
+
 template <int V>
 struct YWindow {
   float c[V];
@@ -837,7 +861,14 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
   constexpr int V = 1;  // columns per thread (flex_plan.cpp: ncols <= kThreads)
   YWindows<V> window;
+#if defined(__CUDA_ARCH__)
+  // The block's dynamic shared memory (the same buffer the caller passes): through the
+  // __shared__ symbol the compiler knows the address space, so g is read with LDS
+  // rather than generic loads (this function is not inlined into the kernel).
+  smem = reinterpret_cast<float*>(flex_dynamic_smem);
+#endif
   const SmemLayout& L = P.smem;
+  const int g_plane = L.g_plane;
   const int count = static_cast<int>(T.count);  // rows of the tile (outputs + 2 kHalo)
   const int nsub = (count + kRegP - 1) / kRegP;
   const int outputs = static_cast<int>(T.s1 - T.s0);
@@ -846,6 +877,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   float* dst0 = P.dst + T.base + T.x0 * C;
   const float* g = smem + L.g;
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
+  const int ncols = P.ncols;
 
   blk.each([&](int tid, int) {
     YWindow<V>& w = window(tid);
@@ -881,7 +913,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
         // One column per thread: the planner keeps ncols <= threads.
         (void)nt;
         const int col = V * tid;
-        if (col >= P.ncols) return;
+        if (col >= ncols) return;
         const std::int64_t left = limit - col;
         const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
         YWindow<V>& w = window(tid);
@@ -889,7 +921,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   SB_FLEX_UNROLL
         for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * L.g_plane + g_skew<C>(col + e)] : 0.f;
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + g_skew<C>(col + e)] : 0.f;
   SB_FLEX_UNROLL
         for (int k = 0; k < kRegP; ++k) {
           if (k < np) {
