@@ -116,7 +116,6 @@ struct PassDesc {
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
   std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
-  std::int32_t prefetch = 0;   // register stream_only tile, regs == 1: next sub-block's loads in flight
   std::int32_t ncols = 0;      // columns of the stream filter
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
   std::int64_t units_per_tile = 1;

@@ -235,16 +235,8 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
   if (tun.stream_regs != 0 && tun.stream_p == kRegP) {
     // The register tile: no shared memory at all (flex_tile.cuh, stream_registers).
     P.p = kRegP;
-    if (tun.stream_prefetch != 0 && tun.stream_vec < 2) {
-      P.w = std::min(P.w, kThreads);
-      P.w_tiles = ceil_div(P.inner, P.w);
-      P.ncols = P.w;
-      P.regs = 1;
-      P.prefetch = 1;
-    } else {
-      const bool even = P.w % 2 == 0;
-      P.regs = even && (tun.stream_vec >= 2 || (tun.stream_vec == 0 && P.ncols >= 2 * kThreads)) ? 2 : 1;
-    }
+    const bool even = P.w % 2 == 0;
+    P.regs = even && (tun.stream_vec >= 2 || (tun.stream_vec == 0 && P.ncols >= 2 * kThreads)) ? 2 : 1;
     finish_stream(P, P.w_tiles, lim, tun);
     return P;
   }
@@ -396,7 +388,6 @@ std::string describe(const Plan& plan) {
     o << ", p=" << P.p;
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
-    if (P.prefetch) o << " prefetching";
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }

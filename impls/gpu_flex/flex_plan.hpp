@@ -60,10 +60,6 @@ struct Tuning {
   // Register stream_x tiles: footprint buffers (2 = double buffering, at most 4; fewer
   // where shared memory is short). 2 measured fastest on the H100 (bench/gpu_prefilter).
   int x_stages = 2;
-  // stream_only register tiles: 1 = one column per thread (chunks of at most kThreads
-  // columns) with the next sub-block's loads issued before this one is filtered; 0 =
-  // no prefetching (two columns per thread where a chunk has 2 * kThreads columns).
-  int stream_prefetch = 1;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
 };

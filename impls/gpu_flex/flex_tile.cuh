@@ -709,9 +709,8 @@ SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
 // operations in the same order on the same values, so the same bits (the emulation
 // tests compare both, tests/gpu_flex/test_flex_emulate.cpp). Every array index is a
 // compile-time constant after unrolling, so `prev` and `cur` stay in registers.
-template <int V, bool Whole, bool Prefetch>
+template <int V, bool Whole>
 SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int col, int nvalid) {
-  static_assert(!Prefetch || V == 1, "prefetching holds a third window: one column per thread");
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
   const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
   const int nsub = (count + kRegP - 1) / kRegP;
@@ -720,34 +719,7 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   const float* src0 = P.src + T.base + T.w0 + col;
   float* dst0 = P.dst + T.base + T.w0 + col;
   const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
-  const std::int64_t ns = P.ns;
-  const int mode = P.mode;
   float c[V], prev[kRegP][V], cur[kRegP][V];
-  // Prefetch: sub-block b + 1's loads are in flight while b is filtered.
-  // (Unused without it: the compiler drops it.)
-  float next[kRegP][V];
-  // The loads of sub-block b (planes t0 .. t0 + np - 1 of the tile) into `to`.
-  auto load = [&](int b, float (&to)[kRegP][V]) {
-    const int t0 = b * kRegP;
-    const int np = count - t0 < kRegP ? count - t0 : kRegP;
-    // Plane t of the tile is stream position s0 - kHalo + t (folded at the ends).
-    const std::int64_t first = T.s0 - kHalo + t0;
-    if (first >= 0 && first + kRegP <= ns) {
-      // Inside the axis (every sub-block but those at the ends): one base pointer.
-      const float* from = src0 + first * stride;
-  SB_FLEX_UNROLL
-      for (int k = 0; k < kRegP; ++k) {
-        if (k < np) load_cols<V, Whole>(from, nvalid, to[k]);
-        from += stride;
-      }
-    } else {
-  SB_FLEX_UNROLL
-      for (int k = 0; k < kRegP; ++k)
-        if (k < np)
-          load_cols<V, Whole>(src0 + fold32(mode, static_cast<int>(first) + k, static_cast<int>(ns)) * stride,
-                              nvalid, to[k]);
-    }
-  };
   float sink = 0.f;
   SB_FLEX_UNROLL
   for (int e = 0; e < V; ++e) c[e] = 0.f;
@@ -755,18 +727,25 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
     for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e] = 0.f;
-  if constexpr (Prefetch) load(0, next);
   for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
-    if constexpr (Prefetch) {
+    // Plane t of the tile is stream position s0 - kHalo + t (folded at the ends).
+    const std::int64_t first = T.s0 - kHalo + t0;
+    if (first >= 0 && first + kRegP <= P.ns) {
+      // Inside the axis (every sub-block but those at the ends): one base pointer.
+      const float* from = src0 + first * stride;
+  SB_FLEX_UNROLL
+      for (int k = 0; k < kRegP; ++k) {
+        if (k < np) load_cols<V, Whole>(from, nvalid, cur[k]);
+        from += stride;
+      }
+    } else {
   SB_FLEX_UNROLL
       for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-        for (int e = 0; e < V; ++e) cur[k][e] = next[k][e];
-      if (b + 1 < nsub) load(b + 1, next);
-    } else {
-      load(b, cur);
+        if (k < np)
+          load_cols<V, Whole>(src0 + fold32(P.mode, static_cast<int>(first) + k, static_cast<int>(P.ns)) * stride,
+                              nvalid, cur[k]);
     }
     if (skip) {
   SB_FLEX_UNROLL
@@ -830,17 +809,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
       const std::int64_t left = limit - col;
       const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
       if (nvalid == 0) continue;  // past the end of the axis: nothing to write
-      if constexpr (V == 1) {
-        if (P.prefetch)
-          register_columns<1, true, true>(P, T, col, nvalid);
-        else
-          register_columns<1, true, false>(P, T, col, nvalid);
-      } else {
-        if (aligned && nvalid == V)
-          register_columns<V, true, false>(P, T, col, nvalid);
-        else
-          register_columns<V, false, false>(P, T, col, nvalid);
-      }
+      if (aligned && nvalid == V)
+        register_columns<V, true>(P, T, col, nvalid);
+      else
+        register_columns<V, false>(P, T, col, nvalid);
     }
   });
 }
