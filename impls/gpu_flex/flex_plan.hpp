@@ -51,11 +51,11 @@ struct Tuning {
   // gives every thread of the block a column group). Passes whose column groups are
   // not contiguous in shared memory use 1.
   int stream_vec = 0;
-  // stream_only passes: 1 = the register tile (no shared memory, no barriers; needs
-  // stream_p == kRegP, else the shared-memory ring is used), 0 = the shared-memory
-  // ring. Both give the same bits. Columns per thread of the register tile: 2 where
-  // stream_vec >= 2 or (stream_vec == 0 and the chunk has 2 columns per thread), when
-  // the chunk width is even; else 1.
+  // 1 = register tiles where they apply (same bits as the ring; need stream_p == kRegP):
+  // stream_only passes (no shared memory, no barriers; columns per thread: 2 where
+  // stream_vec >= 2 or (stream_vec == 0 and the chunk has 2 columns per thread), when the
+  // chunk width is even; else 1) and stream_x passes whose patch has at most one column
+  // per thread (the y window in registers). 0 = the shared-memory ring everywhere.
   int stream_regs = 1;
   // Register stream_x tiles: footprint buffers (2 = double buffering, at most 4; fewer
   // where shared memory is short). 2 measured fastest on the H100 (bench/gpu_prefilter).

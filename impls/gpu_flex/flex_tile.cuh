@@ -19,6 +19,8 @@
 //       once kHalo more planes are known, the anti-causal recursion runs back over the
 //       ring from zero and writes the finished planes (coalesced: consecutive threads
 //       own consecutive columns). `rows`: the filtered rows are written back.
+// The register tiles (stream_registers for stream_only, stream_x_registers for stream_x)
+// keep that window in registers instead of the ring, with the same bits.
 #pragma once
 
 #include <cmath>
