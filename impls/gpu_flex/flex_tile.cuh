@@ -699,6 +699,52 @@ SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
   }
 }
 
+// One sub-block of the register window, shared by both register tiles: the causal
+// recursion continues over cur's np entries (tile entries t0 - kHalo + k, t0 = b kRegP)
+// and leaves its results there; from the third sub-block on, the anti-causal recursion
+// runs from zero at the newest entry down over cur and then prev (entries t0 - 2 kHalo + k,
+// outputs lo + k), handing each output among [lo, hi) to store(out0 + index * stride, a);
+// then prev takes cur.
+template <int V, class Store>
+SPLINEBENCH_HD void window_step(float (&c)[V], float (&prev)[kRegP][V], float (&cur)[kRegP][V], int b, int np,
+                                int outputs, float* out0, std::int64_t stride, const Store& store) {
+  SB_FLEX_UNROLL
+  for (int k = 0; k < kRegP; ++k) {
+    if (k < np) {
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) {
+        c[e] = causal_step(c[e], cur[k][e]);
+        cur[k][e] = c[e];
+      }
+    }
+  }
+  if (b >= 2) {
+    const int t0 = b * kRegP;
+    const int lo = t0 - 2 * kHalo;
+    const int hi = t0 + np - 2 * kHalo < outputs ? t0 + np - 2 * kHalo : outputs;
+    float a[V];
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) a[e] = 0.f;
+  SB_FLEX_UNROLL
+    for (int k = kRegP - 1; k >= 0; --k)
+      if (k < np)
+  SB_FLEX_UNROLL
+        for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], cur[k][e]);
+    float* out = out0 + (lo + kRegP - 1) * stride;
+  SB_FLEX_UNROLL
+    for (int k = kRegP - 1; k >= 0; --k) {
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], prev[k][e]);
+      if (lo + k < hi) store(out, a);
+      out -= stride;
+    }
+  }
+  SB_FLEX_UNROLL
+  for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e];
+}
+
 // The stream filter of V adjacent columns (the first `nvalid` are columns of the
 // axis) of a stream_only tile, window in registers. Per sub-block of kRegP planes: the
 // kRegP (independent) loads of its columns, the causal recursion over them (`cur`,
@@ -720,6 +766,7 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   const std::int64_t stride = P.s_stride;
   const float* src0 = P.src + T.base + T.w0 + col;
   float* dst0 = P.dst + T.base + T.w0 + col;
+  float* out0 = dst0 + T.s0 * stride;  // output 0 of this column
   const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
   float c[V], prev[kRegP][V], cur[kRegP][V];
   float sink = 0.f;
@@ -754,41 +801,8 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
       for (int k = 0; k < kRegP; ++k) sink += cur[k][0];
       continue;
     }
-  SB_FLEX_UNROLL
-    for (int k = 0; k < kRegP; ++k) {
-      if (k < np) {
-  SB_FLEX_UNROLL
-        for (int e = 0; e < V; ++e) {
-          c[e] = causal_step(c[e], cur[k][e]);
-          cur[k][e] = c[e];
-        }
-      }
-    }
-    if (b >= 2) {
-      // Entries t0 - 2 kHalo + k (prev) and t0 - kHalo + k (cur); outputs [lo, hi).
-      const int lo = t0 - 2 * kHalo;
-      const int hi = t0 + np - 2 * kHalo < outputs ? t0 + np - 2 * kHalo : outputs;
-      float a[V];
-  SB_FLEX_UNROLL
-      for (int e = 0; e < V; ++e) a[e] = 0.f;
-  SB_FLEX_UNROLL
-      for (int k = kRegP - 1; k >= 0; --k)
-        if (k < np)
-  SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], cur[k][e]);
-      float* out = dst0 + (T.s0 + lo + kRegP - 1) * stride;
-  SB_FLEX_UNROLL
-      for (int k = kRegP - 1; k >= 0; --k) {
-  SB_FLEX_UNROLL
-        for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], prev[k][e]);
-        if (lo + k < hi) store_cols<V, Whole>(out, nvalid, a);
-        out -= stride;
-      }
-    }
-  SB_FLEX_UNROLL
-    for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-      for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e];
+    window_step<V>(c, prev, cur, b, np, outputs, out0, stride,
+                   [nvalid](float* out, const float (&a)[V]) { store_cols<V, Whole>(out, nvalid, a); });
   }
   // Keeps the loads of the attribution run alive (never true for real data).
   if (skip && sink == -1.2345678e30f) dst0[0] = sink;
@@ -861,7 +875,7 @@ template <int C, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                        float* smem) {
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
-  constexpr int V = 1;  // columns per thread (flex_plan.cpp: ncols <= kThreads)
+  static constexpr int V = 1;  // columns per thread (flex_plan.cpp: ncols <= kThreads)
   YWindows<V> window;
 #if defined(__CUDA_ARCH__)
   // The block's dynamic shared memory (the same buffer the caller passes): through the
@@ -924,44 +938,12 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
         for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
           for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + g_skew<C>(col + e)] : 0.f;
+        window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + col + T.s0 * stride, stride,
+                       [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
-        for (int k = 0; k < kRegP; ++k) {
-          if (k < np) {
-  SB_FLEX_UNROLL
-            for (int e = 0; e < V; ++e) {
-              w.c[e] = causal_step(w.c[e], cur[k][e]);
-              cur[k][e] = w.c[e];
-            }
-          }
-        }
-        if (b >= 2 && nvalid > 0) {
-          // Entries t0 - 2 kHalo + k (prev) and t0 - kHalo + k (cur); outputs [lo, hi).
-          const int lo = t0 - 2 * kHalo;
-          const int hi = t0 + np - 2 * kHalo < outputs ? t0 + np - 2 * kHalo : outputs;
-          float a[V];
-  SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) a[e] = 0.f;
-  SB_FLEX_UNROLL
-          for (int k = kRegP - 1; k >= 0; --k)
-            if (k < np)
-  SB_FLEX_UNROLL
-              for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], cur[k][e]);
-          float* out = dst0 + col + (T.s0 + lo + kRegP - 1) * stride;
-  SB_FLEX_UNROLL
-          for (int k = kRegP - 1; k >= 0; --k) {
-  SB_FLEX_UNROLL
-            for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], w.prev[k][e]);
-            if (lo + k < hi)
-  SB_FLEX_UNROLL
-              for (int e = 0; e < V; ++e)
-                if (e < nvalid) out[e] = a[e];
-            out -= stride;
-          }
-        }
-  SB_FLEX_UNROLL
-        for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) w.prev[k][e] = cur[k][e];
+                         for (int e = 0; e < V; ++e)
+                           if (e < nvalid) out[e] = a[e];
+                       });
       });
     }
     blk.sync();  // buffer(b) and g are free again
