@@ -871,10 +871,9 @@ struct YWindows {
 #endif
 };
 
-template <int C, int Pair, class Block>
+template <int C, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                        float* smem) {
-  static_assert(Pair == 1 || Pair == 2, "one or two planes per tile");
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
   static constexpr int V = 1;  // columns per thread (flex_plan.cpp: ncols <= kThreads)
   YWindows<V> window;
@@ -911,9 +910,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
   // P.pair planes per tile: plane h's rows at h * kRegP of a buffer and of g, its values
   // at h * plane after the tile's base.
-  // (A compile-time count: one plane per tile compiles without the second plane's
-  // arithmetic, which cost 8% at 512^3 as a runtime value.)
-  constexpr int pair = Pair;
+  const int pair = P.pair;
   const std::int64_t plane = P.slice_stride / pair;
   const int fp_plane = L.fp_plane;
   auto request = [&](int b) {
@@ -972,10 +969,7 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
   const TileSpan T = decode_tile(P, tile);
   if (P.kind == TileKind::stream_x && P.regs > 0) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
-    if (P.pair == 2)
-      stream_x_registers<C, 2>(blk, P, T, smem);
-    else
-      stream_x_registers<C, 1>(blk, P, T, smem);
+    stream_x_registers<C>(blk, P, T, smem);
     return;
   }
   if (P.kind == TileKind::stream_only && P.regs > 0) {
