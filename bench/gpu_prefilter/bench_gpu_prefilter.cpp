@@ -325,11 +325,6 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.profile_skip = 3;
     variants.push_back({"profile_pass=" + std::to_string(pass) + ",profile_skip=3 (loads only)", t});
   }
-  {
-    flex::Tuning t;
-    t.x_pair = 0;
-    variants.push_back({"x_pair=0", t});
-  }
   for (int patch : {128, 256}) {
     flex::Tuning t;
     t.x_patch = patch;

@@ -116,9 +116,6 @@ struct PassDesc {
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
   std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
-  // Register stream_x tiles: planes per tile (1 or 2; with 2, a "slice" is two adjacent
-  // planes of one field, slice_stride spans both, each half of the block takes one).
-  std::int32_t pair = 1;
   std::int32_t ncols = 0;      // columns of the stream filter
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
   std::int64_t units_per_tile = 1;

@@ -136,25 +136,16 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
     // y window in registers, one column per thread (wider patches keep the ring: two
     // columns per thread spill, and the 100-frame RGBA batch ran 0.094 -> 0.101 ms).
     // The deepest footprint pipeline (at most x_stages buffers) that fits.
-    // Planes of at most half a block of columns go two to a tile (each half of the block
-    // streams one), where a field has an even number of them.
     PassDesc R = P;
     R.p = kRegP;
     R.regs = 1;
-    if (tun.x_pair != 0 && 2 * R.ncols <= kThreads && R.slices_per_field % 2 == 0) {
-      R.pair = 2;
-      R.slices /= 2;
-      R.slices_per_field /= 2;
-      R.slice_stride *= 2;
-    }
     segment_smem(R, C);
     const SmemLayout two = R.smem;
     for (int stages = std::clamp(tun.x_stages, 2, 4); stages >= 2; --stages) {
       R.smem = two;
       R.smem.fp_stages = stages;
-      R.smem.fp[1] = R.smem.fp[0] + R.pair * R.p * R.smem.fp_plane;  // one buffer: every plane's rows
-      R.smem.g = stages * R.pair * R.p * R.smem.fp_plane;
-      R.smem.total = R.smem.g + R.pair * R.p * R.smem.g_plane;
+      R.smem.g = stages * R.p * R.smem.fp_plane;
+      R.smem.total = R.smem.g + R.p * R.smem.g_plane;
       if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
         finish_stream(R, R.x_tiles, lim, tun);
         return R;
@@ -398,7 +389,6 @@ std::string describe(const Plan& plan) {
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
-    if (P.pair > 1) o << ", " << P.pair << " planes per tile";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();
@@ -423,9 +413,9 @@ Traffic traffic(const Plan& plan) {
         if (P.kind == TileKind::stream_yx)
           per_plane = static_cast<double>(P.y_tiles) * (P.sy + 2 * kHalo) * P.x_tiles * (P.sx + 2 * kHalo) * C;
         if (P.kind == TileKind::stream_only) per_plane = static_cast<double>(P.inner);
-        read = static_cast<double>(P.slices) * P.pair * planes * per_plane;
+        read = static_cast<double>(P.slices) * planes * per_plane;
         written = static_cast<double>(P.slices) * P.ns * (P.kind == TileKind::stream_only ? P.inner : 0);
-        if (P.kind == TileKind::stream_x) written = static_cast<double>(P.slices) * P.pair * P.ns * P.nx * C;
+        if (P.kind == TileKind::stream_x) written = static_cast<double>(P.slices) * P.ns * P.nx * C;
         if (P.kind == TileKind::stream_yx) written = static_cast<double>(P.slices) * P.ns * P.ny * P.nx * C;
         break;
       }

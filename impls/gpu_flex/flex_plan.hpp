@@ -62,9 +62,6 @@ struct Tuning {
   int x_stages = 2;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
-  // Register stream_x tiles: 1 = two adjacent planes per tile where a patch has at most
-  // half a block of columns (narrow planes: every thread streams a column), 0 = one.
-  int x_pair = 1;
 };
 
 struct Plan {

@@ -908,18 +908,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const int S = L.fp_stages;
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
-  // P.pair planes per tile: plane h's rows at h * kRegP of a buffer and of g, its values
-  // at h * plane after the tile's base.
-  const int pair = P.pair;
-  const std::int64_t plane = P.slice_stride / pair;
-  const int fp_plane = L.fp_plane;
   auto request = [&](int b) {
     const int t = b * kRegP;
-    for (int h = 0; h < pair; ++h) {
-      TileSpan Th = T;
-      Th.base += h * plane;
-      issue_loads<C>(blk, P, Th, t, count - t < kRegP ? count - t : kRegP, buffer(b) + h * kRegP * fp_plane);
-    }
+    issue_loads<C>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b));
     blk.commit_loads();
   };
   for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
@@ -931,16 +922,13 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
     const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
     blk.wait_loads(newer);
     blk.sync();
-    // Two planes: rows np .. kRegP - 1 of the first are filtered too (the last sub-block
-    // only; never read).
-    if (!skip_plane) filter_row_segments<C>(blk, P, (pair - 1) * kRegP + np, buffer(b), smem + L.g);
+    if (!skip_plane) filter_row_segments<C>(blk, P, np, buffer(b), smem + L.g);
     blk.sync();
     if (!skip_stream) {
       blk.each([&](int tid, int nt) {
-        // One column per thread: the planner keeps pair * ncols <= threads; the first
-        // nt / pair threads stream plane 0, the next plane 1.
-        const int per_plane = nt / pair, h = tid / per_plane;
-        const int col = V * (tid - h * per_plane);
+        // One column per thread: the planner keeps ncols <= threads.
+        (void)nt;
+        const int col = V * tid;
         if (col >= ncols) return;
         const std::int64_t left = limit - col;
         const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
@@ -949,8 +937,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   SB_FLEX_UNROLL
         for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[(h * kRegP + k) * g_plane + g_skew<C>(col + e)] : 0.f;
-        window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + h * plane + col + T.s0 * stride, stride,
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + g_skew<C>(col + e)] : 0.f;
+        window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + col + T.s0 * stride, stride,
                        [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
                          for (int e = 0; e < V; ++e)

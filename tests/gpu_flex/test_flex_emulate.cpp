@@ -197,31 +197,6 @@ TEST_P(FlexEmulation, RegisterStreamTileSameBitsAsSharedRing) {
   }
 }
 
-// Register stream_x tiles with two planes (Tuning::x_pair = 1, the default, where a
-// patch has at most half a block of columns and a field an even number of planes)
-// against one plane per tile: the same bits.
-TEST_P(FlexEmulation, PairedPlanesSameBitsAsSinglePlanes) {
-  const auto& [c, mode] = GetParam();
-  Tuning paired;
-  paired.s_range = 7;  // several stream ranges as well
-  Tuning single = paired;
-  single.x_pair = 0;
-  const Plan plan = make_plan(GridShape::make(c.extents, c.channels), c.fields, mode, Variant::flexible,
-                              DeviceLimits{}, paired);
-  bool any = false;
-  for (const auto& P : plan.passes) any = any || P.pair == 2;
-  if (!any) GTEST_SKIP() << "no stream_x pass with two planes per tile for this shape";
-  const Result a = run_case(c, mode, Variant::flexible, DeviceLimits{}, paired);
-  const Result b = run_case(c, mode, Variant::flexible, DeviceLimits{}, single);
-  EXPECT_EQ(splinebench::testing::count_nan(a.out), 0);
-  EXPECT_LE(a.rel_l2, tolerance(static_cast<int>(c.extents.size())));
-  ASSERT_EQ(a.out.size(), b.out.size());
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < a.out.size(); ++i)
-    if (std::memcmp(&a.out[i], &b.out[i], sizeof(float)) != 0) ++differ;
-  EXPECT_EQ(differ, 0u) << "values that differ between two planes and one plane per tile";
-}
-
 std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
   return std::get<0>(info.param).name() + "_" + std::string(to_string(std::get<1>(info.param)));
 }
@@ -270,7 +245,7 @@ TEST(FlexPlan, TilesCoverEveryOutputOnce) {
             std::int64_t w = 0;
             if (P.kind == TileKind::stream_yx)
               w = std::min<std::int64_t>(P.sy, P.ny - T.y0) * std::min<std::int64_t>(P.sx, P.nx - T.x0);
-            if (P.kind == TileKind::stream_x) w = std::min<std::int64_t>(P.sx, P.nx - T.x0) * P.pair;
+            if (P.kind == TileKind::stream_x) w = std::min<std::int64_t>(P.sx, P.nx - T.x0);
             if (P.kind == TileKind::stream_only) w = std::min<std::int64_t>(P.w, P.inner - T.w0);
             ASSERT_GT(w, 0);
             outputs += (T.s1 - T.s0) * w;
