@@ -54,6 +54,7 @@ struct Config {
   bool eval = false;
   bool verify = true;
   std::string only;  // run only the case with this name
+  std::string tune_only;  // --tune: only the variants whose label contains this (and the default)
 };
 
 struct Case {
@@ -263,7 +264,9 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
         {"description", flex::describe(p)},
         {"passes", p.passes.size()},
         {"read_bytes_per_value", tr.read_bytes / static_cast<double>(n)},
-        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)}};
+        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)},
+        {"dram_read_bytes_per_value", tr.dram_read_bytes / static_cast<double>(n)},
+        {"dram_write_bytes_per_value", tr.dram_write_bytes / static_cast<double>(n)}};
   }
 
   if (cfg.verify) {
@@ -366,6 +369,32 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.s_range = r;
     variants.push_back({"s_range=" + std::to_string(r), t});
   }
+  // The pipelined 3-D launch (Tuning::pipeline): y range, z range, lag, discard, chunk.
+  struct Pipe {
+    int y, z, lag, discard, chunk;
+  };
+  for (const Pipe& q : {Pipe{64, 64, 32, 1, 1024}, Pipe{64, 64, 32, 0, 1024}, Pipe{32, 64, 32, 1, 1024},
+                        Pipe{128, 64, 32, 1, 1024}, Pipe{64, 32, 32, 1, 1024}, Pipe{64, 128, 32, 1, 1024},
+                        Pipe{64, 64, 8, 1, 1024}, Pipe{64, 64, 96, 1, 1024}, Pipe{64, 64, 32, 1, 512},
+                        Pipe{128, 128, 64, 1, 1024}, Pipe{256, 64, 32, 1, 1024}}) {
+    flex::Tuning t;
+    t.pipeline = 1;
+    t.y_range = q.y;
+    t.z_range = q.z;
+    t.pipe_lag = q.lag;
+    t.discard = q.discard;
+    t.chunk_width = q.chunk;
+    variants.push_back({"pipeline=1,y_range=" + std::to_string(q.y) + ",z_range=" + std::to_string(q.z) +
+                            ",pipe_lag=" + std::to_string(q.lag) + ",discard=" + std::to_string(q.discard) +
+                            ",chunk_width=" + std::to_string(q.chunk),
+                        t});
+  }
+  if (!cfg.tune_only.empty()) {
+    std::vector<Variant> kept;
+    for (auto& v : variants)
+      if (v.label == "default" || v.label.find(cfg.tune_only) != std::string::npos) kept.push_back(v);
+    variants = kept;
+  }
   for (const Case& c : cases(cfg.quick)) {
     if (!cfg.only.empty() && c.name != cfg.only) continue;
     if (c.name == "2d_4096" || c.name == "4d_48" || c.name == "3d_128") continue;
@@ -453,7 +482,7 @@ json run_eval(const Config& cfg, cudaStream_t stream) {
 
 void usage() {
   std::cerr << "usage: bench_gpu_prefilter [--out FILE] [--git-sha SHA] [--machine LABEL] [--reps N] [--quick]\n"
-               "                           [--case NAME] [--tune] [--eval] [--no-verify]\n";
+               "                           [--case NAME] [--tune] [--tune-only SUBSTRING] [--eval] [--no-verify]\n";
 }
 
 }  // namespace
@@ -474,6 +503,10 @@ int main(int argc, char** argv) {
       else if (a == "--case") cfg.only = value();
       else if (a == "--quick") cfg.quick = true;
       else if (a == "--tune") cfg.tune = true;
+      else if (a == "--tune-only") {
+        cfg.tune = true;
+        cfg.tune_only = value();
+      }
       else if (a == "--eval") cfg.eval = true;
       else if (a == "--no-verify") cfg.verify = false;
       else if (a == "--help") { usage(); return 0; }

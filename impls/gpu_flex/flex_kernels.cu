@@ -15,7 +15,7 @@
 //      takes a ticket when it is already executing and gives it up only by finishing
 //      the tile;
 //  (2) tickets are handed out in increasing order, and every tile a tile waits for has
-//      a smaller ticket (pass k - 1 precedes pass k in every order we use);
+//      a smaller ticket (see below);
 //  (3) let t be the smallest ticket whose tile is not finished. Every tile it waits for
 //      has a smaller ticket, hence is finished, so t's tile does not wait; it has been
 //      taken (tickets below the counter are all taken, and t is below it once any
@@ -23,9 +23,12 @@
 //      By induction every taken tile finishes, and blocks keep taking tickets until
 //      none are left. A block the GPU never schedules holds no ticket, so nobody can
 //      wait for it; no assumption about residency or block order is needed.
-// This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D):
-// a plan is a chain of passes, each waiting only on the pass before it, and the ticket
-// orders number pass k - 1 of a field before pass k of that field.
+// This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D,
+// pipelined or not): a tile waits only for tiles of the pass before it (all of that
+// pass's tiles of its field, or in a pipelined launch the plane tiles its window
+// reads) and for the range before it in a chained pass (flex_deps.hpp), and every
+// ticket order used (pass after pass, pipelined, adversarial: flex_order.hpp) hands
+// those out first; check_order verifies that, and the tests run it on every order.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
 #include <cuda/atomic>
@@ -35,6 +38,7 @@
 #include <vector>
 
 #include "gpu_common/cuda_check.hpp"
+#include "gpu_flex/flex_deps.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_tile.cuh"
@@ -46,7 +50,7 @@ namespace {
 struct FlexArgs {
   LaunchDesc launch;
   unsigned long long* ticket;
-  unsigned int* done;          // [pass][field] tiles finished
+  unsigned int* counters;      // completion counters (LaunchDesc, flex_deps.hpp)
   const std::int64_t* order;   // ticket -> tile, or null (ticket order)
   std::uint64_t seed;
   int adversarial;
@@ -86,29 +90,33 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
     while (k + 1 < L.passes && tile >= L.pass_begin[k + 1]) ++k;
     const PassDesc& P = L.pass[k];
     const long long local = tile - L.pass_begin[k];
-    const long long field = tile_field(P, local);
-    if (threadIdx.x == 0) {
-      if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
-      if (k > 0) {
-        // Waits only for tiles with smaller tickets (see the progress argument above).
-        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(
-            a.done[(k - 1) * L.fields + wait_field(L.pass[k - 1], field)]);
-        const unsigned int need = static_cast<unsigned int>(tiles_per_field(L.pass[k - 1]));
+    if (threadIdx.x < 32) {
+      if (a.adversarial && threadIdx.x == 0) adversarial_pause(a.seed, ticket, 1);
+      // The lanes of warp 0 wait on the tile's dependencies in parallel (a pipelined
+      // stream tile has one per plane of its window). Each is on tiles with smaller
+      // tickets (see the progress argument above, and flex_deps.hpp).
+      const std::int64_t n = dep_count(L, k, local);
+      for (std::int64_t i = threadIdx.x; i < n; i += 32) {
+        const Dep d = dep_at(L, k, local, i);
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(a.counters[d.counter]);
         unsigned int backoff = 32;
-        while (done.load(cuda::memory_order_acquire) < need) {
+        while (counter.load(cuda::memory_order_acquire) < d.need) {
           __nanosleep(backoff);
           if (backoff < 4096) backoff *= 2;
         }
       }
     }
-    // The block starts reading the previous pass's output only after the acquire above;
+    // The block starts reading what earlier tiles wrote only after the acquires above;
     // this barrier also keeps thread 0 from overwriting s_ticket while others read it.
     __syncthreads();
     run_tile<C>(blk, P, local, smem);  // ends with a barrier: all its writes are issued
-    if (threadIdx.x == 0 && L.passes > 1) {
-      __threadfence();
-      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(a.done[k * L.fields + field]);
-      done.fetch_add(1u, cuda::memory_order_release);
+    if (threadIdx.x == 0) {
+      const int releases = release_count(L, k, local);
+      if (releases > 0) __threadfence();
+      for (int i = 0; i < releases; ++i) {
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(a.counters[release_at(L, k, local, i)]);
+        counter.fetch_add(1u, cuda::memory_order_release);
+      }
     }
   }
 }
@@ -219,25 +227,36 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
     return;
   }
 
+  // Chained ranges carry their causal state through device memory.
+  const std::int64_t carry = carry_values(p);
+  if (carry > 0) {
+    grow(carry_, static_cast<std::size_t>(carry));
+    bind_carry(p, carry_.data());
+  }
   const LaunchDesc L = make_launch(p);
   const std::int64_t total = L.pass_begin[L.passes];
-  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(L.passes * L.fields);
+  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(L.counters);
   grow(state_, state_bytes);
   SB_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, state_bytes, stream));
 
   FlexArgs args{};
   args.launch = L;
   args.ticket = reinterpret_cast<unsigned long long*>(state_.data());
-  args.done = reinterpret_cast<unsigned int*>(state_.data() + 8);
+  args.counters = reinterpret_cast<unsigned int*>(state_.data() + 8);
   args.order = nullptr;
   args.seed = options.seed;
   args.adversarial = options.adversarial ? 1 : 0;
-  if (options.adversarial) {
-    const std::vector<std::int64_t> order = adversarial_order(L, options.seed);
-    grow(order_, order.size());
-    // Synchronous: the host vector goes away at the end of this scope.
-    SB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    SB_CUDA_CHECK(cudaMemcpy(order_.data(), order.data(), order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  if (options.adversarial || p.pipelined) {
+    std::vector<std::int64_t> order =
+        options.adversarial ? adversarial_order(L, options.seed) : pipelined_order(L, p.pipe_lag);
+    if (order != uploaded_order_ || order_.size() < order.size()) {
+      grow(order_, order.size());
+      // Synchronous, and only when the order changes (a benchmark reruns one plan).
+      SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+      SB_CUDA_CHECK(
+          cudaMemcpy(order_.data(), order.data(), order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+      uploaded_order_ = std::move(order);
+    }
     args.order = order_.data();
   }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_plan.hpp"
@@ -47,8 +48,10 @@ class FlexRunner {
   int last_grid() const { return grid_; }
 
  private:
-  DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
-  DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
+  DeviceBuffer<unsigned char> state_;  // ticket counter and completion counters
+  DeviceBuffer<std::int64_t> order_;   // ticket -> tile table (adversarial or pipelined order)
+  std::vector<std::int64_t> uploaded_order_;  // what order_ holds
+  DeviceBuffer<float> carry_;          // causal state between chained ranges
   std::string description_;
   int grid_ = 0;
 };

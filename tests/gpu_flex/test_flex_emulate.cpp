@@ -11,6 +11,7 @@
 
 #include "common/accuracy.hpp"
 #include "flex_test_cases.hpp"
+#include "gpu_flex/flex_deps.hpp"
 #include "gpu_flex/flex_emulate.hpp"
 #include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_plan.hpp"
@@ -259,3 +260,122 @@ TEST(FlexPlan, TilesCoverEveryOutputOnce) {
 }
 
 }  // namespace
+
+namespace {
+
+// 3-D and 4-D shapes for the pipelined launch: several y ranges and z ranges of 16 or
+// 32, chunks inside one y range and across two, partial last ranges, batches.
+std::vector<FlexCase> pipeline_cases() {
+  return {{{37, 45, 33}, 1, 1}, {{40, 70, 33}, 1, 2}, {{20, 50, 40}, 2, 1}, {{17, 19, 21}, 4, 1},
+          {{3, 5, 7}, 1, 2},    {{33, 40, 16}, 1, 1}, {{5, 3, 37, 34}, 2, 2}};
+}
+
+Tuning pipeline_tuning(int y_range, int z_range, int chunk) {
+  Tuning tun;
+  tun.pipeline = 1;
+  tun.y_range = y_range;
+  tun.z_range = z_range;
+  tun.chunk_width = chunk;
+  tun.s_range = 1 << 20;  // every other stream pass: one range (as the reference below)
+  tun.pipe_lag = 3;
+  return tun;
+}
+
+}  // namespace
+
+// The pipelined launch computes, bit for bit, what one range per axis computes: its
+// ranges continue the causal state of the range before (no warm-up) and start on
+// sub-block boundaries. In its own order, in the plain order and in adversarial ones.
+TEST(FlexPipeline, SameBitsAsOneRangePerAxisInEveryOrder) {
+  for (const FlexCase& c : pipeline_cases())
+    for (Mode mode : {Mode::mirror, Mode::half, Mode::periodic})
+      for (int config = 0; config < 3; ++config) {
+        const Tuning tun = pipeline_tuning(config == 0 ? 16 : 32, config == 1 ? 32 : 16, config == 2 ? 96 : 1024);
+        Tuning one_range = tun;
+        one_range.pipeline = 0;
+        const std::string what = c.name() + " " + std::string(to_string(mode)) + " config " + std::to_string(config);
+        const GridShape shape = GridShape::make(c.extents, c.channels);
+        Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
+        ASSERT_TRUE(plan.pipelined) << what;
+        const LaunchDesc L = make_launch(plan);
+        const Result reference = run_case(c, mode, Variant::flexible, DeviceLimits{}, one_range);
+        for (const auto& P : make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, one_range).passes)
+          ASSERT_EQ(P.s_tiles, 1) << what;
+        EXPECT_LE(reference.rel_l2, tolerance(shape.dims)) << what;
+        // The plain order (pass after pass), the pipelined order, two adversarial ones.
+        std::vector<std::vector<std::int64_t>> orders = {pipelined_order(L, tun.pipe_lag), adversarial_order(L, 1),
+                                                         adversarial_order(L, 2)};
+        const Result plain = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+        EXPECT_EQ(plain.out, reference.out) << what << ": plain order";
+        for (std::size_t o = 0; o < orders.size(); ++o) {
+          ASSERT_EQ(check_order(L, orders[o]), "") << what << " order " << o;
+          const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, &orders[o]);
+          EXPECT_EQ(r.out, reference.out) << what << " order " << o;
+        }
+      }
+}
+
+// The plan: chained ranges of the requested size on both passes, the counters laid
+// out without overlap, and the planes pass 1 may drop from L2 are read by no tile that
+// can run after the one that drops them (only later ranges of the same chunk can).
+TEST(FlexPipeline, PlanChainsRangesAndDropsOnlyPlanesNobodyReadsLater) {
+  for (const FlexCase& c : pipeline_cases())
+    for (Mode mode : {Mode::mirror, Mode::half, Mode::periodic}) {
+      const GridShape shape = GridShape::make(c.extents, c.channels);
+      const Tuning tun = pipeline_tuning(16, 16, 1024);
+      const Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
+      const std::string what = c.name() + " " + std::string(to_string(mode));
+      ASSERT_TRUE(plan.pipelined) << what;
+      const PassDesc& P0 = plan.passes[0];
+      const PassDesc& P1 = plan.passes[1];
+      EXPECT_EQ(P0.s_range, std::min<std::int64_t>(16, P0.ns)) << what;
+      EXPECT_EQ(P1.s_range, std::min<std::int64_t>(16, P1.ns)) << what;
+      EXPECT_EQ(P0.carry, P0.s_tiles > 1 ? 1 : 0) << what;
+      EXPECT_EQ(P1.carry, P1.s_tiles > 1 ? 1 : 0) << what;
+      const LaunchDesc L = make_launch(plan);
+      // Counters: every dependency and release names one inside [0, counters).
+      for (int k = 0; k < L.passes; ++k)
+        for (std::int64_t t = 0; t < L.pass[k].tiles; ++t) {
+          for (std::int64_t i = 0; i < dep_count(L, k, t); ++i) {
+            const Dep d = dep_at(L, k, t, i);
+            ASSERT_TRUE(d.counter >= 0 && d.counter < L.counters) << what;
+          }
+          for (int i = 0; i < release_count(L, k, t); ++i) {
+            const std::int64_t r = release_at(L, k, t, i);
+            ASSERT_TRUE(r >= 0 && r < L.counters) << what;
+          }
+        }
+      if (P1.discard_hi <= P1.discard_lo) continue;
+      EXPECT_EQ(P1.discard_hi - P1.discard_lo, P1.ns - kHalo - (mode == Mode::mirror ? 1 : 0)) << what;
+      for (std::int64_t a = 0; a < P1.tiles_per_slice; ++a)
+        for (std::int64_t b = 0; b < P1.tiles_per_slice; ++b) {
+          const TileCoords ca = tile_coords(P1, a), cb = tile_coords(P1, b);
+          if (ca.group != cb.group || cb.st <= ca.st) continue;
+          const std::int64_t lo = std::max(ca.st * P1.s_range, P1.discard_lo);
+          const std::int64_t hi = std::min(std::min(ca.st * P1.s_range + P1.s_range, P1.ns), P1.discard_hi);
+          const deps_detail::PlaneWindow w = deps_detail::plane_window(L, cb);
+          for (std::int64_t p = w.first; p < w.first + w.positions; ++p) {
+            const std::int64_t z = fold(static_cast<int>(mode), p, P1.ns);
+            EXPECT_FALSE(z >= lo && z < hi) << what << ": range " << cb.st << " reads plane " << z << ", dropped by range "
+                                            << ca.st;
+          }
+        }
+    }
+}
+
+// The pipelined plan's traffic: the intermediate field leaves the DRAM estimate.
+TEST(FlexPipeline, TrafficLeavesTheIntermediateInL2) {
+  const GridShape shape = GridShape::make({64, 64, 64});
+  Tuning tun;
+  const Traffic plain = traffic(make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun));
+  EXPECT_EQ(plain.dram_read_bytes, plain.read_bytes);
+  EXPECT_EQ(plain.dram_write_bytes, plain.write_bytes);
+  tun.pipeline = 1;
+  tun.y_range = tun.z_range = 32;
+  const Traffic piped = traffic(make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun));
+  const double values = static_cast<double>(shape.values());
+  EXPECT_EQ(piped.dram_write_bytes / values, 4.0);
+  // Pass 0 reads rows of 64 + 2 x 16 halo samples, and per plane 64 rows + one
+  // look-ahead of 16 rows per range (2) + one warm-up of 16 rows (chained ranges).
+  EXPECT_DOUBLE_EQ(piped.dram_read_bytes / values, 4.0 * (64 + 2 * 16) / 64 * (64 + 2 * 16 + 16) / 64);
+}
