@@ -50,7 +50,7 @@ class FlexRunner {
  private:
   DeviceBuffer<unsigned char> state_;  // ticket counter and completion counters
   DeviceBuffer<std::int64_t> order_;   // ticket -> tile table (adversarial or pipelined order)
-  std::vector<std::int64_t> uploaded_order_;  // what order_ holds
+  std::string order_key_;              // what order_ holds (plan, order kind and parameters)
   DeviceBuffer<float> carry_;          // causal state between chained ranges
   std::string description_;
   int grid_ = 0;
