@@ -371,12 +371,12 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
   }
   // The pipelined 3-D launch (Tuning::pipeline): y range, z range, lag, discard, chunk.
   struct Pipe {
-    int y, z, lag, discard, chunk;
+    int y, z, lag, discard, chunk, z_chain;
   };
-  for (const Pipe& q : {Pipe{64, 64, 32, 1, 1024}, Pipe{64, 64, 32, 0, 1024}, Pipe{32, 64, 32, 1, 1024},
-                        Pipe{128, 64, 32, 1, 1024}, Pipe{64, 32, 32, 1, 1024}, Pipe{64, 128, 32, 1, 1024},
-                        Pipe{64, 64, 8, 1, 1024}, Pipe{64, 64, 96, 1, 1024}, Pipe{64, 64, 32, 1, 512},
-                        Pipe{128, 128, 64, 1, 1024}, Pipe{256, 64, 32, 1, 1024}}) {
+  for (const Pipe& q : {Pipe{64, 64, 32, 1, 1024, 0}, Pipe{128, 64, 32, 1, 1024, 0}, Pipe{128, 128, 32, 1, 1024, 0},
+                        Pipe{256, 128, 32, 1, 1024, 0}, Pipe{128, 64, 32, 0, 1024, 0}, Pipe{64, 128, 64, 1, 1024, 0},
+                        Pipe{128, 64, 96, 1, 1024, 0}, Pipe{32, 64, 32, 1, 1024, 0}, Pipe{128, 256, 32, 1, 1024, 0},
+                        Pipe{128, 128, 64, 1, 1024, 1}}) {
     flex::Tuning t;
     t.pipeline = 1;
     t.y_range = q.y;
@@ -384,9 +384,10 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.pipe_lag = q.lag;
     t.discard = q.discard;
     t.chunk_width = q.chunk;
+    t.z_chain = q.z_chain;
     variants.push_back({"pipeline=1,y_range=" + std::to_string(q.y) + ",z_range=" + std::to_string(q.z) +
                             ",pipe_lag=" + std::to_string(q.lag) + ",discard=" + std::to_string(q.discard) +
-                            ",chunk_width=" + std::to_string(q.chunk),
+                            ",chunk_width=" + std::to_string(q.chunk) + ",z_chain=" + std::to_string(q.z_chain),
                         t});
   }
   if (!cfg.tune_only.empty()) {

@@ -58,18 +58,20 @@ void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim
 // A stream pass cut into chained ranges of `range` outputs (a multiple of kRegP, so
 // every range but the last ends on a sub-block boundary, where the next one picks up
 // the causal state).
-void chain_ranges(PassDesc& P, std::int64_t range) {
+void chain_ranges(PassDesc& P, std::int64_t range, bool chained) {
   const std::int64_t base = groups_per_range(P);
   P.s_range = std::min(round_up(std::max<std::int64_t>(range, kRegP), kRegP), P.ns);
   P.s_tiles = ceil_div(P.ns, P.s_range);
   P.tiles_per_slice = P.s_tiles * base;
   P.tiles = P.tiles_per_slice * P.slices;
-  P.carry = P.s_tiles > 1 ? 1 : 0;
+  P.carry = chained && P.s_tiles > 1 ? 1 : 0;
 }
 
 // The planes of pass 1's stream axis whose own tile may drop them from L2 after
 // reading them: all but those a later range reads again, i.e. the folded look-ahead
-// of the last range (range 0's warm-up is read first, by the earliest tile).
+// of the last range (range 0's warm-up is read first, by the earliest tile). Ranges
+// that are not chained run in any order, so each also keeps the kHalo planes at either
+// end of its outputs, which its neighbours read (discard_inputs).
 void plan_discard(PassDesc& P) {
   P.discard_lo = 0;
   P.discard_hi = P.ns;
@@ -320,7 +322,8 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
       tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.pipeline < 0 || tuning.y_range < 1 || tuning.z_range < 1 || tuning.pipe_lag < 0 || tuning.discard < 0)
+      tuning.pipeline < 0 || tuning.y_range < 1 || tuning.z_range < 1 || tuning.pipe_lag < 0 || tuning.discard < 0 ||
+      tuning.z_chain < 0)
     throw Error("gpu_flex: tuning values must be positive");
 
   Plan plan;
@@ -359,8 +362,8 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
   // only tiles that chain ranges), the whole plan in the one launch.
   if (variant == Variant::flexible && D >= 3 && tuning.layout3d == Layout3D::xy_planes && tuning.pipeline != 0 &&
       tuning.profile_pass < 0 && plan.passes.size() >= 2 && plan.passes[0].regs > 0 && plan.passes[1].regs > 0) {
-    chain_ranges(plan.passes[0], tuning.y_range);
-    chain_ranges(plan.passes[1], tuning.z_range);
+    chain_ranges(plan.passes[0], tuning.y_range, true);
+    chain_ranges(plan.passes[1], tuning.z_range, tuning.z_chain != 0);
     plan.pipelined = true;
     plan.pipe_lag = tuning.pipe_lag;
   }

@@ -63,10 +63,10 @@ struct Tuning {
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
   // Pipelined 3-D launch (flex_deps.hpp, flex_order.hpp): where both passes of the
-  // xy_planes layout use register tiles, the (y, x)-plane pass runs in y ranges of
-  // y_range rows and the stream along axis D-3 in ranges of z_range planes, both
-  // chained (causal state carried, no warm-up: the same bits as one range per axis),
-  // and the stream tiles wait only for the plane tiles they read. The ticket order
+  // xy_planes layout use register tiles, the (y, x)-plane pass runs in chained y ranges
+  // of y_range rows (causal state carried, no warm-up: the bits of one range per
+  // axis), the stream along axis D-3 in ranges of z_range planes (z_chain), and the
+  // stream tiles wait only for the plane tiles they read. The ticket order
   // interleaves the passes (slab of y ranges by slab, pipe_lag planes behind), so the
   // intermediate field is read back while it is still in L2; with discard, the reader
   // drops it there without write-back.
@@ -75,6 +75,10 @@ struct Tuning {
   int z_range = 64;   // planes per stream tile (a multiple of kRegP)
   int pipe_lag = 32;  // planes the stream tiles trail the plane tiles by, in the order
   int discard = 1;
+  // 1: the stream tiles' z ranges are chained too (the bits of one range per axis, but
+  // each column chunk's ranges run one after another); 0: each z range warms up from
+  // zero over kHalo planes of its own and runs independently (other valid bits).
+  int z_chain = 0;
 };
 
 struct Plan {

@@ -964,8 +964,11 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
 template <class Block>
 SPLINEBENCH_HD void discard_inputs(const Block& blk, const PassDesc& P, const TileSpan& T) {
 #if defined(__CUDA_ARCH__)
-  const std::int64_t lo = T.s0 > P.discard_lo ? T.s0 : P.discard_lo;
-  const std::int64_t hi = T.s1 < P.discard_hi ? T.s1 : P.discard_hi;
+  // Ranges that are not chained run in any order: the kHalo planes at either end of
+  // the outputs are also the warm-up or look-ahead of a neighbouring range.
+  const std::int64_t s0 = P.carry ? T.s0 : T.s0 + kHalo, s1 = P.carry ? T.s1 : T.s1 - kHalo;
+  const std::int64_t lo = s0 > P.discard_lo ? s0 : P.discard_lo;
+  const std::int64_t hi = s1 < P.discard_hi ? s1 : P.discard_hi;
   const float* base = P.src + T.base + T.w0;
   if (hi <= lo || (reinterpret_cast<std::uintptr_t>(base) & 127u) != 0) return;
   const std::int64_t valid = P.inner - T.w0 < P.w ? P.inner - T.w0 : P.w;
