@@ -55,7 +55,40 @@ struct Config {
   bool verify = true;
   std::string only;  // run only the case with this name
   std::string tune_only;  // --tune: only the variants whose label contains this (and the default)
+  flex::Tuning flex;      // --flex: planner knobs of gpu_flex in the main table
+  std::string flex_text;  // as given (recorded in the JSON context)
 };
+
+// "key=value,key=value" -> planner knobs (the names of flex::Tuning's fields).
+flex::Tuning parse_tuning(const std::string& text) {
+  flex::Tuning t;
+  std::map<std::string, int*> ints = {
+      {"pipeline", &t.pipeline},     {"y_range", &t.y_range},         {"z_range", &t.z_range},
+      {"pipe_lag", &t.pipe_lag},     {"discard", &t.discard},         {"z_chain", &t.z_chain},
+      {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
+      {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
+      {"rows_items", &t.rows_items}, {"profile_pass", &t.profile_pass}, {"profile_skip", &t.profile_skip}};
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("--flex: expected key=value, got '" + item + "'");
+    const std::string key = item.substr(0, eq);
+    const int value = std::stoi(item.substr(eq + 1));
+    if (key == "s_range") {
+      t.s_range = value;
+    } else if (key == "layout3d") {
+      t.layout3d = static_cast<flex::Layout3D>(value);
+    } else if (ints.count(key)) {
+      *ints[key] = value;
+    } else {
+      throw std::invalid_argument("--flex: unknown knob '" + key + "'");
+    }
+    at = end + 1;
+  }
+  return t;
+}
 
 struct Case {
   std::string name;
@@ -202,8 +235,11 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
   ops["copy"] = [&] {
     SB_CUDA_CHECK(cudaMemcpyAsync(buf.out.data(), buf.in.data(), bytes, cudaMemcpyDeviceToDevice, stream));
   };
+  flex::LaunchOptions flex_options;
+  flex_options.tuning = cfg.flex;
   ops["gpu_flex"] = [&] {
-    runner.run(flex::Variant::flexible, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
+    runner.run(flex::Variant::flexible, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream,
+               flex_options);
   };
   ops["gpu_flex_fixed"] = [&] {
     runner.run(flex::Variant::fixed, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
@@ -258,7 +294,7 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
 
   // Plans and the design's memory traffic per value.
   for (auto v : {flex::Variant::flexible, flex::Variant::fixed}) {
-    const flex::Plan p = runner.plan(v, shape, c.fields, mode);
+    const flex::Plan p = runner.plan(v, shape, c.fields, mode, v == flex::Variant::flexible ? cfg.flex : flex::Tuning{});
     const flex::Traffic tr = flex::traffic(p);
     rec["plan"][v == flex::Variant::flexible ? "gpu_flex" : "gpu_flex_fixed"] = {
         {"description", flex::describe(p)},
@@ -274,7 +310,8 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
     oracle::prefilter_f64(shape, c.fields, ref.data(), mode);
     for (auto v : {flex::Variant::flexible, flex::Variant::fixed}) {
       SB_CUDA_CHECK(cudaMemsetAsync(buf.out.data(), 0xFF, bytes, stream));
-      runner.run(v, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
+      runner.run(v, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream,
+                 v == flex::Variant::flexible ? flex_options : flex::LaunchOptions{});
       SB_CUDA_CHECK(cudaStreamSynchronize(stream));
       std::vector<float> got(static_cast<std::size_t>(n));
       SB_CUDA_CHECK(cudaMemcpy(got.data(), buf.out.data(), bytes, cudaMemcpyDeviceToHost));
@@ -483,7 +520,8 @@ json run_eval(const Config& cfg, cudaStream_t stream) {
 
 void usage() {
   std::cerr << "usage: bench_gpu_prefilter [--out FILE] [--git-sha SHA] [--machine LABEL] [--reps N] [--quick]\n"
-               "                           [--case NAME] [--tune] [--tune-only SUBSTRING] [--eval] [--no-verify]\n";
+               "                           [--case NAME] [--tune] [--tune-only SUBSTRING] [--eval] [--no-verify]\n"
+               "                           [--flex KNOB=VALUE,...]   (gpu_flex planner knobs, flex::Tuning)\n";
 }
 
 }  // namespace
@@ -504,6 +542,10 @@ int main(int argc, char** argv) {
       else if (a == "--case") cfg.only = value();
       else if (a == "--quick") cfg.quick = true;
       else if (a == "--tune") cfg.tune = true;
+      else if (a == "--flex") {
+        cfg.flex_text = value();
+        cfg.flex = parse_tuning(cfg.flex_text);
+      }
       else if (a == "--tune-only") {
         cfg.tune = true;
         cfg.tune_only = value();
@@ -528,6 +570,7 @@ int main(int argc, char** argv) {
     cudaStream_t stream;
     SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     json doc = {{"schema", "splinebench-gpu-prefilter"}, {"schema_version", 1}, {"context", gpu_context(cfg)}};
+    doc["context"]["gpu_flex_tuning"] = cfg.flex_text.empty() ? "default" : cfg.flex_text;
     Buffers buf;
     buf.flush.resize(std::size_t{64} << 20);  // 256 MiB: more than any L2
     doc["records"] = json::array();
