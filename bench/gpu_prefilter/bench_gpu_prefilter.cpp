@@ -67,7 +67,8 @@ flex::Tuning parse_tuning(const std::string& text) {
       {"pipe_lag", &t.pipe_lag},     {"discard", &t.discard},         {"z_chain", &t.z_chain},
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
-      {"rows_items", &t.rows_items}, {"profile_pass", &t.profile_pass}, {"profile_skip", &t.profile_skip}};
+      {"rows_items", &t.rows_items}, {"profile_pass", &t.profile_pass}, {"profile_skip", &t.profile_skip},
+      {"l2_hints", &t.l2_hints}};
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t end = std::min(text.find(',', at), text.size());

@@ -55,6 +55,8 @@ SPLINEBENCH_HD int fold32(int mode, int k, int n) {
   return r;
 }
 
+inline constexpr std::int32_t kStoreNormal = 0, kStoreEvictLast = 1, kStoreEvictFirst = 2;
+
 // Samples of warm-up before and look-ahead after every output window.
 inline constexpr int kHalo = 16;
 // Outputs per work item of the contiguous-axis filter of long rows.
@@ -154,6 +156,10 @@ struct PassDesc {
   // are may drop from L2 (discard.global.L2, no write-back) once it has read them: no
   // later tile reads them (a pipelined launch's intermediate field, flex_deps.hpp).
   std::int64_t discard_lo = 0, discard_hi = 0;
+  // L2 eviction priority of the register tiles' stores (kStore*): a pipelined launch
+  // writes its intermediate field evict-last (read back soon, then discarded) and its
+  // output evict-first (not read again), so the intermediate stays in L2.
+  std::int32_t store_hint = 0;
 
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)

@@ -323,7 +323,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
       tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
       tuning.pipeline < 0 || tuning.y_range < 1 || tuning.z_range < 1 || tuning.pipe_lag < 0 || tuning.discard < 0 ||
-      tuning.z_chain < 0)
+      tuning.z_chain < 0 || tuning.l2_hints < 0)
     throw Error("gpu_flex: tuning values must be positive");
 
   Plan plan;
@@ -366,6 +366,10 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     chain_ranges(plan.passes[1], tuning.z_range, tuning.z_chain != 0);
     plan.pipelined = true;
     plan.pipe_lag = tuning.pipe_lag;
+    if (tuning.l2_hints != 0) {
+      plan.passes[0].store_hint = kStoreEvictLast;  // read back by pass 1, then dropped
+      if (plan.passes.size() == 2) plan.passes[1].store_hint = kStoreEvictFirst;  // the output
+    }
   }
   for (auto& P : plan.passes) {
     // Adjacent columns per thread of the stream filter (stream_vectors in flex_tile.cuh):

@@ -79,6 +79,9 @@ struct Tuning {
   // each column chunk's ranges run one after another); 0: each z range warms up from
   // zero over kHalo planes of its own and runs independently (other valid bits).
   int z_chain = 0;
+  // 1: the intermediate field is stored evict-last and the output evict-first in L2
+  // (PassDesc::store_hint).
+  int l2_hints = 1;
 };
 
 struct Plan {

@@ -655,6 +655,28 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
 
 // ---- the register stream tile (stream_only, PassDesc::regs > 0) -------------------
 
+// One float to global memory with the L2 eviction priority `hint` (PassDesc::store_hint;
+// the host has no L2).
+SPLINEBENCH_HD void store_hinted(float* p, float v, int hint) {
+#if defined(__CUDA_ARCH__)
+  if (hint == kStoreEvictLast) {
+    asm volatile(
+        "{\n\t.reg .b64 policy;\n\t"
+        "createpolicy.fractional.L2::evict_last.b64 policy, 1.0;\n\t"
+        "st.global.L2::cache_hint.f32 [%0], %1, policy;\n\t}" ::"l"(__cvta_generic_to_global(p)),
+        "f"(v)
+        : "memory");
+  } else if (hint == kStoreEvictFirst) {
+    __stcs(p, v);
+  } else {
+    *p = v;
+  }
+#else
+  (void)hint;
+  *p = v;
+#endif
+}
+
 // V adjacent values at `p`: one V-float access when Whole (aligned, all V are
 // columns of the axis), else the first `nvalid` one by one (the others 0).
 template <int V, bool Whole>
@@ -669,13 +691,19 @@ SPLINEBENCH_HD void load_cols(const float* p, int nvalid, float (&x)[V]) {
   }
 }
 template <int V, bool Whole>
-SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
+SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V], int hint) {
   if constexpr (Whole && V == 2) {
+#if defined(__CUDA_ARCH__)
+    if (hint == kStoreEvictFirst) {
+      __stcs(reinterpret_cast<float2*>(p), make_float2(x[0], x[1]));
+      return;
+    }
+#endif
     *reinterpret_cast<Vec2*>(p) = Vec2{x[0], x[1]};
   } else {
   SB_FLEX_UNROLL
     for (int e = 0; e < V; ++e)
-      if (Whole || e < nvalid) p[e] = x[e];
+      if (Whole || e < nvalid) store_hinted(p + e, x[e], hint);
   }
 }
 
@@ -788,7 +816,9 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
       continue;
     }
     window_step<V>(c, prev, cur, b, np, outputs, out0, stride,
-                   [nvalid](float* out, const float (&a)[V]) { store_cols<V, Whole>(out, nvalid, a); });
+                   [nvalid, hint = P.store_hint](float* out, const float (&a)[V]) {
+                     store_cols<V, Whole>(out, nvalid, a, hint);
+                   });
     // After sub-block nsub - 2, c is the causal value at the last output (the planner
     // makes every range but the last a multiple of kRegP long).
     if (b == carry_b) {
@@ -937,10 +967,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   SB_FLEX_UNROLL
           for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + g_skew<C>(col + e)] : 0.f;
         window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + col + T.s0 * stride, stride,
-                       [nvalid](float* out, const float (&a)[V]) {
+                       [nvalid, hint = P.store_hint](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
                          for (int e = 0; e < V; ++e)
-                           if (e < nvalid) out[e] = a[e];
+                           if (e < nvalid) store_hinted(out + e, a[e], hint);
                        });
         if (carry_out && b == nsub - 2) {  // the causal value at the last output row
   SB_FLEX_UNROLL
