@@ -4,11 +4,13 @@
 // every pass of the prefilter for every field of the batch. Blocks are not pinned to
 // work: each block takes a ticket from a global atomic counter, runs the tile that
 // ticket names, and takes the next ticket, until the tickets run out. Tickets name
-// tiles pass after pass (or in an adversarial order that still puts every tile after
-// the tiles it depends on, flex_order.hpp). The only waits: a tile of pass k > 0 of
-// field f waits until every tile of pass k - 1 of field f has finished (per-field
-// counters, released after the tile's writes and acquired before the dependent
-// tile's reads).
+// tiles pass after pass (or in the pipelined or adversarial orders of flex_order.hpp,
+// which still put every tile after the tiles it depends on). The only waits are on
+// completion counters (flex_deps.hpp): a tile of pass k > 0 of field f waits until
+// every tile of pass k - 1 of field f has finished, or in a pipelined launch until the
+// pass-0 tiles of the planes it reads have; a chained range waits for the range before
+// it. Counters are released after the tile's writes and acquired before the dependent
+// tile's reads.
 //
 // Progress, under any order in which the hardware schedules or starves blocks:
 //  (1) a block holds at most one ticket at a time, and only while it is running: it

@@ -344,6 +344,9 @@ TEST(FlexSanitizer, EveryKindOnce) {
     {
       SCOPED_TRACE("pipelined");
       check_pipelined(c, Mode::half, pipelined(16, 16), true);
+      Tuning independent = pipelined(16, 32);
+      independent.z_chain = 0;
+      check_pipelined(c, Mode::half, independent, true);
     }
     for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
       SCOPED_TRACE(std::string(to_string(layout)));
