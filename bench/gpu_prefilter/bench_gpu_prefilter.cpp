@@ -63,12 +63,10 @@ struct Config {
 flex::Tuning parse_tuning(const std::string& text) {
   flex::Tuning t;
   std::map<std::string, int*> ints = {
-      {"pipeline", &t.pipeline},     {"y_range", &t.y_range},         {"z_range", &t.z_range},
-      {"pipe_lag", &t.pipe_lag},     {"discard", &t.discard},         {"z_chain", &t.z_chain},
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
-      {"rows_items", &t.rows_items}, {"profile_pass", &t.profile_pass}, {"profile_skip", &t.profile_skip},
-      {"l2_hints", &t.l2_hints}};
+      {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
+      {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t end = std::min(text.find(',', at), text.size());
@@ -301,9 +299,7 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
         {"description", flex::describe(p)},
         {"passes", p.passes.size()},
         {"read_bytes_per_value", tr.read_bytes / static_cast<double>(n)},
-        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)},
-        {"dram_read_bytes_per_value", tr.dram_read_bytes / static_cast<double>(n)},
-        {"dram_write_bytes_per_value", tr.dram_write_bytes / static_cast<double>(n)}};
+        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)}};
   }
 
   if (cfg.verify) {
@@ -406,27 +402,6 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.s_range = r;
     variants.push_back({"s_range=" + std::to_string(r), t});
-  }
-  // The pipelined 3-D launch (Tuning::pipeline): y range, z range, lag, discard, chunk.
-  struct Pipe {
-    int y, z, lag, discard, chunk, z_chain;
-  };
-  for (const Pipe& q : {Pipe{64, 64, 32, 1, 1024, 0}, Pipe{128, 64, 32, 1, 1024, 0}, Pipe{128, 128, 32, 1, 1024, 0},
-                        Pipe{256, 128, 32, 1, 1024, 0}, Pipe{128, 64, 32, 0, 1024, 0}, Pipe{64, 128, 64, 1, 1024, 0},
-                        Pipe{128, 64, 96, 1, 1024, 0}, Pipe{32, 64, 32, 1, 1024, 0}, Pipe{128, 256, 32, 1, 1024, 0},
-                        Pipe{128, 128, 64, 1, 1024, 1}}) {
-    flex::Tuning t;
-    t.pipeline = 1;
-    t.y_range = q.y;
-    t.z_range = q.z;
-    t.pipe_lag = q.lag;
-    t.discard = q.discard;
-    t.chunk_width = q.chunk;
-    t.z_chain = q.z_chain;
-    variants.push_back({"pipeline=1,y_range=" + std::to_string(q.y) + ",z_range=" + std::to_string(q.z) +
-                            ",pipe_lag=" + std::to_string(q.lag) + ",discard=" + std::to_string(q.discard) +
-                            ",chunk_width=" + std::to_string(q.chunk) + ",z_chain=" + std::to_string(q.z_chain),
-                        t});
   }
   if (!cfg.tune_only.empty()) {
     std::vector<Variant> kept;

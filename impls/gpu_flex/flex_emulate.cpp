@@ -3,7 +3,6 @@
 #include <limits>
 #include <string>
 
-#include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_tile.cuh"
 #include "splinebench/error.hpp"
 
@@ -36,18 +35,8 @@ void run_one(const PassDesc& P, std::int64_t tile, std::vector<float>& smem) {
 
 }  // namespace
 
-void emulate(const Plan& plan_in, Variant variant, const std::vector<std::int64_t>* order) {
-  std::vector<float> smem(static_cast<std::size_t>(plan_in.smem_floats));
-  // Chained ranges carry their causal state through a buffer, here on the host.
-  Plan plan = plan_in;
-  std::vector<float> carry;
-  const std::int64_t nc = carry_values(plan);
-  bool bound = true;
-  for (const auto& P : plan.passes) bound = bound && (!P.carry || P.carry_buf);
-  if (nc > 0 && !bound) {
-    carry.assign(static_cast<std::size_t>(nc), std::numeric_limits<float>::quiet_NaN());
-    bind_carry(plan, carry.data());
-  }
+void emulate(const Plan& plan, Variant variant, const std::vector<std::int64_t>* order) {
+  std::vector<float> smem(static_cast<std::size_t>(plan.smem_floats));
   if (variant == Variant::fixed) {
     for (const auto& P : plan.passes)
       for (std::int64_t t = 0; t < P.tiles; ++t) run_one(P, t, smem);
@@ -56,16 +45,20 @@ void emulate(const Plan& plan_in, Variant variant, const std::vector<std::int64_
   const LaunchDesc L = make_launch(plan);
   const std::int64_t total = L.pass_begin[L.passes];
   if (order && static_cast<std::int64_t>(order->size()) != total) throw Error("gpu_flex emulation: order length");
-  CounterSim counters(L);
+  std::vector<std::vector<std::int64_t>> done(static_cast<std::size_t>(L.passes),
+                                              std::vector<std::int64_t>(static_cast<std::size_t>(L.fields), 0));
   for (std::int64_t ticket = 0; ticket < total; ++ticket) {
     const std::int64_t tile = order ? (*order)[static_cast<std::size_t>(ticket)] : ticket;
-    if (tile < 0 || tile >= total) throw Error("gpu_flex emulation: order names no tile");
-    if (!counters.ready(tile))
-      throw Error("gpu_flex emulation: ticket " + std::to_string(ticket) + " (pass " +
-                  std::to_string(pass_of(L, tile)) + ") would wait for a tile not yet taken");
-    const int k = pass_of(L, tile);
-    run_one(L.pass[k], tile - L.pass_begin[k], smem);
-    counters.finish(tile);
+    int k = 0;
+    while (tile >= L.pass_begin[k + 1]) ++k;
+    const PassDesc& P = L.pass[k];
+    const std::int64_t local = tile - L.pass_begin[k];
+    const std::int64_t f = tile_field(P, local);
+    if (k > 0 && done[k - 1][wait_field(L.pass[k - 1], f)] != tiles_per_field(L.pass[k - 1]))
+      throw Error("gpu_flex emulation: ticket " + std::to_string(ticket) + " (pass " + std::to_string(k) +
+                  ") would wait for a tile not yet taken");
+    run_one(P, local, smem);
+    ++done[k][f];
   }
 }
 

@@ -4,20 +4,18 @@
 // every pass of the prefilter for every field of the batch. Blocks are not pinned to
 // work: each block takes a ticket from a global atomic counter, runs the tile that
 // ticket names, and takes the next ticket, until the tickets run out. Tickets name
-// tiles pass after pass (or in the pipelined or adversarial orders of flex_order.hpp,
-// which still put every tile after the tiles it depends on). The only waits are on
-// completion counters (flex_deps.hpp): a tile of pass k > 0 of field f waits until
-// every tile of pass k - 1 of field f has finished, or in a pipelined launch until the
-// pass-0 tiles of the planes it reads have; a chained range waits for the range before
-// it. Counters are released after the tile's writes and acquired before the dependent
-// tile's reads.
+// tiles pass after pass (or in an adversarial order that still puts every tile after
+// the tiles it depends on, flex_order.hpp). The only waits: a tile of pass k > 0 of
+// field f waits until every tile of pass k - 1 of field f has finished (per-field
+// counters, released after the tile's writes and acquired before the dependent
+// tile's reads).
 //
 // Progress, under any order in which the hardware schedules or starves blocks:
 //  (1) a block holds at most one ticket at a time, and only while it is running: it
 //      takes a ticket when it is already executing and gives it up only by finishing
 //      the tile;
 //  (2) tickets are handed out in increasing order, and every tile a tile waits for has
-//      a smaller ticket (see below);
+//      a smaller ticket (pass k - 1 precedes pass k in every order we use);
 //  (3) let t be the smallest ticket whose tile is not finished. Every tile it waits for
 //      has a smaller ticket, hence is finished, so t's tile does not wait; it has been
 //      taken (tickets below the counter are all taken, and t is below it once any
@@ -25,12 +23,9 @@
 //      By induction every taken tile finishes, and blocks keep taking tickets until
 //      none are left. A block the GPU never schedules holds no ticket, so nobody can
 //      wait for it; no assumption about residency or block order is needed.
-// This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D,
-// pipelined or not): a tile waits only for tiles of the pass before it (all of that
-// pass's tiles of its field, or in a pipelined launch the plane tiles its window
-// reads) and for the range before it in a chained pass (flex_deps.hpp), and every
-// ticket order used (pass after pass, pipelined, adversarial: flex_order.hpp) hands
-// those out first; check_order verifies that, and the tests run it on every order.
+// This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D):
+// a plan is a chain of passes, each waiting only on the pass before it, and the ticket
+// orders number pass k - 1 of a field before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
 #include <cuda/atomic>
@@ -40,7 +35,6 @@
 #include <vector>
 
 #include "gpu_common/cuda_check.hpp"
-#include "gpu_flex/flex_deps.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_tile.cuh"
@@ -52,7 +46,7 @@ namespace {
 struct FlexArgs {
   LaunchDesc launch;
   unsigned long long* ticket;
-  unsigned int* counters;      // completion counters (LaunchDesc, flex_deps.hpp)
+  unsigned int* done;          // [pass][field] tiles finished
   const std::int64_t* order;   // ticket -> tile, or null (ticket order)
   std::uint64_t seed;
   int adversarial;
@@ -92,33 +86,29 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
     while (k + 1 < L.passes && tile >= L.pass_begin[k + 1]) ++k;
     const PassDesc& P = L.pass[k];
     const long long local = tile - L.pass_begin[k];
-    if (threadIdx.x < 32) {
-      if (a.adversarial && threadIdx.x == 0) adversarial_pause(a.seed, ticket, 1);
-      // The lanes of warp 0 wait on the tile's dependencies in parallel (a pipelined
-      // stream tile has one per plane of its window). Each is on tiles with smaller
-      // tickets (see the progress argument above, and flex_deps.hpp).
-      const std::int64_t n = dep_count(L, k, local);
-      for (std::int64_t i = threadIdx.x; i < n; i += 32) {
-        const Dep d = dep_at(L, k, local, i);
-        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(a.counters[d.counter]);
+    const long long field = tile_field(P, local);
+    if (threadIdx.x == 0) {
+      if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
+      if (k > 0) {
+        // Waits only for tiles with smaller tickets (see the progress argument above).
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(
+            a.done[(k - 1) * L.fields + wait_field(L.pass[k - 1], field)]);
+        const unsigned int need = static_cast<unsigned int>(tiles_per_field(L.pass[k - 1]));
         unsigned int backoff = 32;
-        while (counter.load(cuda::memory_order_acquire) < d.need) {
+        while (done.load(cuda::memory_order_acquire) < need) {
           __nanosleep(backoff);
           if (backoff < 4096) backoff *= 2;
         }
       }
     }
-    // The block starts reading what earlier tiles wrote only after the acquires above;
+    // The block starts reading the previous pass's output only after the acquire above;
     // this barrier also keeps thread 0 from overwriting s_ticket while others read it.
     __syncthreads();
     run_tile<C>(blk, P, local, smem);  // ends with a barrier: all its writes are issued
-    if (threadIdx.x == 0) {
-      const int releases = release_count(L, k, local);
-      if (releases > 0) __threadfence();
-      for (int i = 0; i < releases; ++i) {
-        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> counter(a.counters[release_at(L, k, local, i)]);
-        counter.fetch_add(1u, cuda::memory_order_release);
-      }
+    if (threadIdx.x == 0 && L.passes > 1) {
+      __threadfence();
+      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(a.done[k * L.fields + field]);
+      done.fetch_add(1u, cuda::memory_order_release);
     }
   }
 }
@@ -229,46 +219,25 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
     return;
   }
 
-  // Chained ranges carry their causal state through device memory.
-  const std::int64_t carry = carry_values(p);
-  if (carry > 0) {
-    grow(carry_, static_cast<std::size_t>(carry));
-    bind_carry(p, carry_.data());
-  }
   const LaunchDesc L = make_launch(p);
   const std::int64_t total = L.pass_begin[L.passes];
-  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(L.counters);
+  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(L.passes * L.fields);
   grow(state_, state_bytes);
   SB_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, state_bytes, stream));
 
   FlexArgs args{};
   args.launch = L;
   args.ticket = reinterpret_cast<unsigned long long*>(state_.data());
-  args.counters = reinterpret_cast<unsigned int*>(state_.data() + 8);
+  args.done = reinterpret_cast<unsigned int*>(state_.data() + 8);
   args.order = nullptr;
   args.seed = options.seed;
   args.adversarial = options.adversarial ? 1 : 0;
-  if (options.adversarial || p.pipelined) {
-    // Built and uploaded only when the plan or the order's parameters change: a
-    // benchmark reruns one plan, and building the order takes host time that would
-    // otherwise land between its timing events.
-    const std::string key = description_ + (options.adversarial ? " adversarial " + std::to_string(options.seed)
-                                                                  : " lag " + std::to_string(p.pipe_lag)) +
-                            " fields " + std::to_string(fields) + " mode " + std::to_string(static_cast<int>(mode)) +
-                            " shape " + [&] {
-                              std::string e;
-                              for (int d = 0; d < shape.dims; ++d) e += std::to_string(shape.extent[d]) + ",";
-                              return e + std::to_string(shape.channels);
-                            }();
-    if (key != order_key_) {
-      const std::vector<std::int64_t> order =
-          options.adversarial ? adversarial_order(L, options.seed) : pipelined_order(L, p.pipe_lag);
-      grow(order_, order.size());
-      SB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the previous launch may still read order_
-      SB_CUDA_CHECK(
-          cudaMemcpy(order_.data(), order.data(), order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
-      order_key_ = key;
-    }
+  if (options.adversarial) {
+    const std::vector<std::int64_t> order = adversarial_order(L, options.seed);
+    grow(order_, order.size());
+    // Synchronous: the host vector goes away at the end of this scope.
+    SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    SB_CUDA_CHECK(cudaMemcpy(order_.data(), order.data(), order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
     args.order = order_.data();
   }
 

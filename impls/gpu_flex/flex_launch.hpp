@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_plan.hpp"
@@ -48,10 +47,8 @@ class FlexRunner {
   int last_grid() const { return grid_; }
 
  private:
-  DeviceBuffer<unsigned char> state_;  // ticket counter and completion counters
-  DeviceBuffer<std::int64_t> order_;   // ticket -> tile table (adversarial or pipelined order)
-  std::string order_key_;              // what order_ holds (plan, order kind and parameters)
-  DeviceBuffer<float> carry_;          // causal state between chained ranges
+  DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
+  DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
   std::string description_;
   int grid_ = 0;
 };

@@ -20,42 +20,9 @@
 
 #include <cstdint>
 
-#include "splinebench/bspline_math.hpp"  // SPLINEBENCH_HD, bspline::fold_index
+#include "splinebench/bspline_math.hpp"  // SPLINEBENCH_HD
 
 namespace splinebench::gpu::flex {
-
-// Index of the sample that position k (any integer) of a length-n axis reads.
-SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
-  return (k >= 0 && k < n) ? k : bspline::fold_index(mode, k, n);
-}
-
-// fold() in 32-bit arithmetic, for axes shorter than 2^30 and positions within 2^30 of
-// them (every stream position a tile reads): the same index, and a 32-bit remainder
-// the device computes inline (the 64-bit one is a call, which costs registers).
-SPLINEBENCH_HD int fold32(int mode, int k, int n) {
-  if (k >= 0 && k < n) return k;
-  // One reflection (or shift) reaches [0, n) for positions less than one axis length
-  // outside it, which covers every halo position of an axis longer than kHalo: no
-  // division. The same index as the remainder below.
-  if (mode == 0 && n > 1) {
-    if (k < 0 && k > -n) return -k;
-    if (k >= n && k <= 2 * n - 2) return 2 * n - 2 - k;
-  } else if (mode == 1) {
-    if (k < 0 && k >= -n) return -k - 1;
-    if (k >= n && k < 2 * n) return 2 * n - 1 - k;
-  } else if (mode == 2) {
-    if (k < 0 && k >= -n) return k + n;
-    if (k >= n && k < 2 * n) return k - n;
-  }
-  const int p = mode == 0 ? (n == 1 ? 1 : 2 * n - 2) : mode == 1 ? 2 * n : n;  // bspline::mode_period
-  int r = k % p;
-  if (r < 0) r += p;
-  if (mode == 0 && r >= n) return p - r;
-  if (mode == 1 && r >= n) return p - 1 - r;
-  return r;
-}
-
-inline constexpr std::int32_t kStoreNormal = 0, kStoreEvictLast = 1, kStoreEvictFirst = 2;
 
 // Samples of warm-up before and look-ahead after every output window.
 inline constexpr int kHalo = 16;
@@ -146,21 +113,6 @@ struct PassDesc {
   std::int64_t inner = 1, w_tiles = 1;
   std::int32_t w = 1;
 
-  // Chained ranges (register tiles only, flex_deps.hpp): the causal recursion of range
-  // st > 0 starts from the state range st - 1 left in carry_buf (one value per column
-  // of the column group) instead of a warm-up from zero. With ranges of a multiple of
-  // kRegP, the bits are those of one range over the whole axis.
-  std::int32_t carry = 0;
-  float* carry_buf = nullptr;
-  // Planes of the stream axis [discard_lo, discard_hi) that the tile whose outputs they
-  // are may drop from L2 (discard.global.L2, no write-back) once it has read them: no
-  // later tile reads them (a pipelined launch's intermediate field, flex_deps.hpp).
-  std::int64_t discard_lo = 0, discard_hi = 0;
-  // L2 eviction priority of the register tiles' stores (kStore*): a pipelined launch
-  // writes its intermediate field evict-last (read back soon, then discarded) and its
-  // output evict-first (not read again), so the intermediate stays in L2.
-  std::int32_t store_hint = 0;
-
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
   std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
@@ -178,21 +130,12 @@ struct PassDesc {
 };
 
 // One launch of the flexible-allocation kernel: its passes in dependency order.
-// Completion counters (unsigned, zero at launch; flex_deps.hpp says who waits on
-// which): [pass][field] tiles finished, from 0; per chained pass k, [slice][column
-// group] ranges finished, from chain_begin[k]; in a pipelined launch, [pass-0 slice][
-// range] x patches finished, from plane_begin.
 struct LaunchDesc {
   std::int32_t passes = 0;
   PassDesc pass[kMaxPasses];
   std::int64_t pass_begin[kMaxPasses + 1] = {};  // first ticket of each pass
   std::int64_t fields = 1;
   std::int32_t smem_floats = 0;  // the most any pass needs
-  // Pass 1 waits per plane for the pass-0 tiles its window reads, not for all of pass 0.
-  std::int32_t pipelined = 0;
-  std::int64_t chain_begin[kMaxPasses] = {};  // -1: pass k has no chained ranges
-  std::int64_t plane_begin = 0;
-  std::int64_t counters = 0;  // counters in all
 };
 
 // Field of tile `local` of pass P (rows: 0; a rows pass is never waited for).

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "gpu_flex/flex_deps.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu::flex {
@@ -53,43 +52,6 @@ void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim
   P.s_tiles = ceil_div(P.ns, P.s_range);
   P.tiles_per_slice = P.s_tiles * base_tiles;
   P.tiles = P.tiles_per_slice * P.slices;
-}
-
-// A stream pass cut into chained ranges of `range` outputs (a multiple of kRegP, so
-// every range but the last ends on a sub-block boundary, where the next one picks up
-// the causal state).
-void chain_ranges(PassDesc& P, std::int64_t range, bool chained) {
-  const std::int64_t base = groups_per_range(P);
-  P.s_range = std::min(round_up(std::max<std::int64_t>(range, kRegP), kRegP), P.ns);
-  P.s_tiles = ceil_div(P.ns, P.s_range);
-  P.tiles_per_slice = P.s_tiles * base;
-  P.tiles = P.tiles_per_slice * P.slices;
-  P.carry = chained && P.s_tiles > 1 ? 1 : 0;
-}
-
-// The planes of pass 1's stream axis whose own tile may drop them from L2 after
-// reading them: all but those a later range reads again, i.e. the folded look-ahead
-// of the last range (range 0's warm-up is read first, by the earliest tile). Ranges
-// that are not chained run in any order, so each also keeps the kHalo planes at either
-// end of its outputs, which its neighbours read (discard_inputs).
-void plan_discard(PassDesc& P) {
-  P.discard_lo = 0;
-  P.discard_hi = P.ns;
-  if (P.s_tiles > 1) {
-    std::int64_t lo = P.ns, hi = -1;
-    for (std::int64_t k = P.ns; k < P.ns + kHalo; ++k) {
-      const std::int64_t f = fold(P.mode, k, P.ns);
-      lo = std::min(lo, f);
-      hi = std::max(hi, f);
-    }
-    // Keep the longer of the two sides of [lo, hi].
-    if (lo >= P.ns - 1 - hi) {
-      P.discard_hi = lo;
-    } else {
-      P.discard_lo = hi + 1;
-    }
-  }
-  if (P.discard_hi <= P.discard_lo) P.discard_lo = P.discard_hi = 0;
 }
 
 // Ring, causal state and the layout total for the stream kinds.
@@ -321,9 +283,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.pipeline < 0 || tuning.y_range < 1 || tuning.z_range < 1 || tuning.pipe_lag < 0 || tuning.discard < 0 ||
-      tuning.z_chain < 0 || tuning.l2_hints < 0)
+      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0)
     throw Error("gpu_flex: tuning values must be positive");
 
   Plan plan;
@@ -358,19 +318,6 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     if (tuning.profile_pass >= static_cast<int>(plan.passes.size())) throw Unsupported("gpu_flex: the plan has no pass " + std::to_string(tuning.profile_pass));
     plan.passes = {plan.passes[static_cast<std::size_t>(tuning.profile_pass)]};
   }
-  // The pipelined launch: both passes of the xy_planes layout on register tiles (the
-  // only tiles that chain ranges), the whole plan in the one launch.
-  if (variant == Variant::flexible && D >= 3 && tuning.layout3d == Layout3D::xy_planes && tuning.pipeline != 0 &&
-      tuning.profile_pass < 0 && plan.passes.size() >= 2 && plan.passes[0].regs > 0 && plan.passes[1].regs > 0) {
-    chain_ranges(plan.passes[0], tuning.y_range, true);
-    chain_ranges(plan.passes[1], tuning.z_range, tuning.z_chain != 0);
-    plan.pipelined = true;
-    plan.pipe_lag = tuning.pipe_lag;
-    if (tuning.l2_hints != 0) {
-      plan.passes[0].store_hint = kStoreEvictLast;  // read back by pass 1, then dropped
-      if (plan.passes.size() == 2) plan.passes[1].store_hint = kStoreEvictFirst;  // the output
-    }
-  }
   for (auto& P : plan.passes) {
     // Adjacent columns per thread of the stream filter (stream_vectors in flex_tile.cuh):
     // only where groups of `vec` columns are contiguous and aligned in shared memory.
@@ -387,9 +334,6 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     P.profile_skip = tuning.profile_skip;
     P.channels = C;
     P.mode = static_cast<int>(mode);
-    // Whole 128-byte lines per plane and column chunk (discard_inputs).
-    if (plan.pipelined && &P == &plan.passes[1] && tuning.discard != 0 && P.s_stride % 32 == 0 && P.w % 32 == 0)
-      plan_discard(P);
     check_fits(P, limits);
     plan.smem_floats = std::max(plan.smem_floats, P.smem.total);
   }
@@ -406,53 +350,17 @@ void bind_buffers(Plan& plan, const float* in, float* out, float* tmp) {
   }
 }
 
-namespace {
-// Carried values per pass: one per column of every column group of every slice.
-std::int64_t carry_values(const PassDesc& P) {
-  if (!P.carry) return 0;
-  const std::int64_t cols = P.kind == TileKind::stream_only ? P.w : P.ncols;
-  return P.slices * groups_per_range(P) * cols;
-}
-}  // namespace
-
-std::int64_t carry_values(const Plan& plan) {
-  std::int64_t n = 0;
-  for (const auto& P : plan.passes) n += carry_values(P);
-  return n;
-}
-
-void bind_carry(Plan& plan, float* carry) {
-  if (carry_values(plan) > 0 && !carry) throw Error("gpu_flex: a plan with chained ranges needs a carry buffer");
-  std::int64_t at = 0;
-  for (auto& P : plan.passes) {
-    P.carry_buf = P.carry ? carry + at : nullptr;
-    at += carry_values(P);
-  }
-}
-
 LaunchDesc make_launch(const Plan& plan) {
   if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses)) throw Error("gpu_flex: too many passes for one launch");
   LaunchDesc L;
   L.passes = static_cast<std::int32_t>(plan.passes.size());
   L.fields = plan.fields;
   L.smem_floats = plan.smem_floats;
-  L.pipelined = plan.pipelined ? 1 : 0;
   L.pass_begin[0] = 0;
-  std::int64_t next = L.passes * L.fields;  // the field counters come first
   for (int k = 0; k < L.passes; ++k) {
     L.pass[k] = plan.passes[k];
     L.pass_begin[k + 1] = L.pass_begin[k] + plan.passes[k].tiles;
-    L.chain_begin[k] = -1;
-    if (plan.passes[k].carry) {
-      L.chain_begin[k] = next;
-      next += plan.passes[k].slices * groups_per_range(plan.passes[k]);
-    }
   }
-  if (L.pipelined) {
-    L.plane_begin = next;
-    next += plan.passes[0].slices * plan.passes[0].s_tiles;
-  }
-  L.counters = next;
   return L;
 }
 
@@ -477,15 +385,12 @@ std::string describe(const Plan& plan) {
         break;
     }
     if (P.kind != TileKind::rows) o << ", ranges of " << P.s_range << " (" << P.s_tiles << ")";
-    if (P.carry) o << " chained";
-    if (P.discard_hi > P.discard_lo) o << ", drops planes [" << P.discard_lo << ", " << P.discard_hi << ") from L2";
     o << ", p=" << P.p;
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
-  if (plan.pipelined) o << "pipelined, stream tiles " << plan.pipe_lag << " planes behind; ";
   return o.str();
 }
 
@@ -502,9 +407,7 @@ Traffic traffic(const Plan& plan) {
       case TileKind::stream_x:
       case TileKind::stream_yx:
       case TileKind::stream_only: {
-        // Outputs, a look-ahead per range, a warm-up per range (chained: only the first).
-        const double planes = static_cast<double>(P.ns) + static_cast<double>(P.s_tiles) * kHalo +
-                              (P.carry ? 1.0 : static_cast<double>(P.s_tiles)) * kHalo;
+        const double planes = static_cast<double>(P.ns) + static_cast<double>(P.s_tiles) * 2 * kHalo;
         double per_plane = 0;  // values read per plane over all tiles of one range
         if (P.kind == TileKind::stream_x) per_plane = static_cast<double>(P.x_tiles) * (P.sx + 2 * kHalo) * C;
         if (P.kind == TileKind::stream_yx)
@@ -519,9 +422,6 @@ Traffic traffic(const Plan& plan) {
     }
     t.read_bytes += 4 * read;
     t.write_bytes += 4 * written;
-    const std::size_t k = static_cast<std::size_t>(&P - plan.passes.data());
-    if (!(plan.pipelined && k == 1)) t.dram_read_bytes += 4 * read;
-    if (!(plan.pipelined && k == 0)) t.dram_write_bytes += 4 * written;
   }
   return t;
 }

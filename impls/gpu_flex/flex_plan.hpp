@@ -62,34 +62,12 @@ struct Tuning {
   int x_stages = 2;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
-  // Pipelined 3-D launch (flex_deps.hpp, flex_order.hpp): where both passes of the
-  // xy_planes layout use register tiles, the (y, x)-plane pass runs in chained y ranges
-  // of y_range rows (causal state carried, no warm-up: the bits of one range per
-  // axis), the stream along axis D-3 in ranges of z_range planes (z_chain), and the
-  // stream tiles wait only for the plane tiles they read. The ticket order
-  // interleaves the passes (slab of y ranges by slab, pipe_lag planes behind), so the
-  // intermediate field is read back while it is still in L2; with discard, the reader
-  // drops it there without write-back.
-  int pipeline = 0;
-  int y_range = 64;   // rows per plane tile (a multiple of kRegP)
-  int z_range = 64;   // planes per stream tile (a multiple of kRegP)
-  int pipe_lag = 32;  // planes the stream tiles trail the plane tiles by, in the order
-  int discard = 1;
-  // 1: the stream tiles' z ranges are chained too (the bits of one range per axis, but
-  // each column chunk's ranges run one after another); 0: each z range warms up from
-  // zero over kHalo planes of its own and runs independently (other valid bits).
-  int z_chain = 0;
-  // 1: the intermediate field is stored evict-last and the output evict-first in L2
-  // (PassDesc::store_hint).
-  int l2_hints = 1;
 };
 
 struct Plan {
   std::vector<PassDesc> passes;  // in execution order; src/dst unset until bind_buffers
   std::int64_t fields = 1;
   int smem_floats = 0;           // the most any pass needs
-  bool pipelined = false;        // pass 1 waits per plane (LaunchDesc::pipelined)
-  int pipe_lag = 0;              // Tuning::pipe_lag of a pipelined plan
   bool needs_tmp() const { return passes.size() > 1; }
 };
 
@@ -109,13 +87,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
 // between alternate between `out` and `tmp` (tmp may be null for one pass).
 void bind_buffers(Plan& plan, const float* in, float* out, float* tmp);
 
-// Floats of carried causal state the plan's chained passes need (0: none), and
-// binding a buffer of that many to them (host or device memory, like the fields).
-std::int64_t carry_values(const Plan& plan);
-void bind_carry(Plan& plan, float* carry);
-
-// All passes of a flexible plan as one launch (tiles numbered pass after pass; the
-// counters of flex_deps.hpp laid out).
+// All passes of a flexible plan as one launch (tickets numbered pass after pass).
 LaunchDesc make_launch(const Plan& plan);
 
 // One line per pass, e.g. "stream_yx 512x512x512 C1: 16x16 patches, 2 ranges of 256, p=4, 512 tiles".
@@ -124,11 +96,8 @@ std::string_view to_string(TileKind kind);
 
 // Bytes each pass reads (footprints with halos, warm-up and look-ahead planes) and
 // writes, summed over the plan: the design's memory traffic per element.
-// In a pipelined plan the intermediate field (written by pass 0, read by pass 1) is
-// meant to stay in L2: dram_* leave it out (elsewhere they equal read/write).
 struct Traffic {
   double read_bytes = 0, write_bytes = 0;
-  double dram_read_bytes = 0, dram_write_bytes = 0;
 };
 Traffic traffic(const Plan& plan);
 

@@ -27,7 +27,6 @@
 #include <cstdint>
 #include <vector>  // the host emulation's per-thread windows (stream_x_registers)
 
-#include "gpu_flex/flex_deps.hpp"
 #include "gpu_flex/flex_pass.hpp"
 #include "splinebench/bspline_math.hpp"
 
@@ -44,6 +43,37 @@ namespace splinebench::gpu::flex {
 
 inline constexpr float kPoleF = -0.267949192431122706472553658494127633f;
 inline constexpr float kGainF = 6.0f;
+
+// Index of the sample that position k (any integer) of a length-n axis reads.
+SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
+  return (k >= 0 && k < n) ? k : bspline::fold_index(mode, k, n);
+}
+
+// fold() in 32-bit arithmetic, for axes shorter than 2^30 and positions within 2^30 of
+// them (every stream position a tile reads): the same index, and a 32-bit remainder
+// the device computes inline (the 64-bit one is a call, which costs registers).
+SPLINEBENCH_HD int fold32(int mode, int k, int n) {
+  if (k >= 0 && k < n) return k;
+  // One reflection (or shift) reaches [0, n) for positions less than one axis length
+  // outside it, which covers every halo position of an axis longer than kHalo: no
+  // division. The same index as the remainder below.
+  if (mode == 0 && n > 1) {
+    if (k < 0 && k > -n) return -k;
+    if (k >= n && k <= 2 * n - 2) return 2 * n - 2 - k;
+  } else if (mode == 1) {
+    if (k < 0 && k >= -n) return -k - 1;
+    if (k >= n && k < 2 * n) return 2 * n - 1 - k;
+  } else if (mode == 2) {
+    if (k < 0 && k >= -n) return k + n;
+    if (k >= n && k < 2 * n) return k - n;
+  }
+  const int p = mode == 0 ? (n == 1 ? 1 : 2 * n - 2) : mode == 1 ? 2 * n : n;  // bspline::mode_period
+  int r = k % p;
+  if (r < 0) r += p;
+  if (mode == 0 && r >= n) return p - r;
+  if (mode == 1 && r >= n) return p - 1 - r;
+  return r;
+}
 
 // A rounded product the device compiler may not fuse with a later add (it would fuse
 // z * (a - b) with the next step's subtraction into one FMA and round differently
@@ -139,13 +169,7 @@ struct TileSpan {
   std::int64_t y0 = 0, x0 = 0, w0 = 0;
   std::int64_t u0 = 0, u1 = 0;  // rows: row units
   std::int64_t count = 0;       // planes (stream: outputs + 2 halos) or row units
-  std::int64_t slice = 0, st = 0, group = 0;  // tile_coords (flex_deps.hpp)
 };
-
-// Whether the tile continues the causal state of the range before it (chained ranges:
-// no warm-up sub-block) and whether it leaves its own for the range after it.
-SPLINEBENCH_HD bool carries_in(const PassDesc& P, const TileSpan& T) { return P.carry != 0 && T.st > 0; }
-SPLINEBENCH_HD bool carries_out(const PassDesc& P, const TileSpan& T) { return P.carry != 0 && T.st + 1 < P.s_tiles; }
 
 SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
   TileSpan t;
@@ -155,10 +179,6 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
     t.count = t.u1 - t.u0;
     return t;
   }
-  const TileCoords c = tile_coords(P, tile);
-  t.slice = c.slice;
-  t.st = c.st;
-  t.group = c.group;
   const std::int64_t slice = tile / P.tiles_per_slice;
   std::int64_t r = tile - slice * P.tiles_per_slice;
   t.base = slice * P.slice_stride;
@@ -655,28 +675,6 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
 
 // ---- the register stream tile (stream_only, PassDesc::regs > 0) -------------------
 
-// One float to global memory with the L2 eviction priority `hint` (PassDesc::store_hint;
-// the host has no L2).
-SPLINEBENCH_HD void store_hinted(float* p, float v, int hint) {
-#if defined(__CUDA_ARCH__)
-  if (hint == kStoreEvictLast) {
-    asm volatile(
-        "{\n\t.reg .b64 policy;\n\t"
-        "createpolicy.fractional.L2::evict_last.b64 policy, 1.0;\n\t"
-        "st.global.L2::cache_hint.f32 [%0], %1, policy;\n\t}" ::"l"(__cvta_generic_to_global(p)),
-        "f"(v)
-        : "memory");
-  } else if (hint == kStoreEvictFirst) {
-    __stcs(p, v);
-  } else {
-    *p = v;
-  }
-#else
-  (void)hint;
-  *p = v;
-#endif
-}
-
 // V adjacent values at `p`: one V-float access when Whole (aligned, all V are
 // columns of the axis), else the first `nvalid` one by one (the others 0).
 template <int V, bool Whole>
@@ -691,19 +689,13 @@ SPLINEBENCH_HD void load_cols(const float* p, int nvalid, float (&x)[V]) {
   }
 }
 template <int V, bool Whole>
-SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V], int hint) {
+SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
   if constexpr (Whole && V == 2) {
-#if defined(__CUDA_ARCH__)
-    if (hint == kStoreEvictFirst) {
-      __stcs(reinterpret_cast<float2*>(p), make_float2(x[0], x[1]));
-      return;
-    }
-#endif
     *reinterpret_cast<Vec2*>(p) = Vec2{x[0], x[1]};
   } else {
   SB_FLEX_UNROLL
     for (int e = 0; e < V; ++e)
-      if (Whole || e < nvalid) store_hinted(p + e, x[e], hint);
+      if (Whole || e < nvalid) p[e] = x[e];
   }
 }
 
@@ -778,19 +770,13 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
   float c[V], prev[kRegP][V], cur[kRegP][V];
   float sink = 0.f;
-  // Chained ranges: this column's causal state, left by the range before at its last
-  // output, replaces the warm-up sub-block (b = 0), which is all that sub-block is for.
-  // (The buffer's address is recomputed where it is used: a register less in the loop.)
-  auto carry = [&]() { return P.carry_buf + (T.slice * P.w_tiles + T.group) * P.w + col; };
-  const bool carry_in = carries_in(P, T);
-  const int carry_b = carries_out(P, T) ? nsub - 2 : -1;  // sub-block after which to leave it
   SB_FLEX_UNROLL
-  for (int e = 0; e < V; ++e) c[e] = carry_in && (Whole || e < nvalid) ? carry()[e] : 0.f;
+  for (int e = 0; e < V; ++e) c[e] = 0.f;
   SB_FLEX_UNROLL
   for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
     for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e] = 0.f;
-  for (int b = carry_in ? 1 : 0; b < nsub; ++b) {
+  for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
     // Plane t of the tile is stream position s0 - kHalo + t (folded at the ends).
@@ -816,16 +802,7 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
       continue;
     }
     window_step<V>(c, prev, cur, b, np, outputs, out0, stride,
-                   [nvalid, hint = P.store_hint](float* out, const float (&a)[V]) {
-                     store_cols<V, Whole>(out, nvalid, a, hint);
-                   });
-    // After sub-block nsub - 2, c is the causal value at the last output (the planner
-    // makes every range but the last a multiple of kRegP long).
-    if (b == carry_b) {
-  SB_FLEX_UNROLL
-      for (int e = 0; e < V; ++e)
-        if (Whole || e < nvalid) carry()[e] = c[e];
-    }
+                   [nvalid](float* out, const float (&a)[V]) { store_cols<V, Whole>(out, nvalid, a); });
   }
   // Keeps the loads of the attribution run alive (never true for real data).
   if (skip && sink == -1.2345678e30f) dst0[0] = sink;
@@ -918,15 +895,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   const int ncols = P.ncols;
 
-  // Chained ranges (as in register_columns): the causal state of each column, left by
-  // the y range before, replaces the warm-up sub-block.
-  float* carry = P.carry ? P.carry_buf + (T.slice * P.x_tiles + T.group) * ncols : nullptr;
-  const bool carry_in = carries_in(P, T), carry_out = carries_out(P, T);
-  const int b_first = carry_in ? 1 : 0;
   blk.each([&](int tid, int) {
     YWindow<V>& w = window(tid);
   SB_FLEX_UNROLL
-    for (int e = 0; e < V; ++e) w.c[e] = carry_in && V * tid + e < ncols ? carry[V * tid + e] : 0.f;
+    for (int e = 0; e < V; ++e) w.c[e] = 0.f;
   SB_FLEX_UNROLL
     for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
@@ -941,8 +913,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
     issue_loads<C>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b));
     blk.commit_loads();
   };
-  for (int b = b_first; b < b_first + S - 1 && b < nsub; ++b) request(b);
-  for (int b = b_first; b < nsub; ++b) {
+  for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
+  for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
     // Buffer (b + S - 1) % S held sub-block b - 1, released by the barrier that ended it.
@@ -967,55 +939,15 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   SB_FLEX_UNROLL
           for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + g_skew<C>(col + e)] : 0.f;
         window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + col + T.s0 * stride, stride,
-                       [nvalid, hint = P.store_hint](float* out, const float (&a)[V]) {
+                       [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
                          for (int e = 0; e < V; ++e)
-                           if (e < nvalid) store_hinted(out + e, a[e], hint);
+                           if (e < nvalid) out[e] = a[e];
                        });
-        if (carry_out && b == nsub - 2) {  // the causal value at the last output row
-  SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) carry[col + e] = w.c[e];
-        }
       });
     }
     blk.sync();  // buffer(b) and g are free again
   }
-}
-
-// ---- dropping a pipelined launch's intermediate field from L2 ---------------------
-
-// Drops from L2, without writing them back, the lines of this stream_only tile's output
-// planes in its source field that no later tile reads (PassDesc::discard_lo/hi, set by
-// the planner for pass 1 of a pipelined launch only, whose source is the intermediate
-// field): the intermediate written by pass 0 then need not reach DRAM at all. Called
-// after the tile's closing barrier, when every thread's loads have returned. Only
-// whole 128-byte lines of whole 32-value groups (the planner checks the strides; the
-// base alignment is checked here). The host emulation has no L2: nothing to do.
-template <class Block>
-SPLINEBENCH_HD void discard_inputs(const Block& blk, const PassDesc& P, const TileSpan& T) {
-#if defined(__CUDA_ARCH__)
-  // Ranges that are not chained run in any order: the kHalo planes at either end of
-  // the outputs are also the warm-up or look-ahead of a neighbouring range.
-  const std::int64_t s0 = P.carry ? T.s0 : T.s0 + kHalo, s1 = P.carry ? T.s1 : T.s1 - kHalo;
-  const std::int64_t lo = s0 > P.discard_lo ? s0 : P.discard_lo;
-  const std::int64_t hi = s1 < P.discard_hi ? s1 : P.discard_hi;
-  const float* base = P.src + T.base + T.w0;
-  if (hi <= lo || (reinterpret_cast<std::uintptr_t>(base) & 127u) != 0) return;
-  const std::int64_t valid = P.inner - T.w0 < P.w ? P.inner - T.w0 : P.w;
-  const int lines = static_cast<int>(valid / 32);  // per plane
-  const int total = static_cast<int>(hi - lo) * lines;
-  blk.each([&](int tid, int nt) {
-    for (int i = tid; i < total; i += nt) {
-      const int plane = i / lines, line = i - plane * lines;
-      const float* at = base + (lo + plane) * P.s_stride + 32 * line;
-      asm volatile("discard.global.L2 [%0], 128;" ::"l"(__cvta_generic_to_global(at)) : "memory");
-    }
-  });
-#else
-  (void)blk;
-  (void)P;
-  (void)T;
-#endif
 }
 
 // ---- one tile ------------------------------------------------------------------
@@ -1036,7 +968,6 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
     else
       stream_registers<1>(blk, P, T);
     blk.sync();
-    if (P.discard_hi > P.discard_lo) discard_inputs(blk, P, T);
     return;
   }
   const bool stream = P.kind != TileKind::rows;

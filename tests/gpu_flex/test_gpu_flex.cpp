@@ -233,84 +233,6 @@ TEST(GpuFlex, RegisterStreamTileSmallTilesMatchEmulation) {
   }
 }
 
-// The pipelined 3-D launch (Tuning::pipeline): chained y and z ranges, stream tiles
-// waiting per plane, the interleaved ticket order, the intermediate dropped from L2.
-// Bit for bit what one range per axis computes (emulated), in its own order and in
-// the adversarial mode; D = 4 too (pass 2 waits for all of pass 1).
-Tuning pipelined(int y_range, int z_range) {
-  Tuning tun;
-  tun.pipeline = 1;
-  tun.y_range = y_range;
-  tun.z_range = z_range;
-  tun.pipe_lag = 3;
-  tun.s_range = 1 << 20;  // the other stream passes: one range, as the reference
-  tun.z_chain = 1;
-  return tun;
-}
-
-void check_pipelined(const FlexCase& c, Mode mode, const Tuning& tun, bool adversarial) {
-  const GridShape shape = GridShape::make(c.extents, c.channels);
-  const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 17);
-  // Chained z ranges: the bits of one range per axis; independent ones: the emulation
-  // of the same plan.
-  Tuning one_range = tun;
-  one_range.pipeline = 0;
-  const std::vector<float> expect =
-      run_emulated(Variant::flexible, shape, c.fields, mode, in, tun.z_chain ? one_range : tun);
-  LaunchOptions opt;
-  opt.tuning = tun;
-  const DeviceRun r = run_device(Variant::flexible, shape, c.fields, mode, in, opt);
-  EXPECT_NE(r.description.find("pipelined"), std::string::npos) << r.description;
-  EXPECT_EQ(bit_difference(r.out, expect), "") << "pipelined vs one range per axis (emulated); " << r.description;
-  EXPECT_LE(splinebench::testing::rel_l2(r.out, oracle(shape, c.fields, mode, in)), tolerance(shape.dims));
-  if (adversarial) {
-    opt.adversarial = true;
-    EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, mode, in, opt).out, expect), "")
-        << "adversarial";
-  }
-}
-
-TEST(GpuFlexPipeline, SameBitsAsOneRangePerAxis) {
-  SKIP_WITHOUT_DEVICE();
-  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45, 33}, 1, 1}, {{40, 70, 33}, 1, 2}, {{20, 50, 40}, 2, 1},
-                                                 {{17, 19, 21}, 4, 1}, {{5, 3, 37, 34}, 2, 2}, {{3, 5, 7}, 1, 2}})
-    for (Mode mode : kAllModes) {
-      SCOPED_TRACE(c.name() + " " + std::string(to_string(mode)));
-      check_pipelined(c, mode, pipelined(16, 16), true);
-      check_pipelined(c, mode, pipelined(32, 16), false);
-      Tuning independent = pipelined(16, 32);
-      independent.z_chain = 0;
-      check_pipelined(c, mode, independent, true);
-    }
-}
-
-// A benchmark-sized field with the default pipeline knobs: chained z ranges bit for
-// bit the plain (non-pipelined) launch with one range per axis; independent ones
-// against the oracle.
-TEST(GpuFlexPipeline, LargeFieldMatchesPlainLaunch) {
-  SKIP_WITHOUT_DEVICE();
-  const GridShape shape = GridShape::make({192, 256, 256});
-  const std::vector<float> in = splinebench::testing::random_values<float>(shape.values(), 19);
-  for (Mode mode : kAllModes) {
-    SCOPED_TRACE(std::string(to_string(mode)));
-    LaunchOptions plain;
-    plain.tuning.s_range = 1 << 20;
-    LaunchOptions piped = plain;
-    piped.tuning.pipeline = 1;
-    piped.tuning.z_chain = 1;
-    const DeviceRun a = run_device(Variant::flexible, shape, 1, mode, in, plain);
-    const DeviceRun b = run_device(Variant::flexible, shape, 1, mode, in, piped);
-    EXPECT_EQ(bit_difference(b.out, a.out), "") << b.description;
-    const std::vector<double> ref = oracle(shape, 1, mode, in);
-    EXPECT_LE(splinebench::testing::rel_l2(b.out, ref), tolerance(3));
-    // Independent z ranges (the default): other bits, the same tolerance.
-    piped.tuning.z_chain = 0;
-    const DeviceRun c = run_device(Variant::flexible, shape, 1, mode, in, piped);
-    EXPECT_EQ(splinebench::testing::count_nan(c.out), 0) << c.description;
-    EXPECT_LE(splinebench::testing::rel_l2(c.out, ref), tolerance(3)) << c.description;
-  }
-}
-
 // Sizes of the benchmark's kind, against the oracle (emulation too slow here).
 TEST(GpuFlex, LargeCasesMatchOracle) {
   SKIP_WITHOUT_DEVICE();
@@ -341,13 +263,6 @@ TEST(FlexSanitizer, EveryKindOnce) {
               "");
     // D >= 3 with the other layouts in the one launch, adversarial too.
     if (shape.dims < 3) continue;
-    {
-      SCOPED_TRACE("pipelined");
-      check_pipelined(c, Mode::half, pipelined(16, 16), true);
-      Tuning independent = pipelined(16, 32);
-      independent.z_chain = 0;
-      check_pipelined(c, Mode::half, independent, true);
-    }
     for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
       SCOPED_TRACE(std::string(to_string(layout)));
       LaunchOptions other;
