@@ -73,12 +73,29 @@ flex::Tuning parse_tuning(const std::string& text) {
     const std::string item = text.substr(at, end - at);
     const std::size_t eq = item.find('=');
     if (eq == std::string::npos) throw std::invalid_argument("--flex: expected key=value, got '" + item + "'");
-    const std::string key = item.substr(0, eq);
-    const int value = std::stoi(item.substr(eq + 1));
+    const std::string key = item.substr(0, eq), text_value = item.substr(eq + 1);
+    if (key == "layout3d") {
+      bool known = false;
+      for (flex::Layout3D l : {flex::Layout3D::xy_planes, flex::Layout3D::yx_patches, flex::Layout3D::per_axis})
+        if (text_value == flex::to_string(l)) {
+          t.layout3d = l;
+          known = true;
+        }
+      if (!known) throw std::invalid_argument("--flex: layout3d is xy_planes, yx_patches or per_axis");
+      at = end + 1;
+      continue;
+    }
+    std::size_t used = 0;
+    int value = 0;
+    try {
+      value = std::stoi(text_value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text_value.size())
+      throw std::invalid_argument("--flex: " + key + " needs an integer, got '" + text_value + "'");
     if (key == "s_range") {
       t.s_range = value;
-    } else if (key == "layout3d") {
-      t.layout3d = static_cast<flex::Layout3D>(value);
     } else if (ints.count(key)) {
       *ints[key] = value;
     } else {
