@@ -34,6 +34,9 @@ inline constexpr int kThreads = 512;
 // a compile-time constant, so the window of kRegP + kHalo causal values per column
 // lives in registers (two halves of kHalo, flex_tile.cuh).
 inline constexpr int kRegP = 16;
+// Planes per batch of the register stream_yx tile: the footprints of one batch are
+// filtered while the next batch's arrive (two buffers of kPlaneBatch 64 x 64 planes).
+inline constexpr int kPlaneBatch = 4;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 

@@ -206,6 +206,31 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
   P.slice_stride = P.ns * P.s_stride;
   P.slices_per_field = product(s, 0, D - 3);
   P.slices = fields * P.slices_per_field;
+  if (C == 1 && tun.stream_regs != 0 && tun.stream_p == kRegP && tun.plane_p == 0) {
+    // The register tile (flex_tile.cuh, stream_yx_registers): two footprint buffers of
+    // kPlaneBatch planes, g for one sub-block of kRegP filtered planes, the z window in
+    // registers (two columns per thread).
+    PassDesc R = P;
+    R.sy = PlanePatch<1>::sy;
+    R.sx = PlanePatch<1>::sx;
+    R.ncols = R.sy * R.sx;
+    plane_smem<1>(R, kPlaneBatch);
+    SmemLayout& L = R.smem;
+    R.p = kRegP;
+    R.regs = 2;
+    L.fp_stages = 2;
+    L.g_plane = R.ncols;
+    L.g = 2 * kPlaneBatch * L.fp_plane;
+    L.ring = L.ring_len = L.cz = 0;
+    L.total = L.g + kRegP * L.g_plane;
+    if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
+      R.y_tiles = ceil_div(R.ny, R.sy);
+      R.x_tiles = ceil_div(R.nx, R.sx);
+      finish_stream(R, R.y_tiles * R.x_tiles, lim, tun);
+      return R;
+    }
+    // Does not fit: the shared-memory ring below.
+  }
   switch (C) {
     case 1: plane_pass_geometry<1>(P, lim, tun); break;
     case 2: plane_pass_geometry<2>(P, lim, tun); break;
@@ -389,6 +414,7 @@ std::string describe(const Plan& plan) {
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
+    if (P.kind == TileKind::stream_yx && P.regs > 0) o << ", batches of " << kPlaneBatch << " planes";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();

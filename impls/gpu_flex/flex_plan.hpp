@@ -55,7 +55,9 @@ struct Tuning {
   // stream_only passes (no shared memory, no barriers; columns per thread: 2 where
   // stream_vec >= 2 or (stream_vec == 0 and the chunk has 2 columns per thread), when the
   // chunk width is even; else 1) and stream_x passes whose patch has at most one column
-  // per thread (the y window in registers). 0 = the shared-memory ring everywhere.
+  // per thread (the y window in registers), and one-channel stream_yx passes with
+  // plane_p == 0 (the z window in registers, two columns per thread; the bits of the
+  // ring with plane_p = kRegP). 0 = the shared-memory ring everywhere.
   int stream_regs = 1;
   // Register stream_x tiles: footprint buffers (2 = double buffering, at most 4; fewer
   // where shared memory is short). 2 measured fastest on the H100 (bench/gpu_prefilter).

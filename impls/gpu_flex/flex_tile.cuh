@@ -343,18 +343,18 @@ SPLINEBENCH_HD void filter_window(float (&v)[N]) {
   }
 }
 
-// stream_yx: every footprint row along x, in place; then every interior column along
-// y, in place. Afterwards rows/columns [kHalo, kHalo + sy/sx) of each plane hold the
-// plane's 2-D filtered patch.
+// stream_yx: every footprint row along x, in place (rows [0, FY) of the np planes).
+// Afterwards columns [kHalo, kHalo + sx) of every row hold the row's filtered values.
 template <int C, class Block>
-SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int np, float* fp) {
-  constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
-  constexpr int FY = SY + 2 * kHalo, FX = SX + 2 * kHalo;
+SPLINEBENCH_HD void filter_patch_rows(const Block& blk, const PassDesc& P, int np, float* fp) {
+  constexpr int SX = PlanePatch<C>::sx;
+  constexpr int FY = PlanePatch<C>::sy + 2 * kHalo, FX = SX + 2 * kHalo;
   const SmemLayout& L = P.smem;
+  const int fp_plane = L.fp_plane, fp_chan = L.fp_chan, fp_row = L.fp_row;
   blk.each([&](int tid, int nt) {
     for (int item = tid; item < np * C * FY; item += nt) {
       const int r = item % FY, pc = item / FY;
-      float* row = fp + (pc / C) * L.fp_plane + (pc % C) * L.fp_chan + r * L.fp_row;
+      float* row = fp + (pc / C) * fp_plane + (pc % C) * fp_chan + r * fp_row;
       // Rows are 16-byte aligned (fp_row, fp_chan, fp_plane are multiples of 4).
       float v[FX];
       Vec4* row4 = reinterpret_cast<Vec4*>(row);
@@ -371,19 +371,41 @@ SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int 
       for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k) row4[k] = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
     }
   });
-  blk.sync();
+}
+
+// stream_yx, after filter_patch_rows: every interior column along y. Output row y of
+// column xi, channel ch of plane p goes to dst[p * dst_plane + ch * dst_chan + y * dst_row + xi].
+template <int C, class Block>
+SPLINEBENCH_HD void filter_patch_columns(const Block& blk, const PassDesc& P, int np, const float* fp, float* dst,
+                                         int dst_plane, int dst_chan, int dst_row) {
+  constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
+  constexpr int FY = SY + 2 * kHalo;
+  const SmemLayout& L = P.smem;
+  const int fp_plane = L.fp_plane, fp_chan = L.fp_chan, fp_row = L.fp_row;
   blk.each([&](int tid, int nt) {
     for (int item = tid; item < np * C * SX; item += nt) {
       const int xi = item % SX, pc = item / SX;
-      float* col = fp + (pc / C) * L.fp_plane + (pc % C) * L.fp_chan + kHalo + xi;
+      const int p = pc / C, ch = pc % C;
+      const float* col = fp + p * fp_plane + ch * fp_chan + kHalo + xi;
       float v[FY];
   SB_FLEX_UNROLL
-      for (int k = 0; k < FY; ++k) v[k] = col[k * L.fp_row];
+      for (int k = 0; k < FY; ++k) v[k] = col[k * fp_row];
       filter_window(v);
+      float* out = dst + p * dst_plane + ch * dst_chan + xi;
   SB_FLEX_UNROLL
-      for (int k = kHalo; k < kHalo + SY; ++k) col[k * L.fp_row] = v[k];
+      for (int k = 0; k < SY; ++k) out[k * dst_row] = v[kHalo + k];
     }
   });
+}
+
+// stream_yx (shared-memory ring): both in-plane axes, in place. Afterwards rows/columns
+// [kHalo, kHalo + sy/sx) of each plane hold the plane's 2-D filtered patch.
+template <int C, class Block>
+SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int np, float* fp) {
+  const SmemLayout& L = P.smem;
+  filter_patch_rows<C>(blk, P, np, fp);
+  blk.sync();
+  filter_patch_columns<C>(blk, P, np, fp, fp + kHalo * L.fp_row + kHalo, L.fp_plane, L.fp_chan, L.fp_row);
 }
 
 // rows / stream_x: every row unit along x in segments of kSegment samples, each with
@@ -950,6 +972,114 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   }
 }
 
+// ---- the register stream_yx tile (stream_yx with PassDesc::regs > 0, C == 1) -------
+
+// stream_yx with the z window in registers: the whole 3-D filter of a 32 x 32 (y, x)
+// patch in one pass over the field. Per batch of kPlaneBatch planes the footprints
+// (64 x 64 values each, requested one batch ahead into the other of two buffers) are
+// filtered along x in place and then along y into g, at the batch's slots of the
+// current sub-block; per sub-block of kRegP planes each thread continues the stream
+// filter of its two adjacent columns with the window of register_columns (window_step),
+// writing the outputs of the previous sub-block straight to global memory.
+// The in-plane filters are filter_plane_patch's (same operations on the same values)
+// and the stream filter is the ring's with p = kRegP, so the bits are those of the
+// shared-memory ring with Tuning::plane_p = kRegP (test_flex_emulate compares them;
+// that ring needs 2 x 16 footprint planes, more shared memory than any GPU has).
+// Batches of kPlaneBatch planes are what keeps the footprints in shared memory: two
+// buffers of 4 planes (136 KB) and g (64 KB). Not inlined on the device, like the other
+// register tiles.
+template <class Block>
+SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
+                                                        float* smem) {
+  static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
+  static_assert(kRegP % kPlaneBatch == 0, "a sub-block is a whole number of batches");
+  static constexpr int C = 1, V = 2;  // two adjacent columns per thread: 1024 on kThreads
+  constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
+  static_assert(SY * SX == V * kThreads, "every thread owns V columns of the patch");
+  YWindows<V> window;
+#if defined(__CUDA_ARCH__)
+  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (as stream_x_registers)
+#endif
+  const SmemLayout& L = P.smem;
+  const int g_plane = L.g_plane;
+  const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
+  const int nsub = (count + kRegP - 1) / kRegP;
+  const int batches = (count + kPlaneBatch - 1) / kPlaneBatch;
+  constexpr int kBatchesPerSub = kRegP / kPlaneBatch;
+  const int outputs = static_cast<int>(T.s1 - T.s0);
+  const std::int64_t stride = P.s_stride;
+  float* g = smem + L.g;
+  const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
+  // Two adjacent columns per thread go as one 8-byte store where both exist and the
+  // address is aligned for every column pair of the tile (x0 and the strides even).
+  const bool aligned = (reinterpret_cast<std::uintptr_t>(P.dst + T.base + T.x0) % 8) == 0 &&
+                       P.y_stride % 2 == 0 && P.s_stride % 2 == 0;
+
+  blk.each([&](int tid, int) {
+    YWindow<V>& w = window(tid);
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) w.c[e] = 0.f;
+  SB_FLEX_UNROLL
+    for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) w.prev[k][e] = 0.f;
+  });
+  auto buffer = [&](int k) { return smem + L.fp[k & 1]; };
+  auto request = [&](int k) {
+    const int t = k * kPlaneBatch;
+    issue_loads<C>(blk, P, T, t, count - t < kPlaneBatch ? count - t : kPlaneBatch, buffer(k));
+    blk.commit_loads();
+  };
+  request(0);
+  for (int b = 0; b < nsub; ++b) {
+    const int t0 = b * kRegP;
+    const int np = count - t0 < kRegP ? count - t0 : kRegP;
+    for (int j = 0; j < kBatchesPerSub; ++j) {
+      const int k = b * kBatchesPerSub + j;
+      if (k >= batches) break;
+      const int nbp = count - k * kPlaneBatch < kPlaneBatch ? count - k * kPlaneBatch : kPlaneBatch;
+      // Batch k is the only one requested and not waited for; after the barrier every
+      // thread sees it, and every thread is done with batch k - 1, whose buffer k + 1 takes.
+      blk.wait_loads(0);
+      blk.sync();
+      if (k + 1 < batches) request(k + 1);
+      if (!skip_plane) {
+        float* fp = buffer(k);
+        filter_patch_rows<C>(blk, P, nbp, fp);
+        blk.sync();
+        filter_patch_columns<C>(blk, P, nbp, fp, g + j * kPlaneBatch * g_plane, g_plane, 0, SX);
+      }
+    }
+    blk.sync();  // g holds the sub-block's np filtered planes
+    if (!skip_stream) {
+      blk.each([&](int tid, int) {
+        const int col = V * tid;
+        const int y = col / SX, x = col - (col / SX) * SX;
+        const std::int64_t left = P.nx - (T.x0 + x);
+        const int nvalid = T.y0 + y >= P.ny ? 0 : left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+        if (nvalid == 0) return;  // outside the field: nothing to write, no window needed
+        YWindow<V>& w = window(tid);
+        float cur[kRegP][V];
+  SB_FLEX_UNROLL
+        for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + col + e] : 0.f;
+        float* out0 = P.dst + T.base + (T.y0 + y) * P.y_stride + T.x0 + x + T.s0 * stride;
+        if (aligned && nvalid == V) {
+          window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
+                         [](float* out, const float (&a)[V]) { store_cols<V, true>(out, V, a); });
+        } else {
+          window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
+                         [nvalid](float* out, const float (&a)[V]) { store_cols<V, false>(out, nvalid, a); });
+        }
+      });
+    }
+    // g is overwritten only after the next batch's two barriers; this one is for the
+    // last sub-block: every thread's writes are issued before the tile's release.
+  }
+  blk.sync();
+}
+
 // ---- one tile ------------------------------------------------------------------
 
 template <int C, class Block>
@@ -959,6 +1089,13 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
     // Ends with a barrier: every thread's writes are issued before the tile's release.
     stream_x_registers<C>(blk, P, T, smem);
     return;
+  }
+  if constexpr (C == 1) {
+    if (P.kind == TileKind::stream_yx && P.regs > 0) {
+      // Ends with a barrier: every thread's writes are issued before the tile's release.
+      stream_yx_registers(blk, P, T, smem);
+      return;
+    }
   }
   if (P.kind == TileKind::stream_only && P.regs > 0) {
     // No shared memory, no barrier inside; the one barrier orders every thread's

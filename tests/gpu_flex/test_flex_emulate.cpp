@@ -162,14 +162,15 @@ TEST_P(FlexEmulation, RegisterStreamTileSameBitsAsSharedRing) {
                              std::string(to_string(k.layout)) + " vec " + std::to_string(k.vec) + " chunk " +
                              std::to_string(k.chunk) + " range " + std::to_string(k.range);
     // Register tiles: stream_only passes (the baseline's axes but the last; flexible:
-    // outer axes, D >= 3, yx_patches D >= 4) and stream_x passes (flexible D = 2, and
-    // xy_planes D >= 3).
+    // outer axes, D >= 3, yx_patches D >= 4), stream_x passes (flexible D = 2, and
+    // xy_planes D >= 3) and one-channel stream_yx passes (yx_patches D >= 3).
     // stream_x takes the register tile where its patch (whole rows up to 1024 values)
     // has at most one column per thread.
     const std::int64_t nx = c.extents.back(), x_values = std::min<std::int64_t>((nx + 31) / 32 * 32, 1024 / c.channels);
     const bool x_regs = x_values * c.channels <= kThreads;
     const bool flexible_any = (dims == 2 && x_regs) || (dims >= 3 && k.layout != Layout3D::yx_patches) ||
-                              (dims >= 4 && k.layout == Layout3D::yx_patches);
+                              (dims >= 4 && k.layout == Layout3D::yx_patches) ||
+                              (dims >= 3 && k.layout == Layout3D::yx_patches && c.channels == 1);
     const bool expect_any = k.v == Variant::fixed ? dims >= 2 : flexible_any;
     EXPECT_EQ(any, expect_any) << what;
     EXPECT_EQ(splinebench::testing::count_nan(regs.out), 0) << what;
@@ -194,6 +195,40 @@ TEST_P(FlexEmulation, RegisterStreamTileSameBitsAsSharedRing) {
   }
   if (dims >= 2) {
     EXPECT_GT(compared, 0) << "no configuration ran the ring with kRegP planes per sub-block";
+  }
+}
+
+// The register stream_yx tile (one channel, D >= 3) against the shared-memory ring
+// with the same sub-blocks (plane_p = kRegP, which needs more shared memory than a GPU
+// has, so only the host runs it): the same bits, for whole-axis and short stream ranges.
+TEST_P(FlexEmulation, RegisterYxTileSameBitsAsRingOfSixteenPlanes) {
+  const auto& [c, mode] = GetParam();
+  if (c.extents.size() < 3 || c.channels != 1) GTEST_SKIP() << "stream_yx register tiles: one channel, D >= 3";
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  for (std::int64_t range : {std::int64_t{0}, std::int64_t{3}, std::int64_t{17}}) {
+    Tuning tun;
+    tun.layout3d = Layout3D::yx_patches;
+    tun.s_range = range;
+    const Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
+    ASSERT_EQ(plan.passes[0].kind, TileKind::stream_yx);
+    ASSERT_EQ(plan.passes[0].regs, 2) << "the register tile";
+    const Result regs = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+    DeviceLimits big;
+    big.smem_bytes = 1 << 24;
+    tun.stream_regs = 0;
+    tun.plane_p = kRegP;
+    const Plan ring_plan = make_plan(shape, c.fields, mode, Variant::flexible, big, tun);
+    ASSERT_EQ(ring_plan.passes[0].regs, 0);
+    ASSERT_EQ(ring_plan.passes[0].p, kRegP);
+    ASSERT_EQ(ring_plan.passes[0].s_range, plan.passes[0].s_range);
+    const Result ring = run_case(c, mode, Variant::flexible, big, tun);
+    EXPECT_EQ(splinebench::testing::count_nan(regs.out), 0) << "range " << range;
+    EXPECT_LE(regs.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << "range " << range;
+    ASSERT_EQ(regs.out.size(), ring.out.size());
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < regs.out.size(); ++i)
+      if (std::memcmp(&regs.out[i], &ring.out[i], sizeof(float)) != 0) ++differ;
+    EXPECT_EQ(differ, 0u) << "range " << range << ": values that differ from the ring";
   }
 }
 
