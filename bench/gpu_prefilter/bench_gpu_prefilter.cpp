@@ -65,6 +65,7 @@ flex::Tuning parse_tuning(const std::string& text) {
   std::map<std::string, int*> ints = {
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
+      {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
       {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;
@@ -366,6 +367,23 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.stream_regs = 0;
     variants.push_back({"stream_regs=0 (stream_only on the shared-memory ring)", t});
+  }
+  // The one-pass layout's register stream_yx tile: planes per batch and batch buffers,
+  // and its time attribution.
+  for (auto [batch, stages] : {std::pair{4, 2}, std::pair{2, 3}, std::pair{2, 4}, std::pair{1, 4}, std::pair{1, 8}}) {
+    flex::Tuning t;
+    t.layout3d = flex::Layout3D::yx_patches;
+    t.yx_batch = batch;
+    t.yx_stages = stages;
+    variants.push_back({"layout3d=yx_patches,yx_batch=" + std::to_string(batch) + ",yx_stages=" +
+                            std::to_string(stages),
+                        t});
+  }
+  for (int skip : {1, 2, 3}) {
+    flex::Tuning t;
+    t.layout3d = flex::Layout3D::yx_patches;
+    t.profile_skip = skip;
+    variants.push_back({"layout3d=yx_patches,profile_skip=" + std::to_string(skip) + " (time attribution only)", t});
   }
   for (int skip : {1, 2, 3}) {
     flex::Tuning t;

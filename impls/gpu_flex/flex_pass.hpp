@@ -34,8 +34,8 @@ inline constexpr int kThreads = 512;
 // a compile-time constant, so the window of kRegP + kHalo causal values per column
 // lives in registers (two halves of kHalo, flex_tile.cuh).
 inline constexpr int kRegP = 16;
-// Planes per batch of the register stream_yx tile: the footprints of one batch are
-// filtered while the next batch's arrive (two buffers of kPlaneBatch 64 x 64 planes).
+// Planes per batch of the register stream_yx tile, by default (Tuning::yx_batch): the
+// footprints of one batch are filtered while later batches' arrive.
 inline constexpr int kPlaneBatch = 4;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
@@ -82,6 +82,9 @@ struct SmemLayout {
   // The register stream_x tile's pipeline: fp_stages footprint buffers, buffer k at
   // fp[0] + k * (fp[1] - fp[0]) (sub-block b uses buffer b % fp_stages).
   std::int32_t fp_stages = 2;
+  // The register stream_yx tile: footprint planes per batch (a divisor of kRegP); batch
+  // k goes to buffer k % fp_stages, buffer k at fp[0] + k * (fp[1] - fp[0]).
+  std::int32_t fp_batch = 0;
   std::int32_t g_plane = 0;   // one plane of filtered rows (rows, stream_x)
   std::int32_t g = 0;
   std::int32_t ring = 0;      // causal results waiting for the anti-causal pass

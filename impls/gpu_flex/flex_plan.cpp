@@ -214,20 +214,27 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
     R.sy = PlanePatch<1>::sy;
     R.sx = PlanePatch<1>::sx;
     R.ncols = R.sy * R.sx;
-    plane_smem<1>(R, kPlaneBatch);
-    SmemLayout& L = R.smem;
+    const int batch = tun.yx_batch;
+    plane_smem<1>(R, batch);
+    const SmemLayout two = R.smem;
     R.p = kRegP;
     R.regs = 2;
-    L.fp_stages = 2;
-    L.g_plane = R.ncols;
-    L.g = 2 * kPlaneBatch * L.fp_plane;
-    L.ring = L.ring_len = L.cz = 0;
-    L.total = L.g + kRegP * L.g_plane;
-    if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
-      R.y_tiles = ceil_div(R.ny, R.sy);
-      R.x_tiles = ceil_div(R.nx, R.sx);
-      finish_stream(R, R.y_tiles * R.x_tiles, lim, tun);
-      return R;
+    // The most batch buffers (at most yx_stages) that fit.
+    for (int stages = std::clamp(tun.yx_stages, 2, 8); stages >= 2; --stages) {
+      SmemLayout& L = R.smem;
+      L = two;
+      L.fp_batch = batch;
+      L.fp_stages = stages;
+      L.g_plane = R.ncols;
+      L.g = stages * batch * L.fp_plane;
+      L.ring = L.ring_len = L.cz = 0;
+      L.total = L.g + kRegP * L.g_plane;
+      if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
+        R.y_tiles = ceil_div(R.ny, R.sy);
+        R.x_tiles = ceil_div(R.nx, R.sx);
+        finish_stream(R, R.y_tiles * R.x_tiles, lim, tun);
+        return R;
+      }
     }
     // Does not fit: the shared-memory ring below.
   }
@@ -308,8 +315,11 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0)
+      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
+      tuning.yx_stages < 2)
     throw Error("gpu_flex: tuning values must be positive");
+  if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
+    throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
 
   Plan plan;
   plan.fields = fields;
@@ -414,7 +424,8 @@ std::string describe(const Plan& plan) {
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
-    if (P.kind == TileKind::stream_yx && P.regs > 0) o << ", batches of " << kPlaneBatch << " planes";
+    if (P.kind == TileKind::stream_yx && P.regs > 0)
+      o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();

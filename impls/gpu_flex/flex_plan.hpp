@@ -64,6 +64,11 @@ struct Tuning {
   int x_stages = 2;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
+  // Register stream_yx tiles: footprint planes per batch (1, 2, 4, 8 or 16) and batch
+  // buffers (2 to 8; fewer where shared memory is short): stages - 1 batches are in
+  // flight while one is filtered.
+  int yx_batch = kPlaneBatch;
+  int yx_stages = 2;
 };
 
 struct Plan {

@@ -150,13 +150,16 @@ struct DeviceBlock {
   __device__ __forceinline__ void sync() const { __syncthreads(); }
   __device__ __forceinline__ void commit_loads() const { __pipeline_commit(); }
   // Waits for this thread's copies of every committed batch but the newest `pending`
-  // (at most 3: the instruction takes a constant).
+  // (the instruction takes a constant: more than 6 waits as for 6, which is stricter).
   __device__ __forceinline__ void wait_loads(int pending) const {
     switch (pending) {
       case 0: __pipeline_wait_prior(0); break;
       case 1: __pipeline_wait_prior(1); break;
       case 2: __pipeline_wait_prior(2); break;
-      default: __pipeline_wait_prior(3); break;
+      case 3: __pipeline_wait_prior(3); break;
+      case 4: __pipeline_wait_prior(4); break;
+      case 5: __pipeline_wait_prior(5); break;
+      default: __pipeline_wait_prior(6); break;
     }
   }
 };
@@ -216,8 +219,10 @@ SPLINEBENCH_HD void issue_patch_loads(const Block& blk, const PassDesc& P, const
                                       float* fp) {
   constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
   static_assert(FX == 4 * 16, "one 16-byte chunk per lane of a half-warp");
-  blk.each([&](int tid, int nt) {
-    const int hw = tid >> 4, q = tid & 15, halves = nt >> 4;
+  constexpr int kRows = FY / (kThreads / 16);  // footprint rows per half-warp
+  static_assert(kRows * (kThreads / 16) == FY, "the half-warps share the rows evenly");
+  blk.each([&](int tid, int) {
+    const int hw = tid >> 4, q = tid & 15;
     const int mode = P.mode;
     const int ns = static_cast<int>(P.ns), ny = static_cast<int>(P.ny), nx = static_cast<int>(P.nx);
     const std::int64_t s_stride = P.s_stride, y_stride = P.y_stride;
@@ -229,15 +234,21 @@ SPLINEBENCH_HD void issue_patch_loads(const Block& blk, const PassDesc& P, const
                        (y_stride & 3) == 0 && (s_stride & 3) == 0;
     int xo[4];
     SB_FLEX_UNROLL
-    for (int e = 0; e < 4; ++e) xo[e] = fold32(mode, x + e, nx);
-    for (int r = hw; r < FY; r += halves) {
-      const std::int64_t y_off = static_cast<std::int64_t>(fold32(mode, y_first + r, ny)) * y_stride;
-      float* row = fp + r * fp_row + 4 * q;
-      for (int p = 0; p < np; ++p) {
-        const float* src = base + static_cast<std::int64_t>(fold32(mode, s_first + p, ns)) * s_stride + y_off;
-        float* dst = row + p * fp_plane;
+    for (int e = 0; e < 4; ++e) xo[e] = fold32(mode, x + e, nx) - x;
+    // Row r = hw + j (kThreads / 16): its offset from the plane start, this lane's x included.
+    std::int64_t row_off[kRows];
+    SB_FLEX_UNROLL
+    for (int j = 0; j < kRows; ++j)
+      row_off[j] = static_cast<std::int64_t>(fold32(mode, y_first + hw + j * (kThreads / 16), ny)) * y_stride + x;
+    float* lane_dst = fp + hw * fp_row + 4 * q;
+    for (int p = 0; p < np; ++p) {
+      const float* plane = base + static_cast<std::int64_t>(fold32(mode, s_first + p, ns)) * s_stride;
+      SB_FLEX_UNROLL
+      for (int j = 0; j < kRows; ++j) {
+        const float* src = plane + row_off[j];
+        float* dst = lane_dst + p * fp_plane + j * (kThreads / 16) * fp_row;
         if (whole) {
-          copy16_to_shared(dst, src + x);
+          copy16_to_shared(dst, src);
         } else {
           SB_FLEX_UNROLL
           for (int e = 0; e < 4; ++e) copy_to_shared(dst + e, src + xo[e]);
@@ -1051,7 +1062,6 @@ template <class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                         float* smem) {
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
-  static_assert(kRegP % kPlaneBatch == 0, "a sub-block is a whole number of batches");
   static constexpr int C = 1, V = 2;  // two adjacent columns per thread: 1024 on kThreads
   constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
   static_assert(SY * SX == V * kThreads, "every thread owns V columns of the patch");
@@ -1063,8 +1073,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   const int g_plane = L.g_plane;
   const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
   const int nsub = (count + kRegP - 1) / kRegP;
-  const int batches = (count + kPlaneBatch - 1) / kPlaneBatch;
-  constexpr int kBatchesPerSub = kRegP / kPlaneBatch;
+  const int batch = L.fp_batch;  // planes per batch, a divisor of kRegP (the planner)
+  const int batches = (count + batch - 1) / batch;
+  const int per_sub = kRegP / batch;  // batches per sub-block
+  const int S = L.fp_stages;           // batch buffers: S - 1 batches requested ahead
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
   float* g = smem + L.g;
@@ -1083,30 +1095,32 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) w.prev[k][e] = 0.f;
   });
-  auto buffer = [&](int k) { return smem + L.fp[k & 1]; };
+  const int buffer_step = L.fp[1] - L.fp[0];
+  auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
   auto request = [&](int k) {
-    const int t = k * kPlaneBatch;
-    issue_loads<C>(blk, P, T, t, count - t < kPlaneBatch ? count - t : kPlaneBatch, buffer(k));
+    const int t = k * batch;
+    issue_loads<C>(blk, P, T, t, count - t < batch ? count - t : batch, buffer(k));
     blk.commit_loads();
   };
-  request(0);
+  for (int k = 0; k < S - 1 && k < batches; ++k) request(k);
   for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
-    for (int j = 0; j < kBatchesPerSub; ++j) {
-      const int k = b * kBatchesPerSub + j;
+    for (int j = 0; j < per_sub; ++j) {
+      const int k = b * per_sub + j;
       if (k >= batches) break;
-      const int nbp = count - k * kPlaneBatch < kPlaneBatch ? count - k * kPlaneBatch : kPlaneBatch;
-      // Batch k is the only one requested and not waited for; after the barrier every
-      // thread sees it, and every thread is done with batch k - 1, whose buffer k + 1 takes.
-      blk.wait_loads(0);
+      const int nbp = count - k * batch < batch ? count - k * batch : batch;
+      // Batches k .. k + S - 2 are requested; wait for k. After the barrier every thread
+      // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
+      const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
+      blk.wait_loads(newer);
       blk.sync();
-      if (k + 1 < batches) request(k + 1);
+      if (k + S - 1 < batches) request(k + S - 1);
       if (!skip_plane) {
         float* fp = buffer(k);
         filter_patch_rows<C>(blk, P, nbp, fp);
         blk.sync();
-        filter_patch_columns<C>(blk, P, nbp, fp, g + j * kPlaneBatch * g_plane, g_plane, 0, SX);
+        filter_patch_columns<C>(blk, P, nbp, fp, g + j * batch * g_plane, g_plane, 0, SX);
       }
     }
     blk.sync();  // g holds the sub-block's np filtered planes

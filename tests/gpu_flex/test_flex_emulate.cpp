@@ -205,13 +205,23 @@ TEST_P(FlexEmulation, RegisterYxTileSameBitsAsRingOfSixteenPlanes) {
   const auto& [c, mode] = GetParam();
   if (c.extents.size() < 3 || c.channels != 1) GTEST_SKIP() << "stream_yx register tiles: one channel, D >= 3";
   const GridShape shape = GridShape::make(c.extents, c.channels);
-  for (std::int64_t range : {std::int64_t{0}, std::int64_t{3}, std::int64_t{17}}) {
+  struct Config {
+    std::int64_t range;
+    int batch, stages;
+  };
+  for (const Config& k : {Config{0, 4, 2}, Config{3, 4, 2}, Config{17, 4, 2}, Config{0, 2, 3}, Config{17, 2, 4},
+                          Config{0, 1, 8}, Config{3, 1, 5}}) {
+    const std::int64_t range = k.range;
     Tuning tun;
     tun.layout3d = Layout3D::yx_patches;
     tun.s_range = range;
+    tun.yx_batch = k.batch;
+    tun.yx_stages = k.stages;
     const Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
     ASSERT_EQ(plan.passes[0].kind, TileKind::stream_yx);
     ASSERT_EQ(plan.passes[0].regs, 2) << "the register tile";
+    ASSERT_EQ(plan.passes[0].smem.fp_batch, k.batch);
+    ASSERT_EQ(plan.passes[0].smem.fp_stages, k.stages);
     const Result regs = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
     DeviceLimits big;
     big.smem_bytes = 1 << 24;
@@ -222,13 +232,15 @@ TEST_P(FlexEmulation, RegisterYxTileSameBitsAsRingOfSixteenPlanes) {
     ASSERT_EQ(ring_plan.passes[0].p, kRegP);
     ASSERT_EQ(ring_plan.passes[0].s_range, plan.passes[0].s_range);
     const Result ring = run_case(c, mode, Variant::flexible, big, tun);
-    EXPECT_EQ(splinebench::testing::count_nan(regs.out), 0) << "range " << range;
-    EXPECT_LE(regs.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << "range " << range;
+    const std::string what = "range " + std::to_string(range) + " batch " + std::to_string(k.batch) + " stages " +
+                             std::to_string(k.stages);
+    EXPECT_EQ(splinebench::testing::count_nan(regs.out), 0) << what;
+    EXPECT_LE(regs.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << what;
     ASSERT_EQ(regs.out.size(), ring.out.size());
     std::size_t differ = 0;
     for (std::size_t i = 0; i < regs.out.size(); ++i)
       if (std::memcmp(&regs.out[i], &ring.out[i], sizeof(float)) != 0) ++differ;
-    EXPECT_EQ(differ, 0u) << "range " << range << ": values that differ from the ring";
+    EXPECT_EQ(differ, 0u) << what << ": values that differ from the ring";
   }
 }
 
