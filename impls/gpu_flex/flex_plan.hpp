@@ -26,7 +26,8 @@ enum class Variant { flexible, fixed };
 //                shared memory, streaming along y), then stream_only along each outer
 //                axis from D-3 down to 0 (3-D: two passes, ~2 reads + 2 writes).
 //   yx_patches : stream_yx (32x32 (y, x) patches with halos, streaming along D-3), then
-//                stream_only along each outer axis (3-D: one pass, 4.25x footprint reads).
+//                stream_only along each outer axis (3-D: one pass, 4.25x footprint reads;
+//                one channel: the register stream_yx tile).
 //   per_axis   : the fixed baseline's passes (rows, then stream_only per axis) inside
 //                the one launch.
 enum class Layout3D : std::int32_t { xy_planes = 0, yx_patches = 1, per_axis = 2 };

@@ -19,8 +19,9 @@
 //       once kHalo more planes are known, the anti-causal recursion runs back over the
 //       ring from zero and writes the finished planes (coalesced: consecutive threads
 //       own consecutive columns). `rows`: the filtered rows are written back.
-// The register tiles (stream_registers for stream_only, stream_x_registers for stream_x)
-// keep that window in registers instead of the ring, with the same bits.
+// The register tiles (stream_registers for stream_only, stream_x_registers for stream_x,
+// stream_yx_registers for one-channel stream_yx) keep that window in registers instead
+// of the ring, with the same bits as a ring of kRegP planes per sub-block.
 #pragma once
 
 #include <cmath>
