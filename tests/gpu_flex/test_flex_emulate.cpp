@@ -306,3 +306,23 @@ TEST(FlexPlan, TilesCoverEveryOutputOnce) {
 }
 
 }  // namespace
+
+// Planner knobs out of range are errors, not silently clamped plans.
+TEST(FlexPlan, BadYxKnobsAreErrors) {
+  const GridShape shape = GridShape::make({40, 40, 40}, 1);
+  for (auto [batch, stages] : {std::pair{3, 2}, std::pair{0, 2}, std::pair{32, 2}, std::pair{4, 1}}) {
+    Tuning tun;
+    tun.layout3d = Layout3D::yx_patches;
+    tun.yx_batch = batch;
+    tun.yx_stages = stages;
+    EXPECT_THROW(make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun), splinebench::Error)
+        << "yx_batch " << batch << " yx_stages " << stages;
+  }
+  // More stages than fit: the deepest that does (4 planes per batch: 2 on 227 KB).
+  Tuning tun;
+  tun.layout3d = Layout3D::yx_patches;
+  tun.yx_stages = 8;
+  const Plan plan = make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
+  EXPECT_EQ(plan.passes[0].smem.fp_stages, 2);
+  EXPECT_LE(plan.passes[0].smem.total * 4, DeviceLimits{}.smem_bytes);
+}
