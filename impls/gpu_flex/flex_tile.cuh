@@ -281,11 +281,9 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
     const SmemLayout& L = P.smem;
     switch (P.kind) {
       case TileKind::stream_yx: {
-        // Half a warp per footprint row. C == 1 rows that lie inside the axis and start
-        // 16-byte aligned go as 16-byte copies; the others value by value, folded.
-        // Fields in registers: P lives in parameter space behind a reference, which the
-        // compiler would otherwise reload (generic loads) in every row of the loop; at
-        // 91ab999 that made the loads of the register stream_yx tile take 1.9 ms at 512^3.
+        // C > 1 (one channel takes issue_patch_loads above): half a warp per footprint
+        // row, value by value, folded. Fields in registers: P lives in parameter space
+        // behind a reference, which the compiler would otherwise reload in every row.
         constexpr int FY = PlanePatch<C>::sy + 2 * kHalo;
         constexpr int FX = PlanePatch<C>::sx + 2 * kHalo;
         const int half = lane >> 4, q = lane & 15;
@@ -295,31 +293,14 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
         const int s_first = static_cast<int>(T.s0 - kHalo + t0), y_first = static_cast<int>(T.y0 - kHalo);
         const int xs = static_cast<int>(T.x0) - kHalo;
         const float* base = P.src + T.base;
-        const bool vec16 = C == 1 && (reinterpret_cast<std::uintptr_t>(base) & 15u) == 0 && (y_stride & 3) == 0 &&
-                           (s_stride & 3) == 0;
         for (int line = 2 * warp + half; line < np * FY; line += 2 * warps) {
           const int p = line / FY, r = line - (line / FY) * FY;
-          const int s = fold32(mode, s_first + p, ns);
-          const int y = fold32(mode, y_first + r, ny);
-          const float* src = base + s * s_stride + y * y_stride;
+          const float* src = base + fold32(mode, s_first + p, ns) * s_stride + fold32(mode, y_first + r, ny) * y_stride;
           float* dst = fp + p * fp_plane + r * fp_row;
-          if (vec16) {
-            // 16-byte chunks where they lie inside the axis, folded values elsewhere
-            // (xs is a multiple of 4: x0 is a multiple of the patch width).
-            for (int k = q; k < FX / 4; k += 16) {
-              const int x = xs + 4 * k;
-              if (x >= 0 && x + 4 <= nx) {
-                copy16_to_shared(dst + 4 * k, src + x);
-              } else {
-                for (int e = 0; e < 4; ++e) copy_to_shared(dst + 4 * k + e, src + fold32(mode, x + e, nx));
-              }
-            }
-          } else {
-            for (int v = q; v < FX * C; v += 16) {
-              const int i = v / C, ch = v - (v / C) * C;
-              const int x = fold32(mode, xs + i, nx);
-              copy_to_shared(dst + ch * fp_chan + i, src + static_cast<std::int64_t>(x) * C + ch);
-            }
+          for (int v = q; v < FX * C; v += 16) {
+            const int i = v / C, ch = v - (v / C) * C;
+            const int x = fold32(mode, xs + i, nx);
+            copy_to_shared(dst + ch * fp_chan + i, src + static_cast<std::int64_t>(x) * C + ch);
           }
         }
         break;
