@@ -930,6 +930,15 @@ template <int V>
 struct YWindow {
   float c[V];
   float prev[kRegP][V];
+  // The state of a stream that has seen nothing yet (both register tiles start so).
+  SPLINEBENCH_HD void clear() {
+  SB_FLEX_UNROLL
+    for (int e = 0; e < V; ++e) c[e] = 0.f;
+  SB_FLEX_UNROLL
+    for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) prev[k][e] = 0.f;
+  }
 };
 
 // Each thread's window: its own registers on the device, one per thread on the host.
@@ -969,15 +978,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   const int ncols = P.ncols;
 
-  blk.each([&](int tid, int) {
-    YWindow<V>& w = window(tid);
-  SB_FLEX_UNROLL
-    for (int e = 0; e < V; ++e) w.c[e] = 0.f;
-  SB_FLEX_UNROLL
-    for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-      for (int e = 0; e < V; ++e) w.prev[k][e] = 0.f;
-  });
+  blk.each([&](int tid, int) { window(tid).clear(); });
   // Sub-block b's footprint goes to buffer b % S; S - 1 sub-blocks are requested ahead.
   const int S = L.fp_stages;
   const int buffer_step = L.fp[1] - L.fp[0];
@@ -1068,15 +1069,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   const bool aligned = (reinterpret_cast<std::uintptr_t>(P.dst + T.base + T.x0) % 8) == 0 &&
                        P.y_stride % 2 == 0 && P.s_stride % 2 == 0;
 
-  blk.each([&](int tid, int) {
-    YWindow<V>& w = window(tid);
-  SB_FLEX_UNROLL
-    for (int e = 0; e < V; ++e) w.c[e] = 0.f;
-  SB_FLEX_UNROLL
-    for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-      for (int e = 0; e < V; ++e) w.prev[k][e] = 0.f;
-  });
+  blk.each([&](int tid, int) { window(tid).clear(); });
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
   auto request = [&](int k) {

@@ -53,6 +53,14 @@ Result run_case(const FlexCase& c, Mode mode, Variant variant, const DeviceLimit
   return r;
 }
 
+// Values whose bits differ between two outputs of the same length.
+std::size_t count_bit_differences(const std::vector<float>& a, const std::vector<float>& b) {
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) ++differ;
+  return differ;
+}
+
 class FlexEmulation : public ::testing::TestWithParam<std::tuple<FlexCase, Mode>> {};
 
 TEST_P(FlexEmulation, FlexibleAndFixedMatchOracle) {
@@ -188,9 +196,7 @@ TEST_P(FlexEmulation, RegisterStreamTileSameBitsAsSharedRing) {
     }
     if (!same_subblocks) continue;
     ++compared;
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < regs.out.size(); ++i)
-      if (std::memcmp(&regs.out[i], &ring.out[i], sizeof(float)) != 0) ++differ;
+    const std::size_t differ = count_bit_differences(regs.out, ring.out);
     EXPECT_EQ(differ, 0u) << what << ": values that differ from the shared-memory ring";
   }
   if (dims >= 2) {
@@ -237,9 +243,7 @@ TEST_P(FlexEmulation, RegisterYxTileSameBitsAsRingOfSixteenPlanes) {
     EXPECT_EQ(splinebench::testing::count_nan(regs.out), 0) << what;
     EXPECT_LE(regs.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << what;
     ASSERT_EQ(regs.out.size(), ring.out.size());
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < regs.out.size(); ++i)
-      if (std::memcmp(&regs.out[i], &ring.out[i], sizeof(float)) != 0) ++differ;
+    const std::size_t differ = count_bit_differences(regs.out, ring.out);
     EXPECT_EQ(differ, 0u) << what << ": values that differ from the ring";
   }
 }
