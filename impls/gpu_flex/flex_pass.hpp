@@ -94,9 +94,9 @@ struct SmemLayout {
 };
 
 // One pass over a batch: every tile of it does the same kind of work on a different
-// part of the data. Tiles are numbered slice by slice (slices never share a tile,
-// except for `rows`, whose tiles run over consecutive row units), and inside a slice
-// stream range first, then y patch, then x patch / column chunk, so that tiles taken
+// part of the data. Tiles are numbered slice group by slice group (a group is one
+// slice except in grouped stream_x passes; groups never span fields; `rows` tiles run
+// over consecutive row units instead), and inside a group stream range first, then y patch, then x patch / column chunk, so that tiles taken
 // at the same time are neighbours and share their halos in L2.
 struct PassDesc {
   TileKind kind = TileKind::rows;
@@ -106,6 +106,11 @@ struct PassDesc {
   std::int64_t slices = 0;            // independent blocks of data of one geometry
   std::int64_t slice_stride = 0;      // values between slices
   std::int64_t slices_per_field = 1;  // for the per-field pass counters
+  // Consecutive slices of one field per tile (the register stream_x tile only: narrow
+  // planes side by side, so that every thread has a column; 1 elsewhere), and the
+  // groups of them per field (the last group of a field may be short).
+  std::int32_t group = 1;
+  std::int64_t groups_per_field = 1;
 
   // Stream axis (stream_*): length, stride in values, outputs per tile, tiles.
   std::int64_t ns = 1, s_stride = 0, s_range = 1, s_tiles = 1;
@@ -126,7 +131,7 @@ struct PassDesc {
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
   std::int64_t units_per_tile = 1;
 
-  std::int64_t tiles_per_slice = 0;
+  std::int64_t tiles_per_slice = 0;  // per slice group (per slice where group == 1)
   std::int64_t tiles = 0;
 
   const float* src = nullptr;
@@ -147,12 +152,12 @@ struct LaunchDesc {
 // Field of tile `local` of pass P (rows: 0; a rows pass is never waited for).
 SPLINEBENCH_HD std::int64_t tile_field(const PassDesc& P, std::int64_t local) {
   if (P.kind == TileKind::rows) return 0;
-  return (local / P.tiles_per_slice) / P.slices_per_field;
+  return (local / P.tiles_per_slice) / P.groups_per_field;
 }
 // Tiles of one field in pass P: what a tile of the next pass waits for. A rows pass
 // (its tiles run across fields) counts as one group: the next pass waits for all of it.
 SPLINEBENCH_HD std::int64_t tiles_per_field(const PassDesc& P) {
-  return P.kind == TileKind::rows ? P.tiles : P.tiles_per_slice * P.slices_per_field;
+  return P.kind == TileKind::rows ? P.tiles : P.tiles_per_slice * P.groups_per_field;
 }
 // Counter a tile of field `field` waits on when `previous` is the pass before its own.
 SPLINEBENCH_HD std::int64_t wait_field(const PassDesc& previous, std::int64_t field) {

@@ -47,11 +47,50 @@ std::int64_t choose_range(std::int64_t ns, std::int64_t base, int resident, std:
   return best;
 }
 
+// Slice groups of a pass (P.group consecutive slices of one field per group).
+std::int64_t slice_groups(const PassDesc& P) {
+  return (P.slices / P.slices_per_field) * ceil_div(P.slices_per_field, P.group);
+}
+
 void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim, const Tuning& tun) {
-  P.s_range = choose_range(P.ns, P.slices * base_tiles, lim.resident_blocks, tun.s_range);
+  P.groups_per_field = ceil_div(P.slices_per_field, P.group);
+  const std::int64_t groups = slice_groups(P);
+  P.s_range = choose_range(P.ns, groups * base_tiles, lim.resident_blocks, tun.s_range);
   P.s_tiles = ceil_div(P.ns, P.s_range);
   P.tiles_per_slice = P.s_tiles * base_tiles;
-  P.tiles = P.tiles_per_slice * P.slices;
+  P.tiles = P.tiles_per_slice * groups;
+}
+
+// Slices per register stream_x tile. A tile streams its rows one sub-block after the
+// other, and a sub-block's time hardly depends on how many of the block's threads have
+// a column (H100: about 4 us per sub-block both at 512^3, 512 columns, and at 256^3,
+// 256 columns; bench/gpu_prefilter/README.md). Narrow planes therefore put several
+// slices side by side, to run the pass in fewer waves of the device. A group never
+// makes choose_range cut the stream axis into more ranges than one slice per tile
+// would (every range reads 2 kHalo extra rows): of the groups that keep the ranges, the
+// one with the fewest waves, and of equal ones the smallest (more blocks, more memory
+// requests in flight).
+int choose_group(const PassDesc& P, const DeviceLimits& lim, const Tuning& tun) {
+  const int most = static_cast<int>(std::min<std::int64_t>(kThreads / P.ncols, P.slices_per_field));
+  if (tun.x_group > 0) return std::clamp(tun.x_group, 1, std::max(most, 1));
+  const int resident = std::max(lim.resident_blocks, 1);
+  std::int64_t ranges = 0, best_waves = 0;
+  int best = 1;
+  for (int group = 1; group <= std::max(most, 1); group *= 2) {
+    PassDesc G = P;
+    G.group = group;
+    const std::int64_t base = slice_groups(G) * P.x_tiles;
+    const std::int64_t range = choose_range(P.ns, base, resident, tun.s_range);
+    const std::int64_t n = ceil_div(P.ns, range), waves = ceil_div(base * n, resident);
+    if (group == 1) {
+      ranges = n;
+      best_waves = waves;
+    } else if (n <= ranges && waves < best_waves) {
+      best = group;
+      best_waves = waves;
+    }
+  }
+  return best;
 }
 
 // Ring, causal state and the layout total for the stream kinds.
@@ -136,19 +175,26 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
     // y window in registers, one column per thread (wider patches keep the ring: two
     // columns per thread spill, and the 100-frame RGBA batch ran 0.094 -> 0.101 ms).
     // The deepest footprint pipeline (at most x_stages buffers) that fits.
+    // Each sub-block buffers kRegP rows of every slice of the group.
     PassDesc R = P;
     R.p = kRegP;
     R.regs = 1;
-    segment_smem(R, C);
-    const SmemLayout two = R.smem;
-    for (int stages = std::clamp(tun.x_stages, 2, 4); stages >= 2; --stages) {
-      R.smem = two;
-      R.smem.fp_stages = stages;
-      R.smem.g = stages * R.p * R.smem.fp_plane;
-      R.smem.total = R.smem.g + R.p * R.smem.g_plane;
-      if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
-        finish_stream(R, R.x_tiles, lim, tun);
-        return R;
+    for (int group = choose_group(P, lim, tun); group >= 1; group /= 2) {
+      R.group = group;
+      R.ncols = group * P.ncols;
+      segment_smem(R, C);
+      const SmemLayout two = R.smem;
+      const int rows = R.p * group;
+      for (int stages = std::clamp(tun.x_stages, 2, 4); stages >= 2; --stages) {
+        R.smem = two;
+        R.smem.fp_stages = stages;
+        R.smem.fp[1] = rows * R.smem.fp_plane;
+        R.smem.g = stages * rows * R.smem.fp_plane;
+        R.smem.total = R.smem.g + rows * R.smem.g_plane;
+        if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
+          finish_stream(R, R.x_tiles, lim, tun);
+          return R;
+        }
       }
     }
     // Not even two buffers fit: the shared-memory ring below, with fewer rows.
@@ -316,7 +362,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
       tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.yx_stages < 2)
+      tuning.x_group < 0 || tuning.yx_stages < 2)
     throw Error("gpu_flex: tuning values must be positive");
   if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
     throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
@@ -424,6 +470,7 @@ std::string describe(const Plan& plan) {
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
+    if (P.group > 1) o << ", " << P.group << " slices per tile";
     if (P.kind == TileKind::stream_yx && P.regs > 0)
       o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
@@ -450,7 +497,8 @@ Traffic traffic(const Plan& plan) {
         if (P.kind == TileKind::stream_yx)
           per_plane = static_cast<double>(P.y_tiles) * (P.sy + 2 * kHalo) * P.x_tiles * (P.sx + 2 * kHalo) * C;
         if (P.kind == TileKind::stream_only) per_plane = static_cast<double>(P.inner);
-        read = static_cast<double>(P.slices) * planes * per_plane;
+        // A field's short last slice group loads its last slice again for the missing ones.
+        read = static_cast<double>(slice_groups(P) * P.group) * planes * per_plane;
         written = static_cast<double>(P.slices) * P.ns * (P.kind == TileKind::stream_only ? P.inner : 0);
         if (P.kind == TileKind::stream_x) written = static_cast<double>(P.slices) * P.ns * P.nx * C;
         if (P.kind == TileKind::stream_yx) written = static_cast<double>(P.slices) * P.ns * P.ny * P.nx * C;

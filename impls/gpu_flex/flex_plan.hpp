@@ -65,6 +65,11 @@ struct Tuning {
   int x_stages = 2;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
+  // Register stream_x tiles: consecutive slices (planes of a field) per tile, side by
+  // side, for patches narrower than the block (0: the planner's choice, see
+  // flex_plan.cpp; otherwise at most this many, limited by threads and by the slices
+  // of one field).
+  int x_group = 0;
   // Register stream_yx tiles: footprint planes per batch (1, 2, 4, 8 or 16) and batch
   // buffers (2 to 8; fewer where shared memory is short): stages - 1 batches are in
   // flight while one is filtered.

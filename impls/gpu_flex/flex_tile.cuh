@@ -173,6 +173,7 @@ struct TileSpan {
   std::int64_t y0 = 0, x0 = 0, w0 = 0;
   std::int64_t u0 = 0, u1 = 0;  // rows: row units
   std::int64_t count = 0;       // planes (stream: outputs + 2 halos) or row units
+  std::int64_t nslices = 1;     // slices of the tile's group that exist (<= P.group)
 };
 
 SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
@@ -183,9 +184,13 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
     t.count = t.u1 - t.u0;
     return t;
   }
-  const std::int64_t slice = tile / P.tiles_per_slice;
-  std::int64_t r = tile - slice * P.tiles_per_slice;
-  t.base = slice * P.slice_stride;
+  // Group -> field and first slice: groups never span fields, and the last group of a
+  // field holds the slices that are left (with group == 1: slice = group index).
+  const std::int64_t grp = tile / P.tiles_per_slice;
+  std::int64_t r = tile - grp * P.tiles_per_slice;
+  const std::int64_t field = grp / P.groups_per_field, in_field = (grp - field * P.groups_per_field) * P.group;
+  t.base = (field * P.slices_per_field + in_field) * P.slice_stride;
+  t.nslices = P.slices_per_field - in_field < P.group ? P.slices_per_field - in_field : P.group;
   std::int64_t per_range = 1;
   if (P.kind == TileKind::stream_yx) per_range = P.y_tiles * P.x_tiles;
   if (P.kind == TileKind::stream_x) per_range = P.x_tiles;
@@ -313,7 +318,11 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
         // shorter than 2^30).
         const int nx = static_cast<int>(P.nx), fp_plane = L.fp_plane, fp_chan = L.fp_chan;
         const bool is_rows = P.kind == TileKind::rows;
-        for (int p = warp; p < np; p += warps) {
+        // stream_x: footprint row r is plane r / group of slice r % group of the tile's
+        // group; slices past the group's end (a field's short last group) load its last
+        // slice again, so every row holds real samples (never written back).
+        const int group = is_rows ? 1 : P.group, last_slice = static_cast<int>(T.nslices) - 1;
+        for (int p = warp; p < np * group; p += warps) {
           const float* src;
           int x0;
           if (is_rows) {
@@ -322,9 +331,10 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
             x0 = static_cast<int>((u - row * P.x_tiles) * P.sx);
             src = P.src + row * P.slice_stride;
           } else {
-            const std::int64_t s = folded(T.s0 - kHalo + t0 + p, P.ns);
+            const int plane = p / group, slice = p - plane * group;
+            const std::int64_t s = folded(T.s0 - kHalo + t0 + plane, P.ns);
             x0 = static_cast<int>(T.x0);
-            src = P.src + T.base + s * P.s_stride;
+            src = P.src + T.base + (slice < last_slice ? slice : last_slice) * P.slice_stride + s * P.s_stride;
           }
           float* dst = fp + p * fp_plane;
           if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
@@ -972,11 +982,14 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const int nsub = (count + kRegP - 1) / kRegP;
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
-  const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of this tile
+  const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of each slice of this tile
   float* dst0 = P.dst + T.base + T.x0 * C;
   const float* g = smem + L.g;
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   const int ncols = P.ncols;
+  // The tile's `group` slices side by side: column col is column col % width of slice
+  // col / width, and plane k of slice s is row k * group + s of the footprint and of g.
+  const int group = P.group, width = P.sx * C, nslices = static_cast<int>(T.nslices);
 
   blk.each([&](int tid, int) { window(tid).clear(); });
   // Sub-block b's footprint goes to buffer b % S; S - 1 sub-blocks are requested ahead.
@@ -997,7 +1010,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
     const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
     blk.wait_loads(newer);
     blk.sync();
-    if (!skip_plane) filter_row_segments<C>(blk, P, np, buffer(b), smem + L.g);
+    if (!skip_plane) filter_row_segments<C>(blk, P, np * group, buffer(b), smem + L.g);
     blk.sync();
     if (!skip_stream) {
       blk.each([&](int tid, int nt) {
@@ -1005,15 +1018,18 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
         (void)nt;
         const int col = V * tid;
         if (col >= ncols) return;
-        const std::int64_t left = limit - col;
+        const int slice = col / width, x = col - slice * width;
+        const std::int64_t left = slice < nslices ? limit - x : 0;
         const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
         YWindow<V>& w = window(tid);
+        const float* grow = g + slice * g_plane;
         float cur[kRegP][V];
   SB_FLEX_UNROLL
         for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + g_skew<C>(col + e)] : 0.f;
-        window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + col + T.s0 * stride, stride,
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * group * g_plane + g_skew<C>(x + e)] : 0.f;
+        window_step<V>(w.c, w.prev, cur, b, np, outputs,
+                       dst0 + static_cast<std::int64_t>(slice) * P.slice_stride + x + T.s0 * stride, stride,
                        [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
                          for (int e = 0; e < V; ++e)

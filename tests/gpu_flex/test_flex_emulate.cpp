@@ -248,6 +248,54 @@ TEST_P(FlexEmulation, RegisterYxTileSameBitsAsRingOfSixteenPlanes) {
   }
 }
 
+// Register stream_x tiles of several slices side by side (Tuning::x_group) against one
+// slice per tile: the same columns through the same operations, so the same bits, with
+// groups that divide the slices of a field and groups that leave a short last one.
+TEST_P(FlexEmulation, GroupedStreamXTileSameBitsAsOneSlicePerTile) {
+  const auto& [c, mode] = GetParam();
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  Tuning one;
+  one.x_group = 1;
+  const Plan plain = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, one);
+  const PassDesc& first = plain.passes[0];
+  if (first.kind != TileKind::stream_x || first.regs == 0) GTEST_SKIP() << "no register stream_x pass";
+  ASSERT_EQ(first.group, 1);
+  for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
+    for (int group : {2, 3, 4, 64}) {
+      Tuning tun = one;
+      tun.s_range = range;
+      tun.x_group = group;
+      const Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
+      const PassDesc& P = plan.passes[0];
+      const std::int64_t fits = std::min<std::int64_t>(kThreads / first.ncols, first.slices_per_field);
+      const std::string what = "x_group " + std::to_string(group) + " range " + std::to_string(range);
+      // The group asked for, limited by the threads and the slices of a field, and
+      // halved while its buffers do not fit in shared memory (they grow with the group).
+      const std::int64_t want = std::max<std::int64_t>(1, std::min<std::int64_t>(group, fits));
+      ASSERT_LE(P.group, want) << what;
+      if (P.group < want) {
+        EXPECT_GT(2 * std::int64_t{P.smem.total} * 4, DeviceLimits{}.smem_bytes) << what << ": a larger group fits";
+      }
+      EXPECT_EQ(P.ncols, P.group * first.ncols) << what;
+      EXPECT_EQ(P.groups_per_field, (first.slices_per_field + P.group - 1) / P.group) << what;
+      const Result r = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+      EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
+      EXPECT_LE(r.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << what;
+      // Bit for bit: the stream_x pass alone (profile_pass = 0), against one slice per
+      // tile over the same stream ranges (range 0 lets the planner pick them, and fewer
+      // tiles may make it pick other ones: other warm-up windows).
+      tun.profile_pass = 0;
+      Tuning single = tun;
+      single.x_group = 1;
+      single.s_range = P.s_range;
+      const Result grouped = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun);
+      const Result reference = run_case(c, mode, Variant::flexible, DeviceLimits{}, single);
+      EXPECT_EQ(count_bit_differences(grouped.out, reference.out), 0u)
+          << what << ": values that differ from one slice per tile";
+    }
+  }
+}
+
 std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
   return std::get<0>(info.param).name() + "_" + std::string(to_string(std::get<1>(info.param)));
 }
@@ -276,12 +324,13 @@ TEST(FlexOrder, OrderThatBreaksDependenciesIsRejected) {
 TEST(FlexPlan, TilesCoverEveryOutputOnce) {
   for (const auto& c : splinebench::testing::flex_small_cases()) {
     const GridShape shape = GridShape::make(c.extents, c.channels);
-    for (int config = 0; config < 4; ++config) {
+    for (int config = 0; config < 5; ++config) {
       const Variant v = config == 3 ? Variant::fixed : Variant::flexible;
       Tuning tun;
       tun.s_range = 3;
       tun.chunk_width = 5;
       if (config < 3) tun.layout3d = kAllLayouts[config];
+      if (config == 4) tun.x_group = 3;  // slice groups, short last groups included
       Plan plan = make_plan(shape, c.fields, Mode::half, v, DeviceLimits{}, tun);
       for (const auto& P : plan.passes) {
         std::int64_t outputs = 0;
@@ -296,7 +345,7 @@ TEST(FlexPlan, TilesCoverEveryOutputOnce) {
             std::int64_t w = 0;
             if (P.kind == TileKind::stream_yx)
               w = std::min<std::int64_t>(P.sy, P.ny - T.y0) * std::min<std::int64_t>(P.sx, P.nx - T.x0);
-            if (P.kind == TileKind::stream_x) w = std::min<std::int64_t>(P.sx, P.nx - T.x0);
+            if (P.kind == TileKind::stream_x) w = std::min<std::int64_t>(P.sx, P.nx - T.x0) * T.nslices;
             if (P.kind == TileKind::stream_only) w = std::min<std::int64_t>(P.w, P.inner - T.w0);
             ASSERT_GT(w, 0);
             outputs += (T.s1 - T.s0) * w;
@@ -329,4 +378,32 @@ TEST(FlexPlan, BadYxKnobsAreErrors) {
   const Plan plan = make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
   EXPECT_EQ(plan.passes[0].smem.fp_stages, 2);
   EXPECT_LE(plan.passes[0].smem.total * 4, DeviceLimits{}.smem_bytes);
+}
+
+// Where the planner groups slices (Tuning::x_group = 0): narrow planes that would take
+// several waves, never at the cost of more stream ranges.
+TEST(FlexPlan, StreamXGroupsNarrowPlanesWithoutMoreRanges) {
+  struct Expect {
+    std::vector<std::int64_t> extents;
+    int group;
+    std::int64_t tiles;
+  };
+  // 132 resident blocks (DeviceLimits{}): 512^3 has 512 columns per plane already;
+  // 256^3 takes one wave instead of two; 128^3 would need 4 ranges per plane to fill
+  // the device with groups, so it keeps one slice per tile; 48^4 has 64-column patches.
+  for (const Expect& e : {Expect{{512, 512, 512}, 1, 512}, Expect{{256, 256, 256}, 2, 128},
+                          Expect{{128, 128, 128}, 1, 128}, Expect{{48, 48, 48, 48}, 8, 288}}) {
+    const Plan plan = make_plan(GridShape::make(e.extents, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{});
+    const PassDesc& P = plan.passes[0];
+    ASSERT_EQ(P.kind, TileKind::stream_x);
+    ASSERT_GT(P.regs, 0);
+    EXPECT_EQ(P.group, e.group) << e.extents[0];
+    EXPECT_EQ(P.tiles, e.tiles) << e.extents[0];
+    EXPECT_EQ(P.s_tiles, 1) << e.extents[0];
+    EXPECT_LE(P.smem.total * 4, DeviceLimits{}.smem_bytes);
+  }
+  Tuning bad;
+  bad.x_group = -1;
+  EXPECT_THROW(make_plan(GridShape::make({8, 8, 8}, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{}, bad),
+               splinebench::Error);
 }

@@ -266,6 +266,39 @@ TEST(GpuFlex, RegisterYxTileBatchesMatchEmulation) {
   }
 }
 
+// Register stream_x tiles of several slices side by side (Tuning::x_group): groups that
+// divide a field's slices and short last groups, whole and short stream ranges, field
+// batches; on the device against the emulation (bit for bit), the oracle, and the
+// adversarial order.
+TEST(GpuFlex, GroupedStreamXTileMatchesEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45, 33}, 1, 1}, {{20, 50, 40}, 2, 1}, {{3, 5, 7}, 1, 2},
+                                                 {{5, 3, 9, 34}, 2, 2}, {{9, 7, 40, 48}, 1, 1}}) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 9);
+    const std::vector<double> ref = oracle(shape, c.fields, Mode::mirror, in);
+    for (int group : {2, 3, 8}) {
+      for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
+        LaunchOptions opt;
+        opt.tuning.x_group = group;
+        opt.tuning.s_range = range;
+        const DeviceRun r = run_device(Variant::flexible, shape, c.fields, Mode::mirror, in, opt);
+        const std::string what =
+            c.name() + " x_group " + std::to_string(group) + " range " + std::to_string(range) + "; " + r.description;
+        EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
+        EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
+        EXPECT_EQ(bit_difference(r.out, run_emulated(Variant::flexible, shape, c.fields, Mode::mirror, in, opt.tuning)),
+                  "")
+            << what;
+        opt.adversarial = true;
+        opt.seed = 5;
+        EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::mirror, in, opt).out, r.out), "")
+            << what << " adversarial";
+      }
+    }
+  }
+}
+
 // Sizes of the benchmark's kind, against the oracle (emulation too slow here).
 TEST(GpuFlex, LargeCasesMatchOracle) {
   SKIP_WITHOUT_DEVICE();
@@ -296,6 +329,18 @@ TEST(FlexSanitizer, EveryKindOnce) {
               "");
     // D >= 3 with the other layouts in the one launch, adversarial too.
     if (shape.dims < 3) continue;
+    {
+      // Register stream_x tiles of 3 slices each (short last groups where the slices
+      // of a field are not a multiple of 3), adversarial: the same bits as the plain order.
+      LaunchOptions grouped;
+      grouped.tuning.x_group = 3;
+      const DeviceRun g = run_device(Variant::flexible, shape, c.fields, Mode::half, in, grouped);
+      EXPECT_LE(splinebench::testing::rel_l2(g.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims))
+          << g.description;
+      grouped.adversarial = true;
+      EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, grouped).out, g.out), "")
+          << "x_group 3";
+    }
     for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
       SCOPED_TRACE(std::string(to_string(layout)));
       LaunchOptions other;
