@@ -188,9 +188,13 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
   // field holds the slices that are left (with group == 1: slice = group index).
   const std::int64_t grp = tile / P.tiles_per_slice;
   std::int64_t r = tile - grp * P.tiles_per_slice;
-  const std::int64_t field = grp / P.groups_per_field, in_field = (grp - field * P.groups_per_field) * P.group;
-  t.base = (field * P.slices_per_field + in_field) * P.slice_stride;
-  t.nslices = P.slices_per_field - in_field < P.group ? P.slices_per_field - in_field : P.group;
+  if (P.group == 1) {
+    t.base = grp * P.slice_stride;
+  } else {
+    const std::int64_t field = grp / P.groups_per_field, in_field = (grp - field * P.groups_per_field) * P.group;
+    t.base = (field * P.slices_per_field + in_field) * P.slice_stride;
+    t.nslices = P.slices_per_field - in_field < P.group ? P.slices_per_field - in_field : P.group;
+  }
   std::int64_t per_range = 1;
   if (P.kind == TileKind::stream_yx) per_range = P.y_tiles * P.x_tiles;
   if (P.kind == TileKind::stream_x) per_range = P.x_tiles;
@@ -268,7 +272,10 @@ SPLINEBENCH_HD void issue_patch_loads(const Block& blk, const PassDesc& P, const
 // folded in 32-bit arithmetic (fold32: axes are shorter than 2^30): the 64-bit remainder
 // of fold() is a call, which the halo lanes of every row ran once per value (at
 // 56da388 the stream_x pass's loads alone took 0.60 ms at 512^3, stream_only's 0.24).
-template <int C, class Block>
+// kGrouped: a stream_x tile of P.group slices (rows of every slice per plane); a
+// template switch, so the tiles of one slice run exactly the code they ran before
+// grouping existed (a run-time group cost 9% at 512^3 on the H100, tools/device/ab_bench.sh).
+template <int C, bool kGrouped = false, class Block>
 SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                 float* fp) {
   if constexpr (C == 1) {
@@ -321,7 +328,7 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
         // stream_x: footprint row r is plane r / group of slice r % group of the tile's
         // group; slices past the group's end (a field's short last group) load its last
         // slice again, so every row holds real samples (never written back).
-        const int group = is_rows ? 1 : P.group, last_slice = static_cast<int>(T.nslices) - 1;
+        const int group = kGrouped ? P.group : 1, last_slice = static_cast<int>(T.nslices) - 1;
         for (int p = warp; p < np * group; p += warps) {
           const float* src;
           int x0;
@@ -330,11 +337,15 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
             const std::int64_t row = u / P.x_tiles;
             x0 = static_cast<int>((u - row * P.x_tiles) * P.sx);
             src = P.src + row * P.slice_stride;
-          } else {
+          } else if (kGrouped) {
             const int plane = p / group, slice = p - plane * group;
             const std::int64_t s = folded(T.s0 - kHalo + t0 + plane, P.ns);
             x0 = static_cast<int>(T.x0);
             src = P.src + T.base + (slice < last_slice ? slice : last_slice) * P.slice_stride + s * P.s_stride;
+          } else {
+            const std::int64_t s = folded(T.s0 - kHalo + t0 + p, P.ns);
+            x0 = static_cast<int>(T.x0);
+            src = P.src + T.base + s * P.s_stride;
           }
           float* dst = fp + p * fp_plane;
           if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
@@ -964,7 +975,9 @@ struct YWindows {
 #endif
 };
 
-template <int C, class Block>
+// kGrouped: the tile holds P.group slices side by side (Tuning::x_group); a template
+// switch, like issue_loads's, so one-slice tiles keep their code.
+template <int C, bool kGrouped, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                        float* smem) {
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
@@ -989,7 +1002,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const int ncols = P.ncols;
   // The tile's `group` slices side by side: column col is column col % width of slice
   // col / width, and plane k of slice s is row k * group + s of the footprint and of g.
-  const int group = P.group, width = P.sx * C, nslices = static_cast<int>(T.nslices);
+  const int group = kGrouped ? P.group : 1, width = P.sx * C, nslices = static_cast<int>(T.nslices);
 
   blk.each([&](int tid, int) { window(tid).clear(); });
   // Sub-block b's footprint goes to buffer b % S; S - 1 sub-blocks are requested ahead.
@@ -998,7 +1011,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
   auto request = [&](int b) {
     const int t = b * kRegP;
-    issue_loads<C>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b));
+    issue_loads<C, kGrouped>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b));
     blk.commit_loads();
   };
   for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
@@ -1018,18 +1031,20 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
         (void)nt;
         const int col = V * tid;
         if (col >= ncols) return;
-        const int slice = col / width, x = col - slice * width;
+        const int slice = kGrouped ? col / width : 0, x = col - slice * width;
         const std::int64_t left = slice < nslices ? limit - x : 0;
         const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
         YWindow<V>& w = window(tid);
         const float* grow = g + slice * g_plane;
+        const int row_step = group * g_plane;  // plane k + 1 of this slice in g
         float cur[kRegP][V];
   SB_FLEX_UNROLL
         for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * group * g_plane + g_skew<C>(x + e)] : 0.f;
-        window_step<V>(w.c, w.prev, cur, b, np, outputs,
-                       dst0 + static_cast<std::int64_t>(slice) * P.slice_stride + x + T.s0 * stride, stride,
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * row_step + g_skew<C>(x + e)] : 0.f;
+        float* out0 = dst0 + x + T.s0 * stride;
+        if (kGrouped) out0 += static_cast<std::int64_t>(slice) * P.slice_stride;
+        window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
                        [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
                          for (int e = 0; e < V; ++e)
@@ -1151,7 +1166,10 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
   const TileSpan T = decode_tile(P, tile);
   if (P.kind == TileKind::stream_x && P.regs > 0) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
-    stream_x_registers<C>(blk, P, T, smem);
+    if (P.group > 1)
+      stream_x_registers<C, true>(blk, P, T, smem);
+    else
+      stream_x_registers<C, false>(blk, P, T, smem);
     return;
   }
   if constexpr (C == 1) {
