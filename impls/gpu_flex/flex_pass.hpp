@@ -85,6 +85,7 @@ struct SmemLayout {
   // The register stream_yx tile: footprint planes per batch (a divisor of kRegP); batch
   // k goes to buffer k % fp_stages, buffer k at fp[0] + k * (fp[1] - fp[0]).
   std::int32_t fp_batch = 0;
+  std::int32_t xfold = 0;     // register stream_x tile: folded x per footprint position (ints)
   std::int32_t g_plane = 0;   // one plane of filtered rows (rows, stream_x)
   std::int32_t g = 0;
   std::int32_t ring = 0;      // causal results waiting for the anti-causal pass

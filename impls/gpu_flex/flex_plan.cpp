@@ -190,7 +190,8 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
         R.smem.fp_stages = stages;
         R.smem.fp[1] = rows * R.smem.fp_plane;
         R.smem.g = stages * rows * R.smem.fp_plane;
-        R.smem.total = R.smem.g + rows * R.smem.g_plane;
+        R.smem.xfold = R.smem.g + rows * R.smem.g_plane;
+        R.smem.total = R.smem.xfold + static_cast<std::int32_t>(round_up(R.sx + 2 * kHalo, 4));
         if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
           finish_stream(R, R.x_tiles, lim, tun);
           return R;

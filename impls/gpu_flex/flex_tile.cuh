@@ -272,10 +272,7 @@ SPLINEBENCH_HD void issue_patch_loads(const Block& blk, const PassDesc& P, const
 // folded in 32-bit arithmetic (fold32: axes are shorter than 2^30): the 64-bit remainder
 // of fold() is a call, which the halo lanes of every row ran once per value (at
 // 56da388 the stream_x pass's loads alone took 0.60 ms at 512^3, stream_only's 0.24).
-// kGrouped: a stream_x tile of P.group slices (rows of every slice per plane); a
-// template switch, so the tiles of one slice run exactly the code they ran before
-// grouping existed (a run-time group cost 9% at 512^3 on the H100, tools/device/ab_bench.sh).
-template <int C, bool kGrouped = false, class Block>
+template <int C, class Block>
 SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                 float* fp) {
   if constexpr (C == 1) {
@@ -325,11 +322,7 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
         // shorter than 2^30).
         const int nx = static_cast<int>(P.nx), fp_plane = L.fp_plane, fp_chan = L.fp_chan;
         const bool is_rows = P.kind == TileKind::rows;
-        // stream_x: footprint row r is plane r / group of slice r % group of the tile's
-        // group; slices past the group's end (a field's short last group) load its last
-        // slice again, so every row holds real samples (never written back).
-        const int group = kGrouped ? P.group : 1, last_slice = static_cast<int>(T.nslices) - 1;
-        for (int p = warp; p < np * group; p += warps) {
+        for (int p = warp; p < np; p += warps) {
           const float* src;
           int x0;
           if (is_rows) {
@@ -337,11 +330,6 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
             const std::int64_t row = u / P.x_tiles;
             x0 = static_cast<int>((u - row * P.x_tiles) * P.sx);
             src = P.src + row * P.slice_stride;
-          } else if (kGrouped) {
-            const int plane = p / group, slice = p - plane * group;
-            const std::int64_t s = folded(T.s0 - kHalo + t0 + plane, P.ns);
-            x0 = static_cast<int>(T.x0);
-            src = P.src + T.base + (slice < last_slice ? slice : last_slice) * P.slice_stride + s * P.s_stride;
           } else {
             const std::int64_t s = folded(T.s0 - kHalo + t0 + p, P.ns);
             x0 = static_cast<int>(T.x0);
@@ -392,6 +380,64 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
         break;
       }
     }
+  });
+}
+
+// The register stream_x tile's footprints: kRegP rows of sx + 2 kHalo samples per
+// slice of the tile's group (row r = plane r / group of slice r % group; slices past a
+// field's short last group load its last slice again: real samples, never written
+// back). The x positions are the same for every row of the tile, so their folds are
+// computed once per tile (fill_row_folds, `xfold` in shared memory) and a halo position
+// costs a shared load. (With fold32 per halo value and the pass fields reloaded per
+// row, the loads of the 256^3 x-y pass were 35% of its executed instructions under
+// Nsight Compute.) Whole, aligned 16-byte groups go as 16-byte copies.
+template <int C, bool kGrouped, class Block>
+SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const TileSpan& T, int t0, int np, float* fp,
+                                    const int* xfold) {
+  blk.each([&](int tid, int nt) {
+    const int warp = tid >> 5, lane = tid & 31, warps = nt >> 5;
+    const int mode = P.mode, ns = static_cast<int>(P.ns), nx = static_cast<int>(P.nx);
+    const int fx = P.sx + 2 * kHalo, fp_plane = P.smem.fp_plane, fp_chan = P.smem.fp_chan;
+    const std::int64_t s_stride = P.s_stride, slice_stride = P.slice_stride;
+    const int group = kGrouped ? P.group : 1, last_slice = static_cast<int>(T.nslices) - 1;
+    const int s_first = static_cast<int>(T.s0) - kHalo + t0, x_first = static_cast<int>(T.x0) - kHalo;
+    const float* base = P.src + T.base;
+    for (int r = warp; r < np * group; r += warps) {
+      const int plane = kGrouped ? r / group : r, slice = kGrouped ? r - plane * group : 0;
+      const float* src = base + static_cast<std::int64_t>(fold32(mode, s_first + plane, ns)) * s_stride;
+      if (kGrouped) src += static_cast<std::int64_t>(slice < last_slice ? slice : last_slice) * slice_stride;
+      float* dst = fp + r * fp_plane;
+      if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
+        // x_first is a multiple of 4 (patches are multiples of kSegment samples).
+        for (int k = lane; k < fx / 4; k += 32) {
+          const int x = x_first + 4 * k;
+          float* to = dst + fp_skew<C>(4 * k);
+          if (x >= 0 && x <= nx - 4) {
+            copy16_to_shared(to, src + x);
+          } else {
+            SB_FLEX_UNROLL
+            for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + xfold[4 * k + e]);
+          }
+        }
+      } else {
+        for (int i = lane; i < fx; i += 32) {
+          const float* from = src + static_cast<std::int64_t>(xfold[i]) * C;
+          float* to = dst + fp_skew<C>(i);
+          SB_FLEX_UNROLL
+          for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * fp_chan, from + ch);
+        }
+      }
+    }
+  });
+}
+
+// The folded x of every footprint position of a stream_x tile (for issue_row_loads).
+template <class Block>
+SPLINEBENCH_HD void fill_row_folds(const Block& blk, const PassDesc& P, const TileSpan& T, int* xfold) {
+  blk.each([&](int tid, int nt) {
+    const int mode = P.mode, nx = static_cast<int>(P.nx), fx = P.sx + 2 * kHalo;
+    const int x_first = static_cast<int>(T.x0) - kHalo;
+    for (int i = tid; i < fx; i += nt) xfold[i] = fold32(mode, x_first + i, nx);
   });
 }
 
@@ -1009,11 +1055,15 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const int S = L.fp_stages;
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
+  const int* xfold = reinterpret_cast<const int*>(smem + L.xfold);
   auto request = [&](int b) {
     const int t = b * kRegP;
-    issue_loads<C, kGrouped>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b));
+    issue_row_loads<C, kGrouped>(blk, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b), xfold);
     blk.commit_loads();
   };
+  // The previous tile's loads finished before its last barrier; its xfold is free.
+  fill_row_folds(blk, P, T, reinterpret_cast<int*>(smem + L.xfold));
+  blk.sync();
   for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
   for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
