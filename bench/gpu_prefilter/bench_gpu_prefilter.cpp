@@ -66,6 +66,7 @@ flex::Tuning parse_tuning(const std::string& text) {
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
       {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
+      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
       {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;
@@ -401,6 +402,18 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.x_patch = patch;
     variants.push_back({"x_patch=" + std::to_string(patch), t});
+  }
+  // The stream_only tile fed by bulk copies (the default) against per-thread loads, and
+  // its buffer count.
+  {
+    flex::Tuning t;
+    t.stream_bulk = 0;
+    variants.push_back({"stream_bulk=0", t});
+  }
+  for (int stages : {2, 4}) {
+    flex::Tuning t;
+    t.bulk_stages = stages;
+    variants.push_back({"bulk_stages=" + std::to_string(stages), t});
   }
   // Slices per register stream_x tile (0 = the planner's choice, the default row).
   for (int group : {1, 2, 4, 8}) {

@@ -91,6 +91,7 @@ struct SmemLayout {
   std::int32_t ring = 0;      // causal results waiting for the anti-causal pass
   std::int32_t ring_len = 0;  // entries per column: p + kHalo
   std::int32_t cz = 0;        // causal state per column
+  std::int32_t bars = 0;      // bulk stream_only tile: fp_stages mbarriers (8 bytes each)
   std::int32_t total = 0;
 };
 
@@ -128,6 +129,7 @@ struct PassDesc {
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
   std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
+  std::int32_t bulk = 0;       // stream_only register tile fed by bulk copies (flex_tile.cuh, stream_bulk)
   std::int32_t ncols = 0;      // columns of the stream filter
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
   std::int64_t units_per_tile = 1;

@@ -316,6 +316,22 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
     P.p = kRegP;
     const bool even = P.w % 2 == 0;
     P.regs = even && (tun.stream_vec >= 2 || (tun.stream_vec == 0 && P.ncols >= 2 * kThreads)) ? 2 : 1;
+    if (tun.stream_bulk != 0 && P.regs == 2 && P.w == 2 * kThreads) {
+      // Bulk copies into bulk_stages buffers of kRegP planes, then the mbarriers.
+      for (int stages = std::max(tun.bulk_stages, 2); stages >= 2; --stages) {
+        L.fp_plane = P.w;
+        L.fp[0] = 0;
+        L.fp[1] = kRegP * P.w;
+        L.fp_stages = stages;
+        L.bars = stages * kRegP * P.w;  // a multiple of 2 floats: 8-byte aligned
+        L.total = L.bars + 2 * stages;
+        if (static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
+          P.bulk = 1;
+          break;
+        }
+      }
+      if (P.bulk == 0) L = SmemLayout{};  // no room: stream_registers
+    }
     finish_stream(P, P.w_tiles, lim, tun);
     return P;
   }
@@ -363,7 +379,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
       tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.x_group < 0 || tuning.yx_stages < 2)
+      tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
     throw Error("gpu_flex: tuning values must be positive");
   if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
     throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
@@ -470,6 +486,7 @@ std::string describe(const Plan& plan) {
     o << ", p=" << P.p;
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
+    if (P.bulk > 0) o << ", bulk copies, " << P.smem.fp_stages << " stages";
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
     if (P.group > 1) o << ", " << P.group << " slices per tile";
     if (P.kind == TileKind::stream_yx && P.regs > 0)

@@ -75,6 +75,12 @@ struct Tuning {
   // flight while one is filtered.
   int yx_batch = kPlaneBatch;
   int yx_stages = 2;
+  // Register stream_only tiles of two columns per thread over whole chunks of
+  // 2 * kThreads columns: 1 = fed through shared memory by bulk copies (flex_tile.cuh,
+  // stream_bulk) in bulk_stages buffers of kRegP planes (fewer where shared memory is
+  // short; at least 2); 0 = each thread loads its own columns (stream_registers).
+  int stream_bulk = 1;
+  int bulk_stages = 3;
 };
 
 struct Plan {

@@ -296,6 +296,42 @@ TEST_P(FlexEmulation, GroupedStreamXTileSameBitsAsOneSlicePerTile) {
   }
 }
 
+// The stream_only register tile fed by bulk copies (Tuning::stream_bulk = 1, the
+// default) against the same tile loading its own columns (stream_bulk = 0): the same
+// values through the same window, so the same bits, with 2 to 4 buffers and short
+// ranges. Chunks that are partial or whose rows are not 16-byte aligned take the plain
+// register tile inside a bulk pass.
+TEST_P(FlexEmulation, BulkStreamTileSameBitsAsRegisterTile) {
+  const auto& [c, mode] = GetParam();
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  for (Variant v : {Variant::flexible, Variant::fixed}) {
+    for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
+      Tuning plain;
+      plain.stream_bulk = 0;
+      plain.s_range = range;
+      const Result reference = run_case(c, mode, v, DeviceLimits{}, plain);
+      for (int stages : {2, 3, 4}) {
+        Tuning tun = plain;
+        tun.stream_bulk = 1;
+        tun.bulk_stages = stages;
+        const Plan plan = make_plan(shape, c.fields, mode, v, DeviceLimits{}, tun);
+        for (const auto& P : plan.passes) {
+          if (P.bulk == 0) continue;
+          EXPECT_EQ(P.kind, TileKind::stream_only);
+          EXPECT_EQ(P.w, 2 * kThreads);
+          EXPECT_EQ(P.smem.fp_stages, stages);
+          EXPECT_LE(P.smem.total * 4, DeviceLimits{}.smem_bytes);
+        }
+        const Result r = run_case(c, mode, v, DeviceLimits{}, tun);
+        const std::string what = std::string(v == Variant::fixed ? "fixed" : "flexible") + " range " +
+                                 std::to_string(range) + " stages " + std::to_string(stages);
+        EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
+        EXPECT_EQ(count_bit_differences(r.out, reference.out), 0u) << what << ": values that differ from stream_registers";
+      }
+    }
+  }
+}
+
 std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
   return std::get<0>(info.param).name() + "_" + std::string(to_string(std::get<1>(info.param)));
 }
@@ -406,4 +442,31 @@ TEST(FlexPlan, StreamXGroupsNarrowPlanesWithoutMoreRanges) {
   bad.x_group = -1;
   EXPECT_THROW(make_plan(GridShape::make({8, 8, 8}, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{}, bad),
                splinebench::Error);
+}
+
+// The bulk stream_only tile is taken where it applies: whole 1024-column chunks of an
+// aligned axis run through it (and the planner falls back to stream_registers where
+// its buffers do not fit).
+TEST(FlexPlan, BulkTileTakesWholeAlignedChunks) {
+  const GridShape shape = GridShape::make({40, 48, 64}, 1);  // inner 3072: three whole chunks
+  Plan plan = make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{});
+  ASSERT_EQ(plan.passes.size(), 2u);
+  const PassDesc& P = plan.passes[1];
+  ASSERT_EQ(P.kind, TileKind::stream_only);
+  EXPECT_EQ(P.bulk, 1);
+  EXPECT_EQ(P.smem.fp_stages, 3);
+  std::vector<float> in(static_cast<std::size_t>(shape.values()), 1.f), out(in.size()), tmp(in.size());
+  bind_buffers(plan, in.data(), out.data(), tmp.data());
+  int fits = 0;
+  for (std::int64_t t = 0; t < plan.passes[1].tiles; ++t)
+    fits += gpu::flex::bulk_fits(plan.passes[1], gpu::flex::decode_tile(plan.passes[1], t)) ? 1 : 0;
+  EXPECT_EQ(fits, plan.passes[1].tiles);
+  DeviceLimits small;
+  small.smem_bytes = 100 * 1024;  // not even two buffers of 64 KB
+  const Plan fallback = make_plan(shape, 1, Mode::mirror, Variant::flexible, small);
+  EXPECT_EQ(fallback.passes[1].bulk, 0);
+  EXPECT_EQ(fallback.passes[1].regs, 2);
+  Tuning bad;
+  bad.bulk_stages = 1;
+  EXPECT_THROW(make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{}, bad), splinebench::Error);
 }

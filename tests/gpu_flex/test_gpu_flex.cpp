@@ -299,6 +299,40 @@ TEST(GpuFlex, GroupedStreamXTileMatchesEmulation) {
   }
 }
 
+// The stream_only tile fed by bulk copies with 2 to 4 buffers, whole and short ranges,
+// chunks that take it and chunks that fall back (partial, unaligned), on the device
+// against the emulation (bit for bit), the oracle, and the adversarial order.
+TEST(GpuFlex, BulkStreamTileMatchesEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FlexCase& c : std::vector<FlexCase>{{{40, 48, 64}, 1, 1}, {{20, 50, 40}, 2, 1}, {{37, 45, 33}, 1, 1},
+                                                 {{5, 3, 9, 34}, 2, 2}, {{9, 4, 16, 64}, 1, 2}}) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 10);
+    const std::vector<double> ref = oracle(shape, c.fields, Mode::half, in);
+    for (int stages : {2, 3, 4}) {
+      for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
+        for (Variant v : {Variant::flexible, Variant::fixed}) {
+          LaunchOptions opt;
+          opt.tuning.bulk_stages = stages;
+          opt.tuning.s_range = range;
+          const DeviceRun r = run_device(v, shape, c.fields, Mode::half, in, opt);
+          const std::string what = c.name() + " stages " + std::to_string(stages) + " range " + std::to_string(range) +
+                                   "; " + r.description;
+          EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
+          EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
+          EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, Mode::half, in, opt.tuning)), "") << what;
+          if (v == Variant::flexible) {
+            opt.adversarial = true;
+            opt.seed = 3;
+            EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, Mode::half, in, opt).out, r.out), "")
+                << what << " adversarial";
+          }
+        }
+      }
+    }
+  }
+}
+
 // Sizes of the benchmark's kind, against the oracle (emulation too slow here).
 TEST(GpuFlex, LargeCasesMatchOracle) {
   SKIP_WITHOUT_DEVICE();
@@ -315,7 +349,8 @@ TEST(GpuFlex, LargeCasesMatchOracle) {
 // multi-pass launch (D = 4, 5) with its cross-block waits, in both debug orders.
 TEST(FlexSanitizer, EveryKindOnce) {
   SKIP_WITHOUT_DEVICE();
-  const std::vector<FlexCase> cases = {{{1000}, 1, 2},     {{37, 45}, 2, 2},  {{20, 50, 40}, 1, 1},
+  // 20x50x40 and 9x4x16x64 also run the bulk stream_only tile (whole aligned chunks).
+  const std::vector<FlexCase> cases = {{{1000}, 1, 2},     {{37, 45}, 2, 2},  {{20, 50, 40}, 1, 1}, {{9, 4, 16, 64}, 1, 1},
                                        {{17, 19, 21}, 4, 1}, {{5, 3, 9, 34}, 2, 2}, {{2, 3, 2, 3, 4}, 1, 2}};
   for (const FlexCase& c : cases) {
     SCOPED_TRACE(c.name());
