@@ -410,7 +410,7 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.stream_bulk = 0;
     variants.push_back({"stream_bulk=0", t});
   }
-  for (int stages : {2, 4}) {
+  for (int stages : {3, 4}) {
     flex::Tuning t;
     t.bulk_stages = stages;
     variants.push_back({"bulk_stages=" + std::to_string(stages), t});

@@ -79,8 +79,10 @@ struct Tuning {
   // 2 * kThreads columns: 1 = fed through shared memory by bulk copies (flex_tile.cuh,
   // stream_bulk) in bulk_stages buffers of kRegP planes (fewer where shared memory is
   // short; at least 2); 0 = each thread loads its own columns (stream_registers).
+  // 2 buffers measured fastest on the H100: 3 (192 KB) leave the x-y pass of the same
+  // launch less L1 (bench/gpu_prefilter/README.md).
   int stream_bulk = 1;
-  int bulk_stages = 3;
+  int bulk_stages = 2;
 };
 
 struct Plan {

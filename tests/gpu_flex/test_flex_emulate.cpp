@@ -454,7 +454,7 @@ TEST(FlexPlan, BulkTileTakesWholeAlignedChunks) {
   const PassDesc& P = plan.passes[1];
   ASSERT_EQ(P.kind, TileKind::stream_only);
   EXPECT_EQ(P.bulk, 1);
-  EXPECT_EQ(P.smem.fp_stages, 3);
+  EXPECT_EQ(P.smem.fp_stages, 2);
   std::vector<float> in(static_cast<std::size_t>(shape.values()), 1.f), out(in.size()), tmp(in.size());
   bind_buffers(plan, in.data(), out.data(), tmp.data());
   int fits = 0;
