@@ -319,7 +319,12 @@ TEST_P(FlexEmulation, BulkStreamTileSameBitsAsRegisterTile) {
           if (P.bulk == 0) continue;
           EXPECT_EQ(P.kind, TileKind::stream_only);
           EXPECT_EQ(P.w, 2 * kThreads);
-          EXPECT_EQ(P.smem.fp_stages, stages);
+          // The buffers asked for, or as many as fit (4 x 64 KB do not).
+          EXPECT_LE(P.smem.fp_stages, stages);
+          EXPECT_GE(P.smem.fp_stages, 2);
+          if (P.smem.fp_stages < stages) {
+            EXPECT_GT(std::int64_t{P.smem.fp_stages + 1} * kRegP * P.w * 4, DeviceLimits{}.smem_bytes);
+          }
           EXPECT_LE(P.smem.total * 4, DeviceLimits{}.smem_bytes);
         }
         const Result r = run_case(c, mode, v, DeviceLimits{}, tun);
