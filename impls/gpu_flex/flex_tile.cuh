@@ -1066,7 +1066,9 @@ struct YWindows {
 };
 
 // kGrouped: the tile holds P.group slices side by side (Tuning::x_group); a template
-// switch, like issue_loads's, so one-slice tiles keep their code.
+// switch (as in issue_row_loads), so one-slice tiles keep their code: a run-time group
+// in the one-slice path cost 9% at 512^3 on the H100 (tools/device/ab_bench.sh,
+// results/h100/20261123-032500-gpu_flex-ab).
 template <int C, bool kGrouped, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                        float* smem) {

@@ -141,6 +141,27 @@ void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
   }
 }
 
+// gpu_flex under one planner tuning on the device: every output written, within the
+// oracle's tolerance, bit for bit the emulation's, and, with adversarial_seed > 0 (the
+// flexible launch), the same bits in the adversarial order.
+void check_tuning(Variant v, const FlexCase& c, Mode mode, const std::vector<float>& in,
+                  const std::vector<double>& ref, const Tuning& tuning, const std::string& label,
+                  std::uint64_t adversarial_seed = 0) {
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  LaunchOptions opt;
+  opt.tuning = tuning;
+  const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
+  const std::string what = c.name() + " " + label + "; " + r.description;
+  EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
+  EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
+  EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in, tuning)), "") << what;
+  if (adversarial_seed > 0) {
+    opt.adversarial = true;
+    opt.seed = adversarial_seed;
+    EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, mode, in, opt).out, r.out), "") << what << " adversarial";
+  }
+}
+
 class GpuFlexCases : public ::testing::TestWithParam<std::tuple<FlexCase, Mode>> {};
 
 TEST_P(GpuFlexCases, MatchesEmulationBitForBitAndOracle) {
@@ -253,15 +274,9 @@ TEST(GpuFlex, RegisterYxTileBatchesMatchEmulation) {
       tun.yx_batch = k.batch;
       tun.yx_stages = k.stages;
       tun.s_range = k.range;
-      LaunchOptions opt;
-      opt.tuning = tun;
-      const DeviceRun r = run_device(Variant::flexible, shape, c.fields, Mode::periodic, in, opt);
-      const std::string what = c.name() + " batch " + std::to_string(k.batch) + " stages " +
-                               std::to_string(k.stages) + " range " + std::to_string(k.range) + "; " + r.description;
-      EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
-      EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
-      EXPECT_EQ(bit_difference(r.out, run_emulated(Variant::flexible, shape, c.fields, Mode::periodic, in, tun)), "")
-          << what;
+      check_tuning(Variant::flexible, c, Mode::periodic, in, ref, tun,
+                   "batch " + std::to_string(k.batch) + " stages " + std::to_string(k.stages) + " range " +
+                       std::to_string(k.range));
     }
   }
 }
@@ -279,21 +294,11 @@ TEST(GpuFlex, GroupedStreamXTileMatchesEmulation) {
     const std::vector<double> ref = oracle(shape, c.fields, Mode::mirror, in);
     for (int group : {2, 3, 8}) {
       for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
-        LaunchOptions opt;
-        opt.tuning.x_group = group;
-        opt.tuning.s_range = range;
-        const DeviceRun r = run_device(Variant::flexible, shape, c.fields, Mode::mirror, in, opt);
-        const std::string what =
-            c.name() + " x_group " + std::to_string(group) + " range " + std::to_string(range) + "; " + r.description;
-        EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
-        EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
-        EXPECT_EQ(bit_difference(r.out, run_emulated(Variant::flexible, shape, c.fields, Mode::mirror, in, opt.tuning)),
-                  "")
-            << what;
-        opt.adversarial = true;
-        opt.seed = 5;
-        EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::mirror, in, opt).out, r.out), "")
-            << what << " adversarial";
+        Tuning tun;
+        tun.x_group = group;
+        tun.s_range = range;
+        check_tuning(Variant::flexible, c, Mode::mirror, in, ref, tun,
+                     "x_group " + std::to_string(group) + " range " + std::to_string(range), 5);
       }
     }
   }
@@ -312,21 +317,13 @@ TEST(GpuFlex, BulkStreamTileMatchesEmulation) {
     for (int stages : {2, 3, 4}) {
       for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
         for (Variant v : {Variant::flexible, Variant::fixed}) {
-          LaunchOptions opt;
-          opt.tuning.bulk_stages = stages;
-          opt.tuning.s_range = range;
-          const DeviceRun r = run_device(v, shape, c.fields, Mode::half, in, opt);
-          const std::string what = c.name() + " stages " + std::to_string(stages) + " range " + std::to_string(range) +
-                                   "; " + r.description;
-          EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
-          EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
-          EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, Mode::half, in, opt.tuning)), "") << what;
-          if (v == Variant::flexible) {
-            opt.adversarial = true;
-            opt.seed = 3;
-            EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, Mode::half, in, opt).out, r.out), "")
-                << what << " adversarial";
-          }
+          Tuning tun;
+          tun.bulk_stages = stages;
+          tun.s_range = range;
+          check_tuning(v, c, Mode::half, in, ref, tun,
+                       std::string(v == Variant::fixed ? "fixed" : "flexible") + " stages " + std::to_string(stages) +
+                           " range " + std::to_string(range),
+                       v == Variant::flexible ? 3 : 0);
         }
       }
     }
