@@ -98,8 +98,9 @@ struct SmemLayout {
 // One pass over a batch: every tile of it does the same kind of work on a different
 // part of the data. Tiles are numbered slice group by slice group (a group is one
 // slice except in grouped stream_x passes; groups never span fields; `rows` tiles run
-// over consecutive row units instead), and inside a group stream range first, then y patch, then x patch / column chunk, so that tiles taken
-// at the same time are neighbours and share their halos in L2.
+// over consecutive row units instead), and inside a group stream range first, then y
+// patch, then x patch / column chunk, so that tiles taken at the same time are
+// neighbours and share their halos in L2.
 struct PassDesc {
   TileKind kind = TileKind::rows;
   std::int32_t channels = 1;

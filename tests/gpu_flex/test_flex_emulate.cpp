@@ -331,7 +331,8 @@ TEST_P(FlexEmulation, BulkStreamTileSameBitsAsRegisterTile) {
         const std::string what = std::string(v == Variant::fixed ? "fixed" : "flexible") + " range " +
                                  std::to_string(range) + " stages " + std::to_string(stages);
         EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
-        EXPECT_EQ(count_bit_differences(r.out, reference.out), 0u) << what << ": values that differ from stream_registers";
+        EXPECT_EQ(count_bit_differences(r.out, reference.out), 0u)
+            << what << ": values that differ from stream_registers";
       }
     }
   }

@@ -347,8 +347,9 @@ TEST(GpuFlex, LargeCasesMatchOracle) {
 TEST(FlexSanitizer, EveryKindOnce) {
   SKIP_WITHOUT_DEVICE();
   // 20x50x40 and 9x4x16x64 also run the bulk stream_only tile (whole aligned chunks).
-  const std::vector<FlexCase> cases = {{{1000}, 1, 2},     {{37, 45}, 2, 2},  {{20, 50, 40}, 1, 1}, {{9, 4, 16, 64}, 1, 1},
-                                       {{17, 19, 21}, 4, 1}, {{5, 3, 9, 34}, 2, 2}, {{2, 3, 2, 3, 4}, 1, 2}};
+  const std::vector<FlexCase> cases = {{{1000}, 1, 2},          {{37, 45}, 2, 2},      {{20, 50, 40}, 1, 1},
+                                       {{9, 4, 16, 64}, 1, 1},   {{17, 19, 21}, 4, 1},  {{5, 3, 9, 34}, 2, 2},
+                                       {{2, 3, 2, 3, 4}, 1, 2}};
   for (const FlexCase& c : cases) {
     SCOPED_TRACE(c.name());
     check_case(c, Mode::mirror, false);
