@@ -21,7 +21,6 @@
 #include <functional>
 #include <iostream>
 #include <map>
-#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,8 +67,6 @@ flex::Tuning parse_tuning(const std::string& text) {
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
       {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
       {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages},
-      {"ring", &t.ring},               {"ring_planes", &t.ring_planes}, {"ring_rows", &t.ring_rows},
-      {"ring_slot_kb", &t.ring_slot_kb}, {"ring_lag", &t.ring_lag},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
       {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;
@@ -321,9 +318,7 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
         {"description", flex::describe(p)},
         {"passes", p.passes.size()},
         {"read_bytes_per_value", tr.read_bytes / static_cast<double>(n)},
-        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)},
-        // Of the bytes above, those of the ring between the 3-D passes (L2-sized).
-        {"ring_bytes_per_value", tr.ring_bytes / static_cast<double>(n)}};
+        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)}};
   }
 
   if (cfg.verify) {
@@ -419,24 +414,6 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.bulk_stages = stages;
     variants.push_back({"bulk_stages=" + std::to_string(stages), t});
-  }
-  // The ring between the 3-D passes (the default where it applies) against the whole
-  // intermediate field, and its slabs, bands and lag.
-  {
-    flex::Tuning t;
-    t.ring = 0;
-    variants.push_back({"ring=0 (whole intermediate field)", t});
-  }
-  for (auto [planes, rows, lag] : {std::tuple{16, 0, 2}, std::tuple{64, 0, 2}, std::tuple{32, 64, 2},
-                                   std::tuple{32, 256, 2}, std::tuple{32, 0, 1}, std::tuple{32, 0, 4},
-                                   std::tuple{16, 128, 4}, std::tuple{16, 64, 6}}) {
-    flex::Tuning t;
-    t.ring_planes = planes;
-    t.ring_rows = rows;
-    t.ring_lag = lag;
-    variants.push_back({"ring_planes=" + std::to_string(planes) + ",ring_rows=" + std::to_string(rows) +
-                            ",ring_lag=" + std::to_string(lag),
-                        t});
   }
   // Slices per register stream_x tile (0 = the planner's choice, the default row).
   for (int group : {1, 2, 4, 8}) {

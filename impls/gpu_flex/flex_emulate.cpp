@@ -45,26 +45,6 @@ void emulate(const Plan& plan, Variant variant, const std::vector<std::int64_t>*
   const LaunchDesc L = make_launch(plan);
   const std::int64_t total = L.pass_begin[L.passes];
   if (order && static_cast<std::int64_t>(order->size()) != total) throw Error("gpu_flex emulation: order length");
-  if (L.ring) {
-    // Per-unit counters, the waits of the kernel (RingDesc, ring_waits).
-    const RingDesc& R = L.pass[0].ring;
-    std::vector<std::int64_t> done(static_cast<std::size_t>(2 * R.units), 0);
-    for (std::int64_t ticket = 0; ticket < total; ++ticket) {
-      const std::int64_t tile = order ? (*order)[static_cast<std::size_t>(ticket)] : ticket;
-      const RingTicket rt = ring_ticket(R, tile);
-      std::int64_t first = 0, last = -1;
-      ring_waits(R, rt.pass, rt.unit, first, last);
-      const std::int64_t need = rt.pass == 1 ? R.xy_tiles : R.z_tiles;
-      for (std::int64_t u = first; u <= last; ++u)
-        if (done[static_cast<std::size_t>((1 - rt.pass) * R.units + u)] != need)
-          throw Error("gpu_flex emulation: ticket " + std::to_string(ticket) + " (ring pass " +
-                      std::to_string(rt.pass) + ", unit " + std::to_string(rt.unit) +
-                      ") would wait for a unit not yet taken");
-      run_one(L.pass[rt.pass], ring_local_tile(L.pass[rt.pass], rt), smem);
-      ++done[static_cast<std::size_t>(rt.pass * R.units + rt.unit)];
-    }
-    return;
-  }
   std::vector<std::vector<std::int64_t>> done(static_cast<std::size_t>(L.passes),
                                               std::vector<std::int64_t>(static_cast<std::size_t>(L.fields), 0));
   for (std::int64_t ticket = 0; ticket < total; ++ticket) {

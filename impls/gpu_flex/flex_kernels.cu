@@ -25,10 +25,7 @@
 //      wait for it; no assumption about residency or block order is needed.
 // This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D):
 // a plan is a chain of passes, each waiting only on the pass before it, and the ticket
-// orders number pass k - 1 of a field before pass k of that field. Ring plans (RingDesc,
-// flex_pass.hpp) interleave their two passes unit by unit, with per-unit counters; there
-// too every unit waits only for units of smaller tickets (flex_pass.hpp says why), so
-// (2) and hence (3) hold.
+// orders number pass k - 1 of a field before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
 #include <cuda/atomic>
@@ -49,7 +46,7 @@ namespace {
 struct FlexArgs {
   LaunchDesc launch;
   unsigned long long* ticket;
-  unsigned int* done;          // [pass][field] tiles finished ([pass][unit] with the ring)
+  unsigned int* done;          // [pass][field] tiles finished
   const std::int64_t* order;   // ticket -> tile, or null (ticket order)
   std::uint64_t seed;
   int adversarial;
@@ -66,16 +63,6 @@ __device__ void adversarial_pause(std::uint64_t seed, long long salt, int where)
   unsigned ns = static_cast<unsigned>(h % 20000u);
   if (((h >> 40) & 7u) == 0) ns = 200000u;
   for (unsigned slept = 0; slept < ns; slept += 1000u) __nanosleep(1000u);
-}
-
-// Until `count` reaches `need` (acquire: the counted tiles' writes are visible after).
-__device__ void wait_for(unsigned int* count, unsigned int need) {
-  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(*count);
-  unsigned int backoff = 32;
-  while (done.load(cuda::memory_order_acquire) < need) {
-    __nanosleep(backoff);
-    if (backoff < 4096) backoff *= 2;
-  }
 }
 
 template <int C>
@@ -96,44 +83,31 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
     if (ticket >= total) return;  // the same for every thread of the block
     const long long tile = a.order ? a.order[ticket] : ticket;
     int k = 0;
-    long long local = 0, counter = 0;  // the tile's local index, and the counter it releases
-    if (L.ring) {
-      const RingTicket rt = ring_ticket(L.pass[0].ring, tile);
-      k = rt.pass;
-      local = ring_local_tile(L.pass[k], rt);
-      counter = k * L.pass[0].ring.units + rt.unit;
-      if (threadIdx.x == 0) {
-        if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
-        // The other pass's units this one needs (RingDesc): all with smaller tickets.
-        const RingDesc& R = L.pass[0].ring;
-        std::int64_t first = 0, last = -1;
-        ring_waits(R, k, rt.unit, first, last);
-        const unsigned int need = static_cast<unsigned int>(k == 1 ? R.xy_tiles : R.z_tiles);
-        for (std::int64_t u = first; u <= last; ++u) wait_for(a.done + (1 - k) * R.units + u, need);
-      }
-    } else {
-      while (k + 1 < L.passes && tile >= L.pass_begin[k + 1]) ++k;
-      local = tile - L.pass_begin[k];
-      const long long field = tile_field(L.pass[k], local);
-      counter = k * L.fields + field;
-      if (threadIdx.x == 0) {
-        if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
+    while (k + 1 < L.passes && tile >= L.pass_begin[k + 1]) ++k;
+    const PassDesc& P = L.pass[k];
+    const long long local = tile - L.pass_begin[k];
+    const long long field = tile_field(P, local);
+    if (threadIdx.x == 0) {
+      if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
+      if (k > 0) {
         // Waits only for tiles with smaller tickets (see the progress argument above).
-        if (k > 0)
-          wait_for(a.done + (k - 1) * L.fields + wait_field(L.pass[k - 1], field),
-                   static_cast<unsigned int>(tiles_per_field(L.pass[k - 1])));
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(
+            a.done[(k - 1) * L.fields + wait_field(L.pass[k - 1], field)]);
+        const unsigned int need = static_cast<unsigned int>(tiles_per_field(L.pass[k - 1]));
+        unsigned int backoff = 32;
+        while (done.load(cuda::memory_order_acquire) < need) {
+          __nanosleep(backoff);
+          if (backoff < 4096) backoff *= 2;
+        }
       }
     }
-    // Thread 0 issues the bulk copies (the async proxy) of the stream_only tiles: the
-    // other tiles' generic-proxy writes it acquired above are ordered before them.
-    if (threadIdx.x == 0 && L.passes > 1) cuda::ptx::fence_proxy_async(cuda::ptx::space_global);
     // The block starts reading the previous pass's output only after the acquire above;
     // this barrier also keeps thread 0 from overwriting s_ticket while others read it.
     __syncthreads();
-    run_tile<C>(blk, L.pass[k], local, smem);  // ends with a barrier: all its writes are issued
+    run_tile<C>(blk, P, local, smem);  // ends with a barrier: all its writes are issued
     if (threadIdx.x == 0 && L.passes > 1) {
       __threadfence();
-      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(a.done[counter]);
+      cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(a.done[k * L.fields + field]);
       done.fetch_add(1u, cuda::memory_order_release);
     }
   }
@@ -247,8 +221,7 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
 
   const LaunchDesc L = make_launch(p);
   const std::int64_t total = L.pass_begin[L.passes];
-  const std::int64_t counters = L.ring ? 2 * L.pass[0].ring.units : L.passes * L.fields;
-  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(counters);
+  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(L.passes * L.fields);
   grow(state_, state_bytes);
   SB_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, state_bytes, stream));
 

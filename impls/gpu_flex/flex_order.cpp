@@ -27,73 +27,10 @@ Groups group_tiles(const LaunchDesc& L) {
   return g;
 }
 
-// A ring launch's dependencies (RingDesc): per unit of each pass, the units of the
-// other pass it waits for, as the kernel computes them.
-struct RingUnits {
-  const RingDesc& R;
-  std::int64_t need(int pass) const { return pass == 1 ? R.xy_tiles : R.z_tiles; }
-  std::int64_t tiles(int pass) const { return pass == 0 ? R.xy_tiles : R.z_tiles; }
-  // Whether every unit that (pass, g) waits for is complete in `emitted`.
-  bool ready(int pass, std::int64_t g, const std::vector<std::int64_t>& emitted) const {
-    std::int64_t first = 0, last = -1;
-    ring_waits(R, pass, g, first, last);
-    for (std::int64_t u = first; u <= last; ++u)
-      if (emitted[static_cast<std::size_t>((1 - pass) * R.units + u)] != need(pass)) return false;
-    return true;
-  }
-};
-
-// A random order of a ring launch's tickets in which every unit comes after the units
-// it waits for: units whose waits are met are picked at random, tile by tile (their
-// tiles shuffled), so units of both passes and many slots interleave.
-std::vector<std::int64_t> ring_order(const LaunchDesc& L, std::mt19937_64& rng) {
-  const RingDesc& R = L.pass[0].ring;
-  const RingUnits units{R};
-  const std::int64_t total = ring_tickets(R);
-  // [pass * units + unit] -> the unit's natural tickets (tile ids of the order).
-  std::vector<std::vector<std::int64_t>> ids(static_cast<std::size_t>(2 * R.units));
-  for (std::int64_t t = 0; t < total; ++t) {
-    const RingTicket rt = ring_ticket(R, t);
-    ids[static_cast<std::size_t>(rt.pass * R.units + rt.unit)].push_back(t);
-  }
-  for (auto& unit : ids) std::shuffle(unit.begin(), unit.end(), rng);
-  std::vector<std::int64_t> emitted(ids.size(), 0);
-  std::vector<char> queued(ids.size(), 0);
-  std::vector<std::int64_t> ready;  // pass * units + unit
-  auto offer = [&](int pass, std::int64_t g) {
-    if (g < 0 || g >= R.units) return;
-    const auto key = static_cast<std::size_t>(pass * R.units + g);
-    if (!queued[key] && units.ready(pass, g, emitted)) {
-      queued[key] = 1;
-      ready.push_back(static_cast<std::int64_t>(key));
-    }
-  };
-  for (std::int64_t g = 0; g < R.units; ++g) offer(0, g);
-  std::vector<std::int64_t> order;
-  order.reserve(static_cast<std::size_t>(total));
-  while (!ready.empty()) {
-    const std::size_t pick = std::uniform_int_distribution<std::size_t>(0, ready.size() - 1)(rng);
-    const auto key = static_cast<std::size_t>(ready[pick]);
-    order.push_back(ids[key][static_cast<std::size_t>(emitted[key]++)]);
-    if (emitted[key] == static_cast<std::int64_t>(ids[key].size())) {
-      ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
-      // The units that may wait for this one (ring_waits read backwards).
-      const int pass = static_cast<int>(static_cast<std::int64_t>(key) / R.units);
-      const std::int64_t g = static_cast<std::int64_t>(key) % R.units;
-      for (std::int64_t d = -1; d <= 1; ++d) {
-        if (pass == 0) offer(1, g + d);
-        else offer(0, g + R.slots + d);
-      }
-    }
-  }
-  return order;
-}
-
 }  // namespace
 
 std::vector<std::int64_t> adversarial_order(const LaunchDesc& L, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  if (L.ring) return ring_order(L, rng);
   Groups g = group_tiles(L);
   struct Ready {
     int pass;
@@ -133,20 +70,6 @@ std::string check_order(const LaunchDesc& L, const std::vector<std::int64_t>& or
   const std::int64_t total = L.pass_begin[L.passes];
   if (static_cast<std::int64_t>(order.size()) != total) return "order has the wrong length";
   std::vector<char> seen(static_cast<std::size_t>(total), 0);
-  if (L.ring) {
-    const RingDesc& R = L.pass[0].ring;
-    const RingUnits units{R};
-    std::vector<std::int64_t> emitted(static_cast<std::size_t>(2 * R.units), 0);
-    for (std::int64_t t : order) {
-      if (t < 0 || t >= total || seen[static_cast<std::size_t>(t)]) return "order is not a permutation of the tiles";
-      seen[static_cast<std::size_t>(t)] = 1;
-      const RingTicket rt = ring_ticket(R, t);
-      if (!units.ready(rt.pass, rt.unit, emitted))
-        return "tile " + std::to_string(t) + " comes before a ring unit it waits for";
-      ++emitted[static_cast<std::size_t>(rt.pass * R.units + rt.unit)];
-    }
-    return "";
-  }
   // done[k][f]: tiles of pass k, field f already ordered.
   std::vector<std::vector<std::int64_t>> done(static_cast<std::size_t>(L.passes),
                                               std::vector<std::int64_t>(static_cast<std::size_t>(L.fields), 0));

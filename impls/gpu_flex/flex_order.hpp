@@ -2,9 +2,8 @@
 // order is pass after pass, tiles in numbering order. The adversarial order (the
 // debug mode of the tests) is a random order that still respects every dependency:
 // a tile of pass k > 0 comes after every tile of pass k - 1 of the same field, the
-// only tiles it waits for; in a ring launch (RingDesc), a unit comes after the units of
-// the other pass that it waits for (ring_waits). Any such order keeps the progress
-// guarantee of flex_kernels.cu; the tests check that results do not change with it.
+// only tiles it waits for. Any such order keeps the progress guarantee of
+// flex_kernels.cu; the tests check that results do not change with it.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +14,7 @@
 
 namespace splinebench::gpu::flex {
 
-// ticket -> tile (a global tile number: pass_begin[k] + tile of pass k; in a ring launch
-// the ticket that names the tile in the normal order, ring_ticket).
+// ticket -> tile (a global tile number: pass_begin[k] + tile of pass k).
 std::vector<std::int64_t> adversarial_order(const LaunchDesc& launch, std::uint64_t seed);
 
 // Whether `order` is a permutation of all tiles in which each tile's dependencies

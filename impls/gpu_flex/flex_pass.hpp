@@ -95,36 +95,6 @@ struct SmemLayout {
   std::int32_t total = 0;
 };
 
-// The L2-resident ring between the two passes of a 3-D plan (flex_plan.cpp, plan_ring).
-// Without it the x-y pass writes the whole intermediate field and the z pass reads it
-// back: 16 of the plan's ~17 bytes per value go through DRAM, where the copy moves 8,
-// so two passes cannot get below ~2.1x the copy time however fast they run. With it the
-// intermediate lives in a few slots of one temporary buffer, small enough for L2, and
-// the two passes advance together along z:
-//   - unit g = (field, band, slab): `planes` consecutive z planes of one band of `rows`
-//     y rows (units numbered band-major: g = (field * bands + band) * slabs + slab);
-//   - the x-y pass (stream_x, one y range = one band) writes unit g into slot g % slots
-//     (layout inside a slot: [plane of the slab][row of the band][x, channels]);
-//   - the z pass (stream_only, one z range = one slab, chunks inside one band) reads the
-//     slabs its +-kHalo window touches (the planner checks they are the slab and its
-//     two neighbours) and writes the output field as usual.
-// Tickets interleave the passes (ring_ticket): step j holds unit j's x-y tiles, then
-// unit (j - lag)'s z tiles. A z unit g waits for x-y units g - 1 .. g + 1 (earlier steps
-// for lag >= 1); an x-y unit g overwrites the slot of unit g - slots and waits for the z
-// units that read it, g - slots - 1 .. g - slots + 1 (earlier steps for slots >= lag + 2).
-// So every wait is for smaller tickets, which is all the progress argument of
-// flex_kernels.cu needs.
-struct RingDesc {
-  std::int32_t slots = 0;  // 0: no ring
-  std::int32_t lag = 0;
-  std::int32_t planes = 0;         // per slab: the z pass's s_range
-  std::int64_t rows = 0;           // per band: the x-y pass's s_range
-  std::int64_t bands = 0, slabs = 0, units = 0;
-  std::int64_t band_values = 0;    // one plane of one band: rows * nx * C
-  std::int64_t unit_values = 0;    // one slot: planes * band_values
-  std::int64_t xy_tiles = 0, z_tiles = 0;  // tiles per unit of each pass
-};
-
 // One pass over a batch: every tile of it does the same kind of work on a different
 // part of the data. Tiles are numbered slice group by slice group (a group is one
 // slice except in grouped stream_x passes; groups never span fields; `rows` tiles run
@@ -170,10 +140,6 @@ struct PassDesc {
 
   const float* src = nullptr;
   float* dst = nullptr;
-  // 1: writes its output into the ring (the x-y pass), 2: reads its input from it (the z
-  // pass); 0: plain field layout. `ring` describes the ring where ring_role != 0.
-  std::int32_t ring_role = 0;
-  RingDesc ring;
   SmemLayout smem;
   std::int32_t profile_skip = 0;  // Tuning::profile_skip (0 in every real run)
 };
@@ -181,75 +147,11 @@ struct PassDesc {
 // One launch of the flexible-allocation kernel: its passes in dependency order.
 struct LaunchDesc {
   std::int32_t passes = 0;
-  std::int32_t ring = 0;  // 1: two passes sharing pass[0].ring, tickets in ring_ticket order
   PassDesc pass[kMaxPasses];
   std::int64_t pass_begin[kMaxPasses + 1] = {};  // first ticket of each pass
   std::int64_t fields = 1;
   std::int32_t smem_floats = 0;  // the most any pass needs
 };
-
-// Ticket `t` of a ring launch (RingDesc): pass 0 (x-y) or 1 (z), its unit and its index
-// among the unit's tiles of that pass. Step j: unit j's x-y tiles (j < units), then
-// unit j - lag's z tiles (j >= lag); the first `lag` steps have no z tiles, the last
-// `lag` no x-y tiles.
-struct RingTicket {
-  std::int32_t pass = 0;
-  std::int64_t unit = 0, index = 0;
-};
-SPLINEBENCH_HD RingTicket ring_ticket(const RingDesc& R, std::int64_t t) {
-  const std::int64_t A = R.xy_tiles, Z = R.z_tiles, U = R.units;
-  const std::int64_t lag = R.lag < U ? R.lag : U;
-  RingTicket r;
-  if (t < lag * A) {
-    r.unit = t / A;
-    r.index = t - r.unit * A;
-    return r;
-  }
-  t -= lag * A;
-  const std::int64_t step = A + Z, middle = (U - lag) * step;
-  if (t < middle) {
-    const std::int64_t j = t / step, k = t - j * step;
-    if (k < A) {
-      r.unit = lag + j;
-      r.index = k;
-    } else {
-      r.pass = 1;
-      r.unit = j;
-      r.index = k - A;
-    }
-    return r;
-  }
-  t -= middle;
-  r.pass = 1;
-  r.unit = (U - lag) + t / Z;
-  r.index = t - (t / Z) * Z;
-  return r;
-}
-// Tickets of a ring launch: every unit's tiles of both passes.
-SPLINEBENCH_HD std::int64_t ring_tickets(const RingDesc& R) { return R.units * (R.xy_tiles + R.z_tiles); }
-// Local tile (decode_tile numbering) of a ring ticket's tile in its pass P.
-SPLINEBENCH_HD std::int64_t ring_local_tile(const PassDesc& P, const RingTicket& r) {
-  const RingDesc& R = P.ring;
-  const std::int64_t per_field = R.bands * R.slabs;
-  const std::int64_t f = r.unit / per_field, band = (r.unit / R.slabs) % R.bands, slab = r.unit % R.slabs;
-  if (r.pass == 0) {
-    // Slice groups of the slab, then x patches; a group's y range is the band.
-    const std::int64_t group_in_slab = r.index / P.x_tiles, xt = r.index - group_in_slab * P.x_tiles;
-    const std::int64_t grp = f * P.groups_per_field + (slab * R.planes) / P.group + group_in_slab;
-    return grp * P.tiles_per_slice + band * P.x_tiles + xt;
-  }
-  // The z pass: slice (field), range (slab), then the band's chunks.
-  return f * P.tiles_per_slice + slab * P.w_tiles + band * R.z_tiles + r.index;
-}
-// The x-y units a z unit `g` waits for ([first, last]), and the z units an x-y unit `g`
-// waits for before it overwrites its slot (none when g < slots).
-SPLINEBENCH_HD void ring_waits(const RingDesc& R, std::int32_t pass, std::int64_t g, std::int64_t& first,
-                               std::int64_t& last) {
-  const std::int64_t centre = pass == 1 ? g : g - R.slots;
-  first = centre - 1 < 0 ? 0 : centre - 1;
-  last = centre + 1 < R.units ? centre + 1 : R.units - 1;
-  if (centre < 0) last = -1;  // a slot's first use: nothing to wait for
-}
 
 // Field of tile `local` of pass P (rows: 0; a rows pass is never waited for).
 SPLINEBENCH_HD std::int64_t tile_field(const PassDesc& P, std::int64_t local) {

@@ -346,72 +346,6 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
   return P;
 }
 
-// The two passes of a 3-D xy_planes plan with the ring between them (RingDesc), or
-// nothing where the shape does not allow it:
-//   - the z axis splits into slabs of ring_planes (at least two slabs, every slab whole),
-//     and the +-kHalo window of every slab reads only the slab and its two neighbours
-//     (not so for periodic boundaries, or slabs shorter than kHalo);
-//   - the y axis splits into bands whose slot (planes x rows x row) fits ring_slot_kb
-//     and holds whole chunks of the z pass;
-//   - both passes are register tiles (the only tile kinds with the ring's addressing)
-//     and every slice group of the x-y pass lies inside one slab;
-//   - at least `slots` units, so the ring is never larger than the field.
-bool plan_ring(const GridShape& s, std::int64_t fields, Mode mode, const DeviceLimits& lim, const Tuning& tun,
-               std::vector<PassDesc>& passes) {
-  if (tun.ring == 0 || s.dims != 3) return false;
-  const int C = s.channels;
-  const std::int64_t nz = s.extent[0], ny = s.extent[1], nx = s.extent[2];
-  const std::int64_t Z = tun.ring_planes;
-  if (Z < 1 || nz % Z != 0 || nz / Z < 2) return false;
-  for (std::int64_t slab = 0; slab < nz / Z; ++slab)
-    for (std::int64_t k = slab * Z - kHalo; k < (slab + 1) * Z + kHalo; ++k) {
-      const std::int64_t at = k >= 0 && k < nz ? k : bspline::fold_index(static_cast<int>(mode), k, nz);
-      const std::int64_t folded = at / Z;
-      if (folded < slab - 1 || folded > slab + 1) return false;
-    }
-  const std::int64_t row_values = nx * C;
-  std::int64_t Y = tun.ring_rows;
-  if (Y <= 0) {
-    for (std::int64_t rows = ny; rows >= 1; --rows)
-      if (ny % rows == 0 && Z * rows * row_values * 4 <= std::int64_t{tun.ring_slot_kb} * 1024) {
-        Y = rows;
-        break;
-      }
-    if (Y <= 0) return false;
-  }
-  if (ny % Y != 0) return false;
-
-  Tuning t0 = tun;
-  t0.s_range = Y;
-  t0.x_group = tun.x_group > 0 ? tun.x_group : 1;
-  PassDesc P0 = stream_x_pass(s, fields, lim, t0);
-  Tuning t1 = tun;
-  t1.s_range = Z;
-  PassDesc P1 = stream_only_pass(s, fields, 0, lim, t1);
-  RingDesc R;
-  R.lag = std::max(tun.ring_lag, 1);
-  R.slots = R.lag + 2;
-  R.planes = static_cast<std::int32_t>(Z);
-  R.rows = Y;
-  R.bands = ny / Y;
-  R.slabs = nz / Z;
-  R.units = fields * R.bands * R.slabs;
-  R.band_values = Y * row_values;
-  R.unit_values = Z * R.band_values;
-  if (P0.regs == 0 || P1.regs == 0 || Z % P0.group != 0 || nz % P0.group != 0 || R.band_values % P1.w != 0 ||
-      R.units < R.slots)
-    return false;
-  R.xy_tiles = (Z / P0.group) * P0.x_tiles;
-  R.z_tiles = R.band_values / P1.w;
-  if (P0.tiles != R.units * R.xy_tiles || P1.tiles != R.units * R.z_tiles)
-    throw Error("gpu_flex: ring units do not cover the passes' tiles");
-  P0.ring_role = 1;
-  P1.ring_role = 2;
-  P0.ring = P1.ring = R;
-  passes = {P0, P1};
-  return true;
-}
-
 }  // namespace
 
 std::string_view to_string(Layout3D layout) {
@@ -445,9 +379,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
       tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2 ||
-      tuning.ring < 0 || tuning.ring_planes < 1 || tuning.ring_rows < 0 || tuning.ring_slot_kb < 1 ||
-      tuning.ring_lag < 1)
+      tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
     throw Error("gpu_flex: tuning values must be positive");
   if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
     throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
@@ -461,12 +393,9 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     } else if (D == 2) {
       plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
     } else if (tuning.layout3d == Layout3D::xy_planes) {
-      // The x-y and z passes with the ring between them where the shape allows it.
-      if (!plan_ring(shape, fields, mode, limits, tuning, plan.passes)) {
-        plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
-        for (int axis = D - 3; axis >= 0; --axis)
-          plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
-      }
+      plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
+      for (int axis = D - 3; axis >= 0; --axis)
+        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
     } else if (tuning.layout3d == Layout3D::yx_patches) {
       plan.passes.push_back(stream_yx_pass(shape, fields, limits, tuning));
       for (int axis = D - 4; axis >= 0; --axis)
@@ -525,7 +454,6 @@ LaunchDesc make_launch(const Plan& plan) {
   L.passes = static_cast<std::int32_t>(plan.passes.size());
   L.fields = plan.fields;
   L.smem_floats = plan.smem_floats;
-  L.ring = L.passes == 2 && plan.passes[0].ring_role == 1 && plan.passes[1].ring_role == 2 ? 1 : 0;
   L.pass_begin[0] = 0;
   for (int k = 0; k < L.passes; ++k) {
     L.pass[k] = plan.passes[k];
@@ -563,10 +491,6 @@ std::string describe(const Plan& plan) {
     if (P.group > 1) o << ", " << P.group << " slices per tile";
     if (P.kind == TileKind::stream_yx && P.regs > 0)
       o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages";
-    if (P.ring_role == 1)
-      o << ", into a ring of " << P.ring.slots << " slots of " << P.ring.planes << " planes x " << P.ring.rows
-        << " rows (" << P.ring.unit_values * 4 / 1024 << " KiB each), lag " << P.ring.lag;
-    if (P.ring_role == 2) o << ", from the ring";
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();
@@ -601,8 +525,6 @@ Traffic traffic(const Plan& plan) {
     }
     t.read_bytes += 4 * read;
     t.write_bytes += 4 * written;
-    if (P.ring_role == 1) t.ring_bytes += 4 * written;
-    if (P.ring_role == 2) t.ring_bytes += 4 * read;
   }
   return t;
 }

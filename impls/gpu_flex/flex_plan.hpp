@@ -83,14 +83,6 @@ struct Tuning {
   // launch less L1 (bench/gpu_prefilter/README.md).
   int stream_bulk = 1;
   int bulk_stages = 2;
-  // 3-D xy_planes plans: 1 = the two passes share an L2-sized ring instead of a whole
-  // intermediate field (RingDesc in flex_pass.hpp) where the shape allows it
-  // (flex_plan.cpp, plan_ring); 0 = never.
-  int ring = 1;
-  int ring_planes = 32;      // z planes per slab (must divide the z axis)
-  int ring_rows = 0;         // y rows per band (0: the most whose slot fits ring_slot_kb)
-  int ring_slot_kb = 8192;   // the largest slot the planner picks by itself
-  int ring_lag = 2;          // steps between a unit's x-y tiles and its z tiles (slots = lag + 2)
 };
 
 struct Plan {
@@ -127,9 +119,6 @@ std::string_view to_string(TileKind kind);
 // writes, summed over the plan: the design's memory traffic per element.
 struct Traffic {
   double read_bytes = 0, write_bytes = 0;
-  // Of these, the bytes of the ring between the passes (written once, read with the
-  // z halos): what stays in L2 when the ring fits there.
-  double ring_bytes = 0;
 };
 Traffic traffic(const Plan& plan);
 

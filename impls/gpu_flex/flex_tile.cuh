@@ -218,12 +218,6 @@ struct TileSpan {
   std::int64_t u0 = 0, u1 = 0;  // rows: row units
   std::int64_t count = 0;       // planes (stream: outputs + 2 halos) or row units
   std::int64_t nslices = 1;     // slices of the tile's group that exist (<= P.group)
-  // Where the register stream_x tile writes (offset of the slice's plane 0 in P.dst):
-  // base, or its place in the ring (PassDesc::ring_role == 1).
-  std::int64_t dst_off = 0;
-  // The ring's z pass (ring_role == 2): the chunk's first column inside its band, and
-  // the unit of the band's first slab.
-  std::int64_t src_off = 0, unit0 = 0;
 };
 
 SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
@@ -263,35 +257,7 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
     t.w0 = r * P.w;
   }
   t.count = (t.s1 - t.s0) + 2 * kHalo;
-  t.dst_off = t.base;
-  if (P.ring_role != 0) {
-    const RingDesc& R = P.ring;
-    const std::int64_t field = grp / P.groups_per_field;
-    if (P.ring_role == 1) {
-      // x-y pass: the range is the band, the group's first plane lies in one slab.
-      const std::int64_t plane = (grp - field * P.groups_per_field) * P.group, slab = plane / R.planes;
-      const std::int64_t unit = (field * R.bands + st) * R.slabs + slab;
-      t.dst_off = (unit % R.slots) * R.unit_values + (plane - slab * R.planes) * R.band_values - t.s0 * P.s_stride;
-    } else {
-      const std::int64_t band = t.w0 / R.band_values;
-      t.unit0 = (field * R.bands + band) * R.slabs;
-      t.src_off = t.w0 - band * R.band_values;
-    }
-  }
   return t;
-}
-
-// Offset (from the tile's read base) of stream plane `s` (already folded) of a
-// stream_only tile: s * s_stride in the field, or its slab's slot in the ring.
-SPLINEBENCH_HD std::int64_t src_plane(const PassDesc& P, const TileSpan& T, int s) {
-  if (P.ring_role != 2) return static_cast<std::int64_t>(s) * P.s_stride;
-  const RingDesc& R = P.ring;
-  const int slab = s / R.planes;
-  return ((T.unit0 + slab) % R.slots) * R.unit_values + static_cast<std::int64_t>(s - slab * R.planes) * R.band_values;
-}
-// The read base of a stream_only tile: its chunk of the slice, or of the ring's band.
-SPLINEBENCH_HD const float* src_base(const PassDesc& P, const TileSpan& T) {
-  return P.ring_role == 2 ? P.src + T.src_off : P.src + T.base + T.w0;
 }
 
 // ---- loads ----------------------------------------------------------------------
@@ -983,7 +949,7 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   const int nsub = (count + kRegP - 1) / kRegP;
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
-  const float* src0 = src_base(P, T) + col;
+  const float* src0 = P.src + T.base + T.w0 + col;
   float* dst0 = P.dst + T.base + T.w0 + col;
   float* out0 = dst0 + T.s0 * stride;  // output 0 of this column
   const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
@@ -1000,7 +966,7 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
     // Plane t of the tile is stream position s0 - kHalo + t (folded at the ends).
     const std::int64_t first = T.s0 - kHalo + t0;
-    if (first >= 0 && first + kRegP <= P.ns && P.ring_role != 2) {
+    if (first >= 0 && first + kRegP <= P.ns) {
       // Inside the axis (every sub-block but those at the ends): one base pointer.
       const float* from = src0 + first * stride;
   SB_FLEX_UNROLL
@@ -1012,9 +978,8 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   SB_FLEX_UNROLL
       for (int k = 0; k < kRegP; ++k)
         if (k < np)
-          load_cols<V, Whole>(
-              src0 + src_plane(P, T, fold32(P.mode, static_cast<int>(first) + k, static_cast<int>(P.ns))), nvalid,
-              cur[k]);
+          load_cols<V, Whole>(src0 + fold32(P.mode, static_cast<int>(first) + k, static_cast<int>(P.ns)) * stride,
+                              nvalid, cur[k]);
     }
     if (skip) {
   SB_FLEX_UNROLL
@@ -1037,8 +1002,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
   static_assert(V == 1 || V == 2, "one or two columns per thread");
   const std::int64_t limit = P.inner - T.w0;  // output columns of this chunk
   const bool aligned = V == 1 || (P.s_stride % V == 0 &&
-                                  (P.ring_role != 2 || (P.ring.band_values % V == 0 && P.ring.unit_values % V == 0)) &&
-                                  (reinterpret_cast<std::uintptr_t>(src_base(P, T)) % (4 * V)) == 0 &&
+                                  (reinterpret_cast<std::uintptr_t>(P.src + T.base + T.w0) % (4 * V)) == 0 &&
                                   (reinterpret_cast<std::uintptr_t>(P.dst + T.base + T.w0) % (4 * V)) == 0);
   blk.each([&](int tid, int nt) {
     for (int q = tid; V * q < P.ncols; q += nt) {
@@ -1124,9 +1088,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
   const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of each slice of this tile
-  float* dst0 = P.dst + T.dst_off + T.x0 * C;
-  // The next slice of a group: the next plane of the field, or of the ring's slot.
-  const std::int64_t slice_step = P.ring_role == 1 ? P.ring.band_values : P.slice_stride;
+  float* dst0 = P.dst + T.base + T.x0 * C;
   const float* g = smem + L.g;
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   const int ncols = P.ncols;
@@ -1177,7 +1139,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   SB_FLEX_UNROLL
           for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * row_step + g_skew<C>(x + e)] : 0.f;
         float* out0 = dst0 + x + T.s0 * stride;
-        if (kGrouped) out0 += static_cast<std::int64_t>(slice) * slice_step;
+        if (kGrouped) out0 += static_cast<std::int64_t>(slice) * P.slice_stride;
         window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
                        [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
@@ -1318,7 +1280,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
   const int nsub = (count + kRegP - 1) / kRegP;
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
-  const float* src0 = src_base(P, T);
+  const float* src0 = P.src + T.base + T.w0;
   float* out_base = P.dst + T.base + T.w0 + T.s0 * stride;
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   const int buffer_step = kRegP * w;
@@ -1332,8 +1294,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
     bulk_expect(bar, static_cast<std::uint32_t>(np * w * 4));
     const int first = static_cast<int>(T.s0) - kHalo + t0, ns = static_cast<int>(P.ns);
     for (int k = 0; k < np; ++k)
-      bulk_copy(buf + k * w, src0 + src_plane(P, T, fold32(P.mode, first + k, ns)), static_cast<std::uint32_t>(w * 4),
-                bar);
+      bulk_copy(buf + k * w, src0 + static_cast<std::int64_t>(fold32(P.mode, first + k, ns)) * stride,
+                static_cast<std::uint32_t>(w * 4), bar);
   };
   blk.each([&](int tid, int) {
     window(tid).clear();
@@ -1380,10 +1342,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
 // columns whose plane rows start 16-byte aligned (the planner sets P.bulk only for
 // such chunk widths; the data's alignment is known only here).
 SPLINEBENCH_HD bool bulk_fits(const PassDesc& P, const TileSpan& T) {
-  const bool ring_aligned =
-      P.ring_role != 2 || ((P.ring.band_values & 3) == 0 && (P.ring.unit_values & 3) == 0 && (T.src_off & 3) == 0);
-  return P.inner - T.w0 >= P.w && (P.s_stride & 3) == 0 && (T.w0 & 3) == 0 && ring_aligned &&
-         (reinterpret_cast<std::uintptr_t>(P.src + (P.ring_role == 2 ? 0 : T.base)) & 15u) == 0 &&
+  return P.inner - T.w0 >= P.w && (P.s_stride & 3) == 0 && (T.w0 & 3) == 0 &&
+         (reinterpret_cast<std::uintptr_t>(P.src + T.base) & 15u) == 0 &&
          (reinterpret_cast<std::uintptr_t>(P.dst + T.base) & 7u) == 0;
 }
 

@@ -22,7 +22,6 @@
 
 #include "common/accuracy.hpp"
 #include "splinebench/datasets.hpp"
-#include "flex_ring_cases.hpp"
 #include "flex_test_cases.hpp"
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
@@ -34,7 +33,6 @@
 using namespace splinebench;
 using namespace splinebench::gpu::flex;
 using splinebench::testing::FlexCase;
-using splinebench::testing::RingCase;
 
 namespace {
 
@@ -332,32 +330,6 @@ TEST(GpuFlex, BulkStreamTileMatchesEmulation) {
   }
 }
 
-// The ring between the x-y and z passes (RingDesc): every ring case of the host tests,
-// on the device against the emulation (bit for bit), the oracle and the adversarial
-// order; and the planner's own ring for a cube of 128 planes of 64 x 128 (slots of
-// 32 planes), in both debug orders.
-TEST(GpuFlex, RingMatchesEmulation) {
-  SKIP_WITHOUT_DEVICE();
-  for (const RingCase& rc : splinebench::testing::ring_cases()) {
-    const FlexCase& c = rc.shape;
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 13);
-    for (Mode mode : {Mode::mirror, Mode::half}) {
-      const std::vector<double> ref = oracle(shape, c.fields, mode, in);
-      check_tuning(Variant::flexible, c, mode, in, ref, splinebench::testing::ring_tuning(rc),
-                   rc.name() + " " + std::string(to_string(mode)), 4);
-    }
-  }
-  const FlexCase c{{128, 64, 128}, 1, 1};
-  const GridShape shape = GridShape::make(c.extents, c.channels);
-  FlexRunner runner;
-  const Plan plan = runner.plan(Variant::flexible, shape, 1, Mode::mirror);
-  ASSERT_EQ(plan.passes[0].ring_role, 1) << describe(plan);
-  const std::vector<float> in = splinebench::testing::random_values<float>(shape.values(), 14);
-  check_tuning(Variant::flexible, c, Mode::mirror, in, oracle(shape, 1, Mode::mirror, in), Tuning{}, "default ring",
-               6);
-}
-
 // Sizes of the benchmark's kind, against the oracle (emulation too slow here).
 TEST(GpuFlex, LargeCasesMatchOracle) {
   SKIP_WITHOUT_DEVICE();
@@ -390,14 +362,6 @@ TEST(FlexSanitizer, EveryKindOnce) {
               "");
     // D >= 3 with the other layouts in the one launch, adversarial too.
     if (shape.dims < 3) continue;
-    if (c.extents == std::vector<std::int64_t>{20, 50, 40}) {
-      // The ring between the passes, three bands, in both debug orders.
-      const RingCase rc{{{48, 48, 64}, 1, 1}, 16, 16, 2, 1, 1024};
-      const GridShape ring_shape = GridShape::make(rc.shape.extents, 1);
-      const std::vector<float> ring_in = splinebench::testing::random_values<float>(ring_shape.values(), 4);
-      check_tuning(Variant::flexible, rc.shape, Mode::mirror, ring_in, oracle(ring_shape, 1, Mode::mirror, ring_in),
-                   splinebench::testing::ring_tuning(rc), rc.name(), 8);
-    }
     {
       // Register stream_x tiles of 3 slices each (short last groups where the slices
       // of a field are not a multiple of 3), adversarial: the same bits as the plain order.
