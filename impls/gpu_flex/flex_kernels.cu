@@ -101,6 +101,9 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
         }
       }
     }
+    // Thread 0 also issues the bulk copies (the async proxy) of the stream_only tiles: the
+    // generic-proxy writes of the tiles it acquired above are ordered before them.
+    if (threadIdx.x == 0 && k > 0) cuda::ptx::fence_proxy_async(cuda::ptx::space_global);
     // The block starts reading the previous pass's output only after the acquire above;
     // this barrier also keeps thread 0 from overwriting s_ticket while others read it.
     __syncthreads();
