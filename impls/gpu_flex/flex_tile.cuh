@@ -890,15 +890,12 @@ SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
 // runs from zero at the newest entry down over cur and then prev (entries t0 - 2 kHalo + k,
 // outputs lo + k), handing each output among [lo, hi) to store(out0 + index * stride, a);
 // then prev takes cur.
-// kWhole: np == kRegP and every output of the sub-block is in range (all but a tile's
-// last sub-block), so no step needs its run-time guard. The same operations on the same
-// values either way; the guards cost a compare and a predicate per step.
-template <bool kWhole, int V, class Store>
-SPLINEBENCH_HD void window_step_body(float (&c)[V], float (&prev)[kRegP][V], float (&cur)[kRegP][V], int b, int np,
-                                     int outputs, float* out0, std::int64_t stride, const Store& store) {
+template <int V, class Store>
+SPLINEBENCH_HD void window_step(float (&c)[V], float (&prev)[kRegP][V], float (&cur)[kRegP][V], int b, int np,
+                                int outputs, float* out0, std::int64_t stride, const Store& store) {
   SB_FLEX_UNROLL
   for (int k = 0; k < kRegP; ++k) {
-    if (kWhole || k < np) {
+    if (k < np) {
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) {
         c[e] = causal_step(c[e], cur[k][e]);
@@ -915,7 +912,7 @@ SPLINEBENCH_HD void window_step_body(float (&c)[V], float (&prev)[kRegP][V], flo
     for (int e = 0; e < V; ++e) a[e] = 0.f;
   SB_FLEX_UNROLL
     for (int k = kRegP - 1; k >= 0; --k)
-      if (kWhole || k < np)
+      if (k < np)
   SB_FLEX_UNROLL
         for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], cur[k][e]);
     float* out = out0 + (lo + kRegP - 1) * stride;
@@ -923,7 +920,7 @@ SPLINEBENCH_HD void window_step_body(float (&c)[V], float (&prev)[kRegP][V], flo
     for (int k = kRegP - 1; k >= 0; --k) {
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], prev[k][e]);
-      if (kWhole || lo + k < hi) store(out, a);
+      if (lo + k < hi) store(out, a);
       out -= stride;
     }
   }
@@ -931,15 +928,6 @@ SPLINEBENCH_HD void window_step_body(float (&c)[V], float (&prev)[kRegP][V], flo
   for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
     for (int e = 0; e < V; ++e) prev[k][e] = cur[k][e];
-}
-template <int V, class Store>
-SPLINEBENCH_HD void window_step(float (&c)[V], float (&prev)[kRegP][V], float (&cur)[kRegP][V], int b, int np,
-                                int outputs, float* out0, std::int64_t stride, const Store& store) {
-  // Whole: a full sub-block whose outputs (if any) are all in range.
-  if (np == kRegP && b * kRegP + kRegP - 2 * kHalo <= outputs)
-    window_step_body<true>(c, prev, cur, b, np, outputs, out0, stride, store);
-  else
-    window_step_body<false>(c, prev, cur, b, np, outputs, out0, stride, store);
 }
 
 // The stream filter of V adjacent columns (the first `nvalid` are columns of the
