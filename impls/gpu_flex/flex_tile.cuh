@@ -435,6 +435,12 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
 // costs a shared load. (With fold32 per halo value and the pass fields reloaded per
 // row, the loads of the 256^3 x-y pass were 35% of its executed instructions under
 // Nsight Compute.) Whole, aligned 16-byte groups go as 16-byte copies.
+// One-channel rows whose start is 16-byte aligned take two loops: whole 16-byte groups
+// inside the axis (one copy each, no branch), then the remaining positions (halos
+// outside the axis, the tail of an axis that is not a multiple of 4) one float each
+// through xfold. (One loop with the branch inside made the compiler predicate both
+// paths for every group: the loads were 31% of the 256^3 x-y pass's executed
+// instructions at 57192b7, results/h100/20261123-052000-gpu_flex-ncu-256.)
 template <int C, bool kGrouped, class Block>
 SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const TileSpan& T, int t0, int np, float* fp,
                                     const int* xfold) {
@@ -446,22 +452,29 @@ SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const T
     const int group = kGrouped ? P.group : 1, last_slice = static_cast<int>(T.nslices) - 1;
     const int s_first = static_cast<int>(T.s0) - kHalo + t0, x_first = static_cast<int>(T.x0) - kHalo;
     const float* base = P.src + T.base;
+    // Every row start is 16-byte aligned when the slice is and the strides keep it.
+    const bool aligned = C == 1 && (reinterpret_cast<std::uintptr_t>(base) & 15u) == 0 && (s_stride & 3) == 0 &&
+                         (!kGrouped || (slice_stride & 3) == 0);
+    // Whole 16-byte groups inside the axis: groups [g_lo, g_hi) of the footprint
+    // (x_first is a multiple of 4: patches are multiples of kSegment samples).
+    const int g_lo = x_first >= 0 ? 0 : -x_first / 4;
+    int g_hi = (nx - 4 - x_first) / 4 + 1;
+    if (nx - 4 - x_first < 0) g_hi = 0;
+    if (g_hi > fx / 4) g_hi = fx / 4;
+    if (g_hi < g_lo) g_hi = g_lo;
+    const int head = 4 * g_lo, tail = fx - 4 * g_hi;  // positions before and after them
+    // Row r of the footprint is plane r / group of slice r % group, followed without division.
+    const int plane_step = warps / group, slice_step = warps - plane_step * group;
+    int plane = warp / group, slice = warp - plane * group;
     for (int r = warp; r < np * group; r += warps) {
-      const int plane = kGrouped ? r / group : r, slice = kGrouped ? r - plane * group : 0;
       const float* src = base + static_cast<std::int64_t>(fold32(mode, s_first + plane, ns)) * s_stride;
       if (kGrouped) src += static_cast<std::int64_t>(slice < last_slice ? slice : last_slice) * slice_stride;
       float* dst = fp + r * fp_plane;
-      if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
-        // x_first is a multiple of 4 (patches are multiples of kSegment samples).
-        for (int k = lane; k < fx / 4; k += 32) {
-          const int x = x_first + 4 * k;
-          float* to = dst + fp_skew<C>(4 * k);
-          if (x >= 0 && x <= nx - 4) {
-            copy16_to_shared(to, src + x);
-          } else {
-            SB_FLEX_UNROLL
-            for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + xfold[4 * k + e]);
-          }
+      if (aligned) {
+        for (int k = g_lo + lane; k < g_hi; k += 32) copy16_to_shared(dst + fp_skew<C>(4 * k), src + x_first + 4 * k);
+        for (int j = lane; j < head + tail; j += 32) {
+          const int i = j < head ? j : 4 * g_hi + (j - head);
+          copy_to_shared(dst + fp_skew<C>(i), src + xfold[i]);
         }
       } else {
         for (int i = lane; i < fx; i += 32) {
@@ -470,6 +483,12 @@ SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const T
           SB_FLEX_UNROLL
           for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * fp_chan, from + ch);
         }
+      }
+      plane += plane_step;
+      slice += slice_step;
+      if (slice >= group) {
+        slice -= group;
+        ++plane;
       }
     }
   });
@@ -1041,6 +1060,10 @@ template <int V>
 struct YWindow {
   float c[V];
   float prev[kRegP][V];
+  // The register stream_x tile's column of this thread, fixed for the tile: its offset
+  // in a row of g, its output columns (0: none), and its output offset from dst0.
+  int g_off = 0, nvalid = 0;
+  std::int64_t out_off = 0;
   // The state of a stream that has seen nothing yet (both register tiles start so).
   SPLINEBENCH_HD void clear() {
   SB_FLEX_UNROLL
@@ -1096,7 +1119,18 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   // col / width, and plane k of slice s is row k * group + s of the footprint and of g.
   const int group = kGrouped ? P.group : 1, width = P.sx * C, nslices = static_cast<int>(T.nslices);
 
-  blk.each([&](int tid, int) { window(tid).clear(); });
+  blk.each([&](int tid, int) {
+    YWindow<V>& w = window(tid);
+    w.clear();
+    // One column per thread (the planner keeps ncols <= threads); the division by the
+    // slice width happens once per tile, not once per sub-block.
+    const int col = V * tid;
+    const int slice = kGrouped ? col / width : 0, x = col - slice * width;
+    const std::int64_t left = col < ncols && slice < nslices ? limit - x : 0;
+    w.nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+    w.g_off = slice * g_plane + g_skew<C>(x);
+    w.out_off = x + T.s0 * stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
+  });
   // Sub-block b's footprint goes to buffer b % S; S - 1 sub-blocks are requested ahead.
   const int S = L.fp_stages;
   const int buffer_step = L.fp[1] - L.fp[0];
@@ -1122,25 +1156,18 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
     if (!skip_plane) filter_row_segments<C>(blk, P, np * group, buffer(b), smem + L.g);
     blk.sync();
     if (!skip_stream) {
-      blk.each([&](int tid, int nt) {
-        // One column per thread: the planner keeps ncols <= threads.
-        (void)nt;
-        const int col = V * tid;
-        if (col >= ncols) return;
-        const int slice = kGrouped ? col / width : 0, x = col - slice * width;
-        const std::int64_t left = slice < nslices ? limit - x : 0;
-        const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+      blk.each([&](int tid, int) {
+        if (V * tid >= ncols) return;
         YWindow<V>& w = window(tid);
-        const float* grow = g + slice * g_plane;
+        const int nvalid = w.nvalid;
+        const float* grow = g + w.g_off;
         const int row_step = group * g_plane;  // plane k + 1 of this slice in g
         float cur[kRegP][V];
   SB_FLEX_UNROLL
         for (int k = 0; k < kRegP; ++k)
   SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * row_step + g_skew<C>(x + e)] : 0.f;
-        float* out0 = dst0 + x + T.s0 * stride;
-        if (kGrouped) out0 += static_cast<std::int64_t>(slice) * P.slice_stride;
-        window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
+          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * row_step + e] : 0.f;
+        window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
                        [nvalid](float* out, const float (&a)[V]) {
   SB_FLEX_UNROLL
                          for (int e = 0; e < V; ++e)
