@@ -590,6 +590,15 @@ SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int 
   filter_patch_columns<C>(blk, P, np, fp, fp + kHalo * L.fp_row + kHalo, L.fp_plane, L.fp_chan, L.fp_row);
 }
 
+// n / d for 0 <= n < 2^16 and 1 <= d <= 64, given inv = 1.0f / d: the float quotient
+// of n + 1/2 is at least 1 / (2 d) >= 2^-7 from an integer and its rounding error below
+// 2^-8, so truncation gives the integer quotient (tests/gpu_flex/test_flex_emulate.cpp
+// checks every such n and d). An integer division by a run-time divisor costs about 20
+// instructions: per work item of filter_row_segments, a tenth of a 64-sample filter.
+// (Its work items are fewer than the footprint's floats in shared memory / kSegment,
+// below 2^11; its divisor, segments per row unit, is at most 2048 / kSegment = 64.)
+SPLINEBENCH_HD int small_quotient(int n, float inv) { return static_cast<int>((static_cast<float>(n) + 0.5f) * inv); }
+
 // rows / stream_x: every row unit along x in segments of kSegment samples, each with
 // its own warm-up and look-ahead read from the footprint; results to g, interleaved
 // by channel like global memory (skewed).
@@ -599,9 +608,10 @@ SPLINEBENCH_HD void filter_row_segments(const Block& blk, const PassDesc& P, int
   // Fields in registers, not reloaded from parameter space per item.
   const int fp_plane = P.smem.fp_plane, fp_chan = P.smem.fp_chan, g_plane = P.smem.g_plane;
   const int segs = P.sx / kSegment;
+  const float inv_segs = 1.0f / static_cast<float>(segs);
   blk.each([&](int tid, int nt) {
     for (int item = tid; item < np * C * segs; item += nt) {
-      const int seg = item % segs, pc = item / segs;
+      const int pc = small_quotient(item, inv_segs), seg = item - pc * segs;
       const int p = pc / C, ch = pc % C;
       const float* row = fp + p * fp_plane + ch * fp_chan;
       const int first = seg * kSegment;

@@ -347,6 +347,16 @@ INSTANTIATE_TEST_SUITE_P(Shapes, FlexEmulation,
                                             ::testing::Values(Mode::mirror, Mode::half, Mode::periodic)),
                          case_name);
 
+// The float-reciprocal quotient of filter_row_segments over its whole stated range.
+TEST(FlexTile, SmallQuotientIsTheIntegerQuotient) {
+  for (int d = 1; d <= 64; ++d) {
+    const float inv = 1.0f / static_cast<float>(d);
+    int wrong = 0;
+    for (int n = 0; n < (1 << 16); ++n) wrong += small_quotient(n, inv) != n / d ? 1 : 0;
+    EXPECT_EQ(wrong, 0) << "divisor " << d;
+  }
+}
+
 // A dependency-breaking order is refused (the emulation would have to wait forever).
 TEST(FlexOrder, OrderThatBreaksDependenciesIsRejected) {
   const GridShape shape = GridShape::make({3, 4, 5, 6});
