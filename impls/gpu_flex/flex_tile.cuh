@@ -440,7 +440,7 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
 // outside the axis, the tail of an axis that is not a multiple of 4) one float each
 // through xfold. (One loop with the branch inside made the compiler predicate both
 // paths for every group: the loads were 31% of the 256^3 x-y pass's executed
-// instructions at 57192b7, results/h100/20261123-052000-gpu_flex-ncu-256.)
+// instructions at c0a4d03, results/h100/20261123-052000-gpu_flex-ncu-256.)
 template <int C, bool kGrouped, class Block>
 SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const TileSpan& T, int t0, int np, float* fp,
                                     const int* xfold) {
@@ -590,9 +590,10 @@ SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int 
   filter_patch_columns<C>(blk, P, np, fp, fp + kHalo * L.fp_row + kHalo, L.fp_plane, L.fp_chan, L.fp_row);
 }
 
-// n / d for 0 <= n < 2^16 and 1 <= d <= 64, given inv = 1.0f / d: the float quotient
-// of n + 1/2 is at least 1 / (2 d) >= 2^-7 from an integer and its rounding error below
-// 2^-8, so truncation gives the integer quotient (tests/gpu_flex/test_flex_emulate.cpp
+// n / d for 0 <= n < 2^16 and 1 <= d <= 64, given inv = 1.0f / d: the exact quotient
+// of n + 1/2 is at least 1 / (2 d) from an integer, and the two float roundings (of inv
+// and of the product, each relative 2^-24) move it by less than 2^16 / d * 2^-23 =
+// 2^-7 / d, so truncation gives the integer quotient (tests/gpu_flex/test_flex_emulate.cpp
 // checks every such n and d). An integer division by a run-time divisor costs about 20
 // instructions: per work item of filter_row_segments, a tenth of a 64-sample filter.
 // (Its work items are fewer than the footprint's floats in shared memory / kSegment,
