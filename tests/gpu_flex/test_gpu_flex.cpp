@@ -199,6 +199,58 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuFlexCases,
                                             ::testing::Values(Mode::mirror, Mode::half, Mode::periodic)),
                          case_name);
 
+// One runner for a sequence of launches, as the benchmark and the registry use it (the
+// other tests make a runner per launch): plans of more and fewer passes and fields
+// follow one another, so the launch state of a smaller launch sits inside a larger
+// one's, with adversarial launches among them; every result is bit for bit the
+// emulation's, from a poisoned output, and the same inputs give the same plan.
+TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  struct Step {
+    FlexCase c;
+    Tuning tuning;
+    bool adversarial;
+  };
+  Tuning per_axis;
+  per_axis.layout3d = Layout3D::per_axis;
+  Tuning small_ranges;
+  small_ranges.s_range = 7;
+  const std::vector<Step> steps{
+      {{{21, 34, 45}, 1, 3}, {}, false},       {{{21, 34, 45}, 1, 3}, {}, false},  // the same plan again
+      {{{61, 47}, 4, 5}, {}, false},           {{{5, 6, 7, 9}, 1, 2}, per_axis, false},
+      {{{21, 34, 45}, 1, 3}, {}, true},        {{{4099}, 1, 1}, {}, false},
+      {{{21, 34, 45}, 1, 3}, small_ranges, false}, {{{5, 6, 7, 9}, 1, 2}, per_axis, true},
+      {{{61, 47}, 4, 5}, {}, false},
+  };
+  FlexRunner runner;
+  std::string previous;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const Step& st = steps[k];
+    const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
+    const std::size_t n = static_cast<std::size_t>(shape.values() * st.c.fields);
+    const std::vector<float> in = splinebench::testing::random_values<float>(static_cast<std::int64_t>(n), 40 + k);
+    gpu::DeviceBuffer<float> d_in(n), d_out(n), d_tmp(n);
+    SB_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    SB_CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, n * sizeof(float)));
+    SB_CUDA_CHECK(cudaMemset(d_tmp.data(), 0xFF, n * sizeof(float)));
+    LaunchOptions opt;
+    opt.tuning = st.tuning;
+    opt.adversarial = st.adversarial;
+    opt.seed = 7 + k;
+    runner.run(Variant::flexible, shape, st.c.fields, Mode::mirror, d_in.data(), d_out.data(), d_tmp.data(),
+               nullptr, opt);
+    SB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<float> out(n);
+    SB_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(bit_difference(out, run_emulated(Variant::flexible, shape, st.c.fields, Mode::mirror, in, st.tuning)),
+              "")
+        << "step " << k << ": " << st.c.name();
+    // The same inputs, the same plan.
+    if (k == 1) EXPECT_EQ(runner.last_description(), previous);
+    previous = runner.last_description();
+  }
+}
+
 // Small ranges, chunks and sub-blocks: many tiles per axis, on the device.
 TEST(GpuFlex, ManySmallTilesMatchEmulation) {
   SKIP_WITHOUT_DEVICE();
