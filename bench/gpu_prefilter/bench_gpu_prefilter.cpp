@@ -32,6 +32,7 @@
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_naive/evaluate_global.hpp"
 #include "gpu_texture/texture_field.hpp"
+#include "l2_state.hpp"
 #include "reference/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
@@ -232,6 +233,8 @@ double rel_l2(const std::vector<float>& a, const std::vector<double>& ref, std::
 
 struct Buffers {
   gpu::DeviceBuffer<float> in, out, tmp, flush;
+  // Read before the "clean" runs, never written after its first zeroing (l2_state.hpp).
+  gpu::DeviceBuffer<float> clean, sink;
 };
 
 json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& buf) {
@@ -263,17 +266,28 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
     runner.run(flex::Variant::fixed, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
   };
   auto flush = [&] { SB_CUDA_CHECK(cudaMemsetAsync(buf.flush.data(), 0, buf.flush.bytes(), stream)); };
+  auto fill_clean = [&] {
+    bench::fill_l2_with_clean_lines(buf.clean.data(), buf.clean.size(), buf.sink.data(), static_cast<int>(buf.sink.size()),
+                                    stream);
+  };
 
+  // Three states of the L2 cache before a run: "hot" (right after the previous
+  // operation, whose last writes are still dirty in it), "cold" (after a 256 MiB
+  // memset: dirty lines of zeros) and "clean" (after reading 256 MiB that nothing
+  // writes: only clean lines, so no write-back of anybody's data falls in the run).
   Timer timer(stream);
-  std::map<std::string, std::vector<double>> hot, cold;
+  std::map<std::string, std::vector<double>> hot, cold, clean;
   for (int r = 0; r < cfg.warmups + cfg.reps; ++r)
     for (auto& [name, op] : ops) {
       const double t_hot = timer.time(op);
       flush();
       const double t_cold = timer.time(op);
+      fill_clean();
+      const double t_clean = timer.time(op);
       if (r >= cfg.warmups) {
         hot[name].push_back(t_hot);
         cold[name].push_back(t_cold);
+        clean[name].push_back(t_clean);
       }
     }
 
@@ -281,10 +295,13 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
               {"mode", "mirror"},     {"values", n},        {"bytes", bytes}};
   json timings, ratios;
   for (auto& [name, op] : ops) {
-    timings[name] = {{"hot", to_json(summarise(hot[name]))}, {"cold", to_json(summarise(cold[name]))}};
+    timings[name] = {{"hot", to_json(summarise(hot[name]))},
+                     {"cold", to_json(summarise(cold[name]))},
+                     {"clean", to_json(summarise(clean[name]))}};
     if (name != "copy") {
       ratios[name] = {{"hot", summarise(hot[name]).median / summarise(hot["copy"]).median},
-                      {"cold", summarise(cold[name]).median / summarise(cold["copy"]).median}};
+                      {"cold", summarise(cold[name]).median / summarise(cold["copy"]).median},
+                      {"clean", summarise(clean[name]).median / summarise(clean["copy"]).median}};
     }
   }
 
@@ -344,8 +361,9 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
               ratios["gpu_flex_fixed"]["hot"].get<double>());
   if (timings.contains("gpu_naive") && timings["gpu_naive"].contains("prefilter_phase"))
     std::printf(" | naive %9.4f ms", timings["gpu_naive"]["prefilter_phase"]["median_s"].get<double>() * 1e3);
-  std::printf("  [cold: copy %.4f flex x%.2f]\n", summarise(cold["copy"]).median * 1e3,
-              ratios["gpu_flex"]["cold"].get<double>());
+  std::printf("  [cold: copy %.4f flex x%.2f | clean: copy %.4f flex %.4f x%.2f]\n", summarise(cold["copy"]).median * 1e3,
+              ratios["gpu_flex"]["cold"].get<double>(), summarise(clean["copy"]).median * 1e3,
+              summarise(clean["gpu_flex"]).median * 1e3, ratios["gpu_flex"]["clean"].get<double>());
   std::fflush(stdout);
   return rec;
 }
@@ -603,6 +621,11 @@ int main(int argc, char** argv) {
     doc["context"]["gpu_flex_tuning"] = cfg.flex_text.empty() ? "default" : cfg.flex_text;
     Buffers buf;
     buf.flush.resize(std::size_t{64} << 20);  // 256 MiB: more than any L2
+    buf.clean.resize(std::size_t{64} << 20);
+    buf.sink.resize(1024);
+    SB_CUDA_CHECK(cudaMemset(buf.clean.data(), 0, buf.clean.bytes()));
+    // Evicts (writes back) the clean buffer's lines that its zeroing left dirty.
+    SB_CUDA_CHECK(cudaMemset(buf.flush.data(), 0, buf.flush.bytes()));
     doc["records"] = json::array();
     for (const Case& c : cases(cfg.quick)) {
       if (!cfg.only.empty() && c.name != cfg.only) continue;
