@@ -267,8 +267,8 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
   };
   auto flush = [&] { SB_CUDA_CHECK(cudaMemsetAsync(buf.flush.data(), 0, buf.flush.bytes(), stream)); };
   auto fill_clean = [&] {
-    bench::fill_l2_with_clean_lines(buf.clean.data(), buf.clean.size(), buf.sink.data(), static_cast<int>(buf.sink.size()),
-                                    stream);
+    bench::fill_l2_with_clean_lines(buf.clean.data(), buf.clean.size(), buf.sink.data(),
+                                    static_cast<int>(buf.sink.size()), stream);
   };
 
   // Three states of the L2 cache before a run: "hot" (right after the previous
@@ -361,9 +361,10 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
               ratios["gpu_flex_fixed"]["hot"].get<double>());
   if (timings.contains("gpu_naive") && timings["gpu_naive"].contains("prefilter_phase"))
     std::printf(" | naive %9.4f ms", timings["gpu_naive"]["prefilter_phase"]["median_s"].get<double>() * 1e3);
-  std::printf("  [cold: copy %.4f flex x%.2f | clean: copy %.4f flex %.4f x%.2f]\n", summarise(cold["copy"]).median * 1e3,
-              ratios["gpu_flex"]["cold"].get<double>(), summarise(clean["copy"]).median * 1e3,
-              summarise(clean["gpu_flex"]).median * 1e3, ratios["gpu_flex"]["clean"].get<double>());
+  std::printf("  [cold: copy %.4f flex x%.2f | clean: copy %.4f flex %.4f x%.2f]\n",
+              summarise(cold["copy"]).median * 1e3, ratios["gpu_flex"]["cold"].get<double>(),
+              summarise(clean["copy"]).median * 1e3, summarise(clean["gpu_flex"]).median * 1e3,
+              ratios["gpu_flex"]["clean"].get<double>());
   std::fflush(stdout);
   return rec;
 }
