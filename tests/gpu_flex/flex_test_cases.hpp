@@ -17,7 +17,12 @@ struct FlexCase {
   std::int64_t fields = 1;
   std::string name() const {
     std::string s;
-    for (auto e : extents) s += (s.empty() ? "" : "x") + std::to_string(e);
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive inside
+    // libstdc++) on `const char* + std::string&&` here.
+    for (auto e : extents) {
+      if (!s.empty()) s += 'x';
+      s += std::to_string(e);
+    }
     return s + "_C" + std::to_string(channels) + "_F" + std::to_string(fields);
   }
 };
