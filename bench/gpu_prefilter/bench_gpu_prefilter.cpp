@@ -67,7 +67,7 @@ flex::Tuning parse_tuning(const std::string& text) {
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
       {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
-      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages}, {"l2_hints", &t.l2_hints},
+      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
       {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;
@@ -433,13 +433,6 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.bulk_stages = stages;
     variants.push_back({"bulk_stages=" + std::to_string(stages), t});
-  }
-  // L2 hints (flex_pass.hpp, kL2*): none, and each combination with the default's.
-  for (int hints : {0, 3, 5, 7}) {
-    flex::Tuning t;
-    if (hints == t.l2_hints) continue;
-    t.l2_hints = hints;
-    variants.push_back({"l2_hints=" + std::to_string(hints), t});
   }
   // Slices per register stream_x tile (0 = the planner's choice, the default row).
   for (int group : {1, 2, 4, 8}) {

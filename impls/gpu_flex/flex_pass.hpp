@@ -37,17 +37,6 @@ inline constexpr int kRegP = 16;
 // Planes per batch of the register stream_yx tile, by default (Tuning::yx_batch): the
 // footprints of one batch are filtered while later batches' arrive.
 inline constexpr int kPlaneBatch = 4;
-// PassDesc::l2_hints bits.
-//   kL2DiscardSrc : src is an intermediate field that no later pass reads: the bulk
-//                   stream_only tile drops the L2 lines of every plane row it alone
-//                   reads once they have landed in shared memory (discard.global.L2),
-//                   so dirty intermediate lines still in L2 are never written to DRAM.
-//   kL2StreamDst  : dst is the user's output: the bulk stream_only tile stores it
-//                   evict-first (st.global.cs), so it displaces fewer lines that later
-//                   tiles of the launch still read.
-//   kL2FirstSrc   : src is the user's input, read once: the register stream_x tile
-//                   loads it evict-first, so the intermediate it writes stays in L2.
-inline constexpr int kL2DiscardSrc = 1, kL2StreamDst = 2, kL2FirstSrc = 4;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 
@@ -153,9 +142,6 @@ struct PassDesc {
   float* dst = nullptr;
   SmemLayout smem;
   std::int32_t profile_skip = 0;  // Tuning::profile_skip (0 in every real run)
-  // L2 hints of this pass (kL2* bits; bind_buffers sets them from Tuning::l2_hints by
-  // what src and dst are). They change which lines stay in L2, never a value.
-  std::int32_t l2_hints = 0;
 };
 
 // One launch of the flexible-allocation kernel: its passes in dependency order.

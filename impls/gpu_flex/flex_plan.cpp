@@ -379,15 +379,13 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
       tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2 ||
-      tuning.l2_hints < 0 || tuning.l2_hints > (kL2DiscardSrc | kL2StreamDst | kL2FirstSrc))
-    throw Error("gpu_flex: a tuning value is out of range (flex_plan.hpp, Tuning)");
+      tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
+    throw Error("gpu_flex: tuning values must be positive");
   if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
     throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
 
   Plan plan;
   plan.fields = fields;
-  plan.l2_hints = tuning.l2_hints;
   const int D = shape.dims;
   if (variant == Variant::flexible) {
     if (D == 1) {
@@ -447,10 +445,6 @@ void bind_buffers(Plan& plan, const float* in, float* out, float* tmp) {
     PassDesc& P = plan.passes[i];
     P.dst = (n - 1 - i) % 2 == 0 ? out : tmp;
     P.src = i == 0 ? in : plan.passes[i - 1].dst;
-    // Pass i > 0 reads what pass i - 1 wrote, and pass i + 1 reads only what pass i
-    // writes: the lines of src are dead once pass i has read them.
-    P.l2_hints = plan.l2_hints & ((i > 0 ? kL2DiscardSrc : 0) | (i == n - 1 ? kL2StreamDst : 0) |
-                                  (i == 0 && in != out ? kL2FirstSrc : 0));
   }
 }
 

@@ -83,16 +83,12 @@ struct Tuning {
   // launch less L1 (bench/gpu_prefilter/README.md).
   int stream_bulk = 1;
   int bulk_stages = 2;
-  // L2 hints (kL2DiscardSrc | kL2StreamDst | kL2FirstSrc in flex_pass.hpp; 0 = none):
-  // which of them bind_buffers gives the passes whose src or dst qualifies.
-  int l2_hints = kL2DiscardSrc;
 };
 
 struct Plan {
   std::vector<PassDesc> passes;  // in execution order; src/dst unset until bind_buffers
   std::int64_t fields = 1;
   int smem_floats = 0;           // the most any pass needs
-  int l2_hints = 0;              // Tuning::l2_hints, applied by bind_buffers
   bool needs_tmp() const { return passes.size() > 1; }
 };
 

@@ -144,50 +144,6 @@ SPLINEBENCH_HD void copy16_to_shared(float* dst, const float* src) {
 #endif
 }
 
-// ---- L2 hints (PassDesc::l2_hints) ------------------------------------------------
-// They decide which lines L2 keeps, never a value; on the host they are plain copies,
-// stores or nothing.
-
-// An L2 policy that marks the lines it touches evict-first (for copy16_to_shared_first).
-SPLINEBENCH_HD std::uint64_t evict_first_policy() {
-#if defined(__CUDA_ARCH__)
-  std::uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
-  return policy;
-#else
-  return 0;
-#endif
-}
-// copy16_to_shared, the global line marked evict-first in L2 (read once).
-SPLINEBENCH_HD void copy16_to_shared_first(float* dst, const float* src, std::uint64_t policy) {
-#if defined(__CUDA_ARCH__)
-  const auto to = static_cast<std::uint32_t>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(to), "l"(src), "l"(policy)
-               : "memory");
-#else
-  (void)policy;
-  for (int k = 0; k < 4; ++k) dst[k] = src[k];
-#endif
-}
-// Two floats stored evict-first (st.global.cs; p 8-byte aligned).
-SPLINEBENCH_HD void store2_streaming(float* p, float a, float b) {
-#if defined(__CUDA_ARCH__)
-  __stcs(reinterpret_cast<float2*>(p), make_float2(a, b));
-#else
-  p[0] = a;
-  p[1] = b;
-#endif
-}
-// Drops the 128-byte L2 line at p (128-byte aligned) without writing it back: its
-// contents become undefined. Only for lines of an intermediate field nobody reads again.
-SPLINEBENCH_HD void discard_l2_line(const float* p) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
-#else
-  (void)p;
-#endif
-}
-
 // Bulk copies (the Hopper TMA unit, cp.async.bulk) of whole 16-byte-aligned rows into
 // shared memory, completed through an mbarrier: one thread requests a sub-block with a
 // few instructions and the copy engine, not the requesting threads' load slots, keeps
@@ -499,9 +455,6 @@ SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const T
     // Every row start is 16-byte aligned when the slice is and the strides keep it.
     const bool aligned = C == 1 && (reinterpret_cast<std::uintptr_t>(base) & 15u) == 0 && (s_stride & 3) == 0 &&
                          (!kGrouped || (slice_stride & 3) == 0);
-    // kL2FirstSrc: the user's input, read once, leaves L2 before the intermediate does.
-    const bool first = (P.l2_hints & kL2FirstSrc) != 0;
-    const std::uint64_t policy = first ? evict_first_policy() : 0;
     // Whole 16-byte groups inside the axis: groups [g_lo, g_hi) of the footprint
     // (x_first is a multiple of 4: patches are multiples of kSegment samples).
     const int g_lo = x_first >= 0 ? 0 : -x_first / 4;
@@ -518,11 +471,7 @@ SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const T
       if (kGrouped) src += static_cast<std::int64_t>(slice < last_slice ? slice : last_slice) * slice_stride;
       float* dst = fp + r * fp_plane;
       if (aligned) {
-        if (first)
-          for (int k = g_lo + lane; k < g_hi; k += 32)
-            copy16_to_shared_first(dst + fp_skew<C>(4 * k), src + x_first + 4 * k, policy);
-        else
-          for (int k = g_lo + lane; k < g_hi; k += 32) copy16_to_shared(dst + fp_skew<C>(4 * k), src + x_first + 4 * k);
+        for (int k = g_lo + lane; k < g_hi; k += 32) copy16_to_shared(dst + fp_skew<C>(4 * k), src + x_first + 4 * k);
         for (int j = lane; j < head + tail; j += 32) {
           const int i = j < head ? j : 4 * g_hi + (j - head);
           copy_to_shared(dst + fp_skew<C>(i), src + xfold[i]);
@@ -1374,18 +1323,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   const int buffer_step = kRegP * w;
   const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
-  // kL2DiscardSrc: the stream positions [keep_lo, keep_hi) are read by this tile alone
-  // and once: not the kHalo planes shared with the neighbouring stream ranges, not the
-  // kHalo + 1 planes at either end of the axis that folded positions read again (every
-  // mode folds a position less than kHalo outside the axis into them; shorter axes,
-  // whose folds reach further, keep every line).
-  const bool discard = (P.l2_hints & kL2DiscardSrc) != 0 && P.ns >= 4 * kHalo;
-  const std::int64_t keep_lo = T.s0 + kHalo > kHalo + 1 ? T.s0 + kHalo : kHalo + 1;
-  const std::int64_t keep_hi = T.s1 - kHalo < P.ns - kHalo - 1 ? T.s1 - kHalo : P.ns - kHalo - 1;
-  // The 128-byte lines wholly inside a plane row's w values (lines shared with another
-  // chunk's columns stay): at most w / 32 + 1 per row.
-  const int row_lines = w / 32 + 1;
-  const bool stream_out = (P.l2_hints & kL2StreamDst) != 0;
   // Thread 0 only: sub-block b's plane rows into buffer b % S.
   auto request = [&](int b) {
     const int t0 = b * kRegP;
@@ -1411,21 +1348,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
   float sink = 0.f;
   for (int b = 0; b < nsub; ++b) {
     const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
-    blk.each([&](int tid, int nt) {
+    blk.each([&](int tid, int) {
       // Buffer (b + S - 1) % S held sub-block b - 1, released by the barrier that ended it.
       if (tid == 0 && b + S - 1 < nsub) request(b + S - 1);
       bulk_wait(bars + b % S, static_cast<std::uint32_t>((b / S) & 1));
-      if (discard) {
-        // The rows are in shared memory: their global lines are dead (kL2DiscardSrc).
-        const std::int64_t a0 = T.s0 - kHalo + static_cast<std::int64_t>(b) * kRegP;  // position of row 0
-        for (int j = tid; j < np * row_lines; j += nt) {
-          const int k = j / row_lines, line = j - k * row_lines;
-          if (a0 + k < keep_lo || a0 + k >= keep_hi) continue;
-          const auto row = reinterpret_cast<std::uintptr_t>(src0 + (a0 + k) * stride);
-          const std::uintptr_t at = ((row + 127u) & ~std::uintptr_t{127u}) + 128u * static_cast<unsigned>(line);
-          if (at + 128u <= row + 4u * static_cast<unsigned>(w)) discard_l2_line(reinterpret_cast<const float*>(at));
-        }
-      }
       const float* buf = smem + L.fp[0] + (b % S) * buffer_step;
       const int col = V * tid;
       float cur[kRegP][V];
@@ -1441,12 +1367,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
         return;
       }
       YWindow<V>& win = window(tid);
-      if (stream_out)
-        window_step<V>(win.c, win.prev, cur, b, np, outputs, out_base + col, stride,
-                       [](float* out, const float (&a)[V]) { store2_streaming(out, a[0], a[1]); });
-      else
-        window_step<V>(win.c, win.prev, cur, b, np, outputs, out_base + col, stride,
-                       [](float* out, const float (&a)[V]) { *reinterpret_cast<Vec2*>(out) = Vec2{a[0], a[1]}; });
+      window_step<V>(win.c, win.prev, cur, b, np, outputs, out_base + col, stride,
+                     [](float* out, const float (&a)[V]) { *reinterpret_cast<Vec2*>(out) = Vec2{a[0], a[1]}; });
     });
     blk.sync();  // buffer b % S is free again
   }
