@@ -67,7 +67,7 @@ flex::Tuning parse_tuning(const std::string& text) {
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
       {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
-      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages},
+      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages}, {"yx_tma", &t.yx_tma},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
       {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;
@@ -398,6 +398,13 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     variants.push_back({"layout3d=yx_patches,yx_batch=" + std::to_string(batch) + ",yx_stages=" +
                             std::to_string(stages),
                         t});
+  }
+  // Its footprints by per-thread cp.async instead of TMA tensor copies.
+  {
+    flex::Tuning t;
+    t.layout3d = flex::Layout3D::yx_patches;
+    t.yx_tma = 0;
+    variants.push_back({"layout3d=yx_patches,yx_tma=0", t});
   }
   for (int skip : {1, 2, 3}) {
     flex::Tuning t;

@@ -28,10 +28,13 @@
 // orders number pass k - 1 of a field before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
+#include <cuda.h>  // CUtensorMap and its enums only: the encoder comes from the runtime's entry point
+#include <cudaTypedefs.h>
 #include <cuda/atomic>
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 #include "gpu_common/cuda_check.hpp"
@@ -67,7 +70,7 @@ __device__ void adversarial_pause(std::uint64_t seed, long long salt, int where)
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ FlexArgs a) {
-  extern __shared__ float4 flex_smem[];
+  extern __shared__ __align__(128) float4 flex_smem[];
   float* smem = reinterpret_cast<float*>(flex_smem);
   __shared__ long long s_ticket;
   const DeviceBlock blk;
@@ -118,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) fixed_kernel(const __grid_constant__ PassDesc P) {
-  extern __shared__ float4 flex_smem[];
+  extern __shared__ __align__(128) float4 flex_smem[];
   run_tile<C>(DeviceBlock{}, P, static_cast<std::int64_t>(blockIdx.x), reinterpret_cast<float*>(flex_smem));
 }
 
@@ -180,6 +183,43 @@ int resident_blocks(const void* kernel, int smem_bytes, int sms) {
   return per_sm * sms;
 }
 
+// cuTensorMapEncodeTiled through the runtime's driver entry point, so that the library
+// does not link the driver library itself; null where the driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encoder = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      fn = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  return encoder;
+}
+
+// The tensor map of a register stream_yx pass with PassDesc::tma (its src as an
+// nx x ny x (ns * slices) float tensor, one kYxTmaBoxX x kYxTmaBoxY plane per copy, zeros outside).
+// Where it cannot be encoded the pass falls back to per-thread copies (same values).
+void encode_yx_tensor_map(PassDesc& P) {
+  static_assert(sizeof(CUtensorMap) == sizeof(P.tensor_map), "PassDesc::tensor_map holds one CUtensorMap");
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(P.nx), static_cast<cuuint64_t>(P.ny),
+                              static_cast<cuuint64_t>(P.ns * P.slices)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(P.y_stride) * 4, static_cast<cuuint64_t>(P.s_stride) * 4};
+  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kYxTmaBoxX), static_cast<cuuint32_t>(kYxTmaBoxY), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map;
+  if (!encode ||
+      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(P.src), dims, strides, box,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    P.tma = 0;
+    return;
+  }
+  std::memcpy(P.tensor_map, &map, sizeof(map));
+}
+
 }  // namespace
 
 Plan FlexRunner::plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
@@ -204,6 +244,8 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
                      float* d_out, float* d_tmp, cudaStream_t stream, const LaunchOptions& options) {
   Plan p = plan(variant, shape, fields, mode, options.tuning);
   bind_buffers(p, d_in, d_out, d_tmp);
+  for (PassDesc& P : p.passes)
+    if (P.tma) encode_yx_tensor_map(P);
   description_ = describe(p);
   const int smem_bytes = p.smem_floats * 4;
   const DeviceFacts f = device_facts();

@@ -276,6 +276,12 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
       L.g = stages * batch * L.fp_plane;
       L.ring = L.ring_len = L.cz = 0;
       L.total = L.g + kRegP * L.g_plane;
+      R.tma = tun.yx_tma != 0 ? 1 : 0;
+      if (R.tma) {
+        // One mbarrier (8 bytes) per batch buffer, after g (an even float offset).
+        L.bars = L.total + (L.total & 1);
+        L.total = L.bars + 2 * stages;
+      }
       if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
         R.y_tiles = ceil_div(R.ny, R.sy);
         R.x_tiles = ceil_div(R.nx, R.sx);
@@ -445,7 +451,17 @@ void bind_buffers(Plan& plan, const float* in, float* out, float* tmp) {
     PassDesc& P = plan.passes[i];
     P.dst = (n - 1 - i) % 2 == 0 ? out : tmp;
     P.src = i == 0 ? in : plan.passes[i - 1].dst;
+    if (P.tma && !yx_tma_layout_ok(P, P.src)) P.tma = 0;
   }
+}
+
+bool yx_tma_layout_ok(const PassDesc& P, const float* src) {
+  constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
+  return P.kind == TileKind::stream_yx && P.regs > 0 && P.channels == 1 && P.nx % 4 == 0 &&
+         P.y_stride == P.nx && P.s_stride == P.ny * P.nx && (P.slices == 1 || P.slice_stride == P.ns * P.s_stride) &&
+         P.ns * P.slices < (std::int64_t{1} << 31) && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0 &&
+         P.smem.fp_row == kYxTmaBoxX && P.smem.fp_plane == FY * kYxTmaBoxX && kYxTmaBoxY == FY &&
+         kYxTmaBoxX >= FX;
 }
 
 LaunchDesc make_launch(const Plan& plan) {
@@ -490,7 +506,8 @@ std::string describe(const Plan& plan) {
     if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
     if (P.group > 1) o << ", " << P.group << " slices per tile";
     if (P.kind == TileKind::stream_yx && P.regs > 0)
-      o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages";
+      o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages"
+        << (P.tma ? ", TMA footprints" : "");
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();

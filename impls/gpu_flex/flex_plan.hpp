@@ -75,6 +75,10 @@ struct Tuning {
   // flight while one is filtered.
   int yx_batch = kPlaneBatch;
   int yx_stages = 2;
+  // Register stream_yx tiles: 1 = footprint planes by TMA tensor copies (one request per
+  // plane, completion through an mbarrier) where the field's layout allows; 0 = per-thread
+  // cp.async. The same values land in shared memory either way.
+  int yx_tma = 1;
   // Register stream_only tiles of two columns per thread over whole chunks of
   // 2 * kThreads columns: 1 = fed through shared memory by bulk copies (flex_tile.cuh,
   // stream_bulk) in bulk_stages buffers of kRegP planes (fewer where shared memory is
@@ -107,6 +111,12 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
 // Sets every pass's src/dst: pass 0 reads `in`, the last writes `out`, the ones in
 // between alternate between `out` and `tmp` (tmp may be null for one pass).
 void bind_buffers(Plan& plan, const float* in, float* out, float* tmp);
+
+// Whether the register stream_yx pass P can read `src` through a TMA tensor map: the
+// planes of every slice contiguous (y_stride == nx, s_stride == ny nx, slices back to
+// back), rows a multiple of 16 bytes (nx % 4 == 0), src 16-byte aligned, and the
+// footprint layout the tensor copies fill (rows of 68 floats, planes of 64 rows).
+bool yx_tma_layout_ok(const PassDesc& P, const float* src);
 
 // All passes of a flexible plan as one launch (tickets numbered pass after pass).
 LaunchDesc make_launch(const Plan& plan);

@@ -1064,7 +1064,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
 // barriers) keeps one window per thread.
 #if defined(__CUDACC__)
 // Every extern __shared__ array of a kernel names its dynamic shared memory.
-extern __shared__ float4 flex_dynamic_smem[];
+extern __shared__ __align__(128) float4 flex_dynamic_smem[];
 #endif
 
 template <int V>
@@ -1190,6 +1190,67 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   }
 }
 
+// ---- TMA footprints of the register stream_yx tile (PassDesc::tma) ----------------
+
+// Requests planes [t, t + np) of the tile's footprint into fp, one tensor copy of a
+// kYxTmaBoxX x kYxTmaBoxY plane each (rows of SmemLayout::fp_row floats: the box's), completing on
+// `bar`; on the device only thread 0 calls it. Planes outside the stream axis are
+// requested at their folded position; footprint positions outside the (y, x) plane
+// arrive as zeros and are folded by yx_tma_fold_edges. On the host: the same copies.
+SPLINEBENCH_HD void yx_tma_request(const PassDesc& P, const TileSpan& T, int t, int np, float* fp, std::uint64_t* bar) {
+  const int mode = P.mode, ns = static_cast<int>(P.ns);
+  const int s_first = static_cast<int>(T.s0 - kHalo) + t;
+  const int x = static_cast<int>(T.x0) - kHalo, y = static_cast<int>(T.y0) - kHalo;
+  const int fp_plane = P.smem.fp_plane;
+#if defined(__CUDA_ARCH__)
+  // The tensor's z runs over the planes of all slices (yx_tma_layout_ok: back to back).
+  const int z_slice = static_cast<int>(T.base / P.s_stride);
+  bulk_expect(bar, static_cast<std::uint32_t>(np * kYxTmaBoxX * kYxTmaBoxY * 4));
+  for (int j = 0; j < np; ++j) {
+    const std::int32_t c[3] = {x, y, z_slice + fold32(mode, s_first + j, ns)};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, fp + j * fp_plane,
+                                    P.tensor_map, c, bar);
+  }
+#else
+  (void)bar;
+  const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
+  for (int j = 0; j < np; ++j) {
+    const float* plane = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
+    for (int r = 0; r < kYxTmaBoxY; ++r)
+      for (int c = 0; c < kYxTmaBoxX; ++c) {
+        const int xx = x + c, yy = y + r;
+        fp[j * fp_plane + r * P.smem.fp_row + c] =
+            xx >= 0 && xx < nx && yy >= 0 && yy < ny ? plane[static_cast<std::int64_t>(yy) * P.y_stride + xx] : 0.f;
+      }
+  }
+#endif
+}
+
+// After planes [t, t + np) of yx_tma_request have landed: the footprint positions
+// outside the (y, x) plane get their folded samples (plain loads; only tiles whose
+// footprint leaves the plane have any). Then fp holds what issue_loads puts there.
+template <class Block>
+SPLINEBENCH_HD void yx_tma_fold_edges(const Block& blk, const PassDesc& P, const TileSpan& T, int t, int np,
+                                      float* fp) {
+  constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
+  const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
+  const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
+  if (x_first >= 0 && x_first + FX <= nx && y_first >= 0 && y_first + FY <= ny) return;  // the same for every thread
+  blk.each([&](int tid, int nt) {
+    const int mode = P.mode, ns = static_cast<int>(P.ns);
+    const int s_first = static_cast<int>(T.s0 - kHalo) + t;
+    const int fp_plane = P.smem.fp_plane, fp_row = P.smem.fp_row;
+    for (int i = tid; i < np * FY * FX; i += nt) {
+      const int j = i / (FY * FX), r = (i / FX) % FY, c = i % FX;
+      const int xx = x_first + c, yy = y_first + r;
+      if (xx >= 0 && xx < nx && yy >= 0 && yy < ny) continue;
+      const float* plane = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
+      fp[j * fp_plane + r * fp_row + c] =
+          plane[static_cast<std::int64_t>(fold32(mode, yy, ny)) * P.y_stride + fold32(mode, xx, nx)];
+    }
+  });
+}
+
 // ---- the register stream_yx tile (stream_yx with PassDesc::regs > 0, C == 1) -------
 
 // stream_yx with the z window in registers: the whole 3-D filter of a 32 x 32 (y, x)
@@ -1234,13 +1295,33 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   const bool aligned = (reinterpret_cast<std::uintptr_t>(P.dst + T.base + T.x0) % 8) == 0 &&
                        P.y_stride % 2 == 0 && P.s_stride % 2 == 0;
 
-  blk.each([&](int tid, int) { window(tid).clear(); });
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
+  // TMA footprints (PassDesc::tma) need 128-byte aligned planes; where the shared memory
+  // is not (never seen), the per-thread copies put the same values there.
+#if defined(__CUDA_ARCH__)
+  const bool tma = P.tma != 0 && (reinterpret_cast<std::uintptr_t>(buffer(0)) & 127u) == 0;
+#else
+  const bool tma = P.tma != 0;
+#endif
+  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
+  blk.each([&](int tid, int) {
+    window(tid).clear();
+    if (tma && tid == 0)
+      for (int k = 0; k < S; ++k) bulk_init(bars + k);
+  });
+  if (tma) blk.sync();  // the barriers are initialised before the first request
   auto request = [&](int k) {
     const int t = k * batch;
-    issue_loads<C>(blk, P, T, t, count - t < batch ? count - t : batch, buffer(k));
-    blk.commit_loads();
+    const int np = count - t < batch ? count - t : batch;
+    if (tma) {
+      blk.each([&](int tid, int) {
+        if (tid == 0) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
+      });
+    } else {
+      issue_loads<C>(blk, P, T, t, np, buffer(k));
+      blk.commit_loads();
+    }
   };
   for (int k = 0; k < S - 1 && k < batches; ++k) request(k);
   for (int b = 0; b < nsub; ++b) {
@@ -1252,8 +1333,13 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       const int nbp = count - k * batch < batch ? count - k * batch : batch;
       // Batches k .. k + S - 2 are requested; wait for k. After the barrier every thread
       // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
-      const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
-      blk.wait_loads(newer);
+      if (tma) {
+        blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
+        yx_tma_fold_edges(blk, P, T, k * batch, nbp, buffer(k));
+      } else {
+        const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
+        blk.wait_loads(newer);
+      }
       blk.sync();
       if (k + S - 1 < batches) request(k + S - 1);
       if (!skip_plane) {

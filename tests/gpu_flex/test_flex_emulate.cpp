@@ -37,7 +37,7 @@ struct Result {
 };
 
 Result run_case(const FlexCase& c, Mode mode, Variant variant, const DeviceLimits& lim, const Tuning& tun,
-                const std::vector<std::int64_t>* order = nullptr, std::uint64_t seed = 7) {
+                const std::vector<std::int64_t>* order = nullptr, std::uint64_t seed = 7, Plan* bound = nullptr) {
   const GridShape shape = GridShape::make(c.extents, c.channels);
   const std::int64_t n = shape.values() * c.fields;
   const std::vector<float> in = splinebench::testing::random_values<float>(n, seed);
@@ -48,6 +48,7 @@ Result run_case(const FlexCase& c, Mode mode, Variant variant, const DeviceLimit
   std::vector<float> tmp(static_cast<std::size_t>(n), std::nanf(""));
   Plan plan = make_plan(shape, c.fields, mode, variant, lim, tun);
   bind_buffers(plan, in.data(), r.out.data(), tmp.data());
+  if (bound) *bound = plan;
   emulate(plan, variant, order);
   r.rel_l2 = splinebench::testing::rel_l2(r.out, ref);
   return r;
@@ -411,6 +412,56 @@ TEST(FlexPlan, TilesCoverEveryOutputOnce) {
 }
 
 }  // namespace
+
+// The register stream_yx tile's TMA footprints (Tuning::yx_tma) against its per-thread
+// copies: the emulated tensor copies (zeros outside the plane) and the folds of the
+// edge positions must put the same values in shared memory, so the same bits. Shapes
+// with rows of a multiple of 4 floats (TMA needs them): interior and edge patches,
+// planes shorter than the footprint (folds of folds), two fields, a 4-D field (its
+// slices are z of one tensor), several stream ranges, every mode.
+TEST(FlexEmulationTma, RegisterYxTileTmaSameBitsAsPerThreadCopies) {
+  const std::vector<FlexCase> cases = {{{37, 44, 40}, 1, 1}, {{9, 36, 36}, 1, 2}, {{5, 8, 12}, 1, 1},
+                                       {{3, 70, 68}, 1, 1},  {{2, 3, 33, 20}, 1, 1}};
+  for (const FlexCase& c : cases)
+    for (Mode mode : {Mode::mirror, Mode::half, Mode::periodic})
+      for (std::int64_t range : {std::int64_t{0}, std::int64_t{7}}) {
+        const std::string what = c.name() + " " + std::string(to_string(mode)) + " range " + std::to_string(range);
+        Tuning tun;
+        tun.layout3d = Layout3D::yx_patches;
+        tun.s_range = range;
+        Plan with_tma;
+        const Result tma = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, nullptr, 7, &with_tma);
+        ASSERT_EQ(with_tma.passes[0].kind, TileKind::stream_yx) << what;
+        EXPECT_EQ(with_tma.passes[0].tma, 1) << what << ": the layout allows TMA footprints";
+        tun.yx_tma = 0;
+        Plan without;
+        const Result copies = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, nullptr, 7, &without);
+        EXPECT_EQ(without.passes[0].tma, 0) << what;
+        EXPECT_EQ(splinebench::testing::count_nan(tma.out), 0) << what;
+        EXPECT_LE(tma.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << what;
+        EXPECT_EQ(count_bit_differences(tma.out, copies.out), 0u) << what;
+      }
+}
+
+// TMA footprints only where the layout allows them: rows of a multiple of 4 floats, a
+// 16-byte aligned source; otherwise the pass keeps per-thread copies.
+TEST(FlexPlan, YxTmaOnlyWhereTheLayoutAllows) {
+  Tuning tun;
+  tun.layout3d = Layout3D::yx_patches;
+  const std::vector<float> data(64 * 64 * 64 + 4, 1.f);
+  for (auto [extents, expect] : {std::pair{std::vector<std::int64_t>{10, 20, 32}, 1},
+                                 std::pair{std::vector<std::int64_t>{10, 20, 30}, 0}}) {
+    Plan plan = make_plan(GridShape::make(extents, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
+    ASSERT_EQ(plan.passes[0].tma, 1) << "the planner asks for it";
+    std::vector<float> out(data.size()), tmp(data.size());
+    bind_buffers(plan, data.data(), out.data(), tmp.data());
+    EXPECT_EQ(plan.passes[0].tma, expect) << extents[2];
+    if (expect) {
+      bind_buffers(plan, data.data() + 1, out.data(), tmp.data());  // 4 bytes off 16-byte alignment
+      EXPECT_EQ(plan.passes[0].tma, 0);
+    }
+  }
+}
 
 // Planner knobs out of range are errors, not silently clamped plans.
 TEST(FlexPlan, BadYxKnobsAreErrors) {

@@ -327,6 +327,41 @@ TEST(GpuFlex, RegisterYxTileBatchesMatchEmulation) {
   }
 }
 
+// The register stream_yx tile with TMA footprints (Tuning::yx_tma, the default) and with
+// per-thread copies: bit for bit the emulation, within the oracle tolerance, the same
+// bits in the adversarial order; interior and edge patches, planes shorter than the
+// footprint, two fields, a 4-D field, stream ranges, every mode. The description says
+// which loads the device used (the launcher falls back where it cannot encode the map).
+TEST(GpuFlex, RegisterYxTileTmaMatchesEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FlexCase& c : std::vector<FlexCase>{{{37, 44, 40}, 1, 1},
+                                                 {{9, 36, 36}, 1, 2},
+                                                 {{5, 8, 12}, 1, 1},
+                                                 {{2, 3, 33, 20}, 1, 1},
+                                                 {{40, 96, 128}, 1, 1}}) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 9);
+    for (Mode mode : kAllModes) {
+      const std::vector<double> ref = oracle(shape, c.fields, mode, in);
+      for (std::int64_t range : {std::int64_t{0}, std::int64_t{7}}) {
+        for (int tma : {1, 0}) {
+          Tuning tun;
+          tun.layout3d = Layout3D::yx_patches;
+          tun.s_range = range;
+          tun.yx_tma = tma;
+          const std::string label = std::string(to_string(mode)) + " range " + std::to_string(range) + " yx_tma " +
+                                    std::to_string(tma);
+          check_tuning(Variant::flexible, c, mode, in, ref, tun, label, 11);
+          LaunchOptions opt;
+          opt.tuning = tun;
+          const std::string used = run_device(Variant::flexible, shape, c.fields, mode, in, opt).description;
+          EXPECT_EQ(used.find("TMA footprints") != std::string::npos, tma == 1) << label << "; " << used;
+        }
+      }
+    }
+  }
+}
+
 // Register stream_x tiles of several slices side by side (Tuning::x_group): groups that
 // divide a field's slices and short last groups, whole and short stream ranges, field
 // batches; on the device against the emulation (bit for bit), the oracle, and the
