@@ -70,7 +70,7 @@ __device__ void adversarial_pause(std::uint64_t seed, long long salt, int where)
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ FlexArgs a) {
-  extern __shared__ __align__(128) float4 flex_smem[];
+  extern __shared__ __align__(1024) float4 flex_smem[];
   float* smem = reinterpret_cast<float*>(flex_smem);
   __shared__ long long s_ticket;
   const DeviceBlock blk;
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) fixed_kernel(const __grid_constant__ PassDesc P) {
-  extern __shared__ __align__(128) float4 flex_smem[];
+  extern __shared__ __align__(1024) float4 flex_smem[];
   run_tile<C>(DeviceBlock{}, P, static_cast<std::int64_t>(blockIdx.x), reinterpret_cast<float*>(flex_smem));
 }
 
@@ -198,23 +198,24 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return encoder;
 }
 
-// The tensor map of a register stream_yx pass with PassDesc::tma (its src as an
-// nx x ny x (ns * slices) float tensor, one kYxTmaBoxX x kYxTmaBoxY plane per copy, zeros outside).
-// Where it cannot be encoded the pass falls back to per-thread copies (same values).
+// The tensor map of a register stream_yx pass with PassDesc::tma == 1 (its src as an
+// nx x ny x (ns * slices) float tensor; per copy, 32 x 64 values of one plane, 128-byte
+// swizzled, zeros outside). Where it cannot be encoded the pass fills the same layout
+// with per-thread loads (PassDesc::tma = 2).
 void encode_yx_tensor_map(PassDesc& P) {
   static_assert(sizeof(CUtensorMap) == sizeof(P.tensor_map), "PassDesc::tensor_map holds one CUtensorMap");
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(P.nx), static_cast<cuuint64_t>(P.ny),
                               static_cast<cuuint64_t>(P.ns * P.slices)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(P.y_stride) * 4, static_cast<cuuint64_t>(P.s_stride) * 4};
-  const cuuint32_t box[3] = {static_cast<cuuint32_t>(kYxTmaBoxX), static_cast<cuuint32_t>(kYxTmaBoxY), 1};
+  const cuuint32_t box[3] = {32, static_cast<cuuint32_t>(kYxTmaRows), 1};  // one half of a footprint plane
   const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map;
   if (!encode ||
       encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(P.src), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    P.tma = 0;
+    P.tma = 2;
     return;
   }
   std::memcpy(P.tensor_map, &map, sizeof(map));
@@ -245,7 +246,7 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
   Plan p = plan(variant, shape, fields, mode, options.tuning);
   bind_buffers(p, d_in, d_out, d_tmp);
   for (PassDesc& P : p.passes)
-    if (P.tma) encode_yx_tensor_map(P);
+    if (P.tma == 1) encode_yx_tensor_map(P);
   description_ = describe(p);
   const int smem_bytes = p.smem_floats * 4;
   const DeviceFacts f = device_facts();

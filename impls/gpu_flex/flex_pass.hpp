@@ -37,11 +37,9 @@ inline constexpr int kRegP = 16;
 // Planes per batch of the register stream_yx tile, by default (Tuning::yx_batch): the
 // footprints of one batch are filtered while later batches' arrive.
 inline constexpr int kPlaneBatch = 4;
-// The box of one footprint plane that a TMA tensor copy of the register stream_yx
-// tile fills (x, y): the 64 x 64 footprint plus 4 columns to the right, so that its
-// rows are the footprint's padded rows (SmemLayout::fp_row = 68); columns 64..67 are
-// never read.
-inline constexpr int kYxTmaBoxX = 68, kYxTmaBoxY = 64;
+// The register stream_yx tile's swizzled footprint planes (PassDesc::tma != 0,
+// flex_tile.cuh yx_swizzled): rows per plane and floats per plane (two 32-column halves).
+inline constexpr int kYxTmaRows = 64, kYxTmaPlane = 64 * 64;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 
@@ -147,10 +145,11 @@ struct PassDesc {
   float* dst = nullptr;
   SmemLayout smem;
   std::int32_t profile_skip = 0;  // Tuning::profile_skip (0 in every real run)
-  // Register stream_yx tile: 1 = its footprint planes arrive as TMA tensor copies
-  // (cp.async.bulk.tensor through `tensor_map`, flex_tile.cuh) instead of per-thread
-  // cp.async. The planner asks for it (Tuning::yx_tma); bind_buffers keeps it only where
-  // the field's layout allows it (yx_tma_layout_ok); the launcher encodes the map.
+  // Register stream_yx tile: its footprint planes in the padded layout by per-thread
+  // cp.async (0), or in the 128-byte swizzled layout (flex_tile.cuh, yx_swizzled) by TMA
+  // tensor copies through `tensor_map` (1) or by per-thread loads (2: where the source
+  // is not 16-byte aligned or the map cannot be encoded). The planner asks for 1
+  // (Tuning::yx_tma); bind_buffers and the launcher fall back to 2.
   std::int32_t tma = 0;
   // The CUtensorMap of src for tma (128 opaque bytes, set on the host by the launcher;
   // the kernels read it where their __grid_constant__ argument holds it).

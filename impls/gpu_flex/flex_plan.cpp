@@ -276,10 +276,17 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
       L.g = stages * batch * L.fp_plane;
       L.ring = L.ring_len = L.cz = 0;
       L.total = L.g + kRegP * L.g_plane;
-      R.tma = tun.yx_tma != 0 ? 1 : 0;
+      // TMA footprints need rows of a multiple of 16 bytes; they fill the swizzled
+      // layout (flex_tile.cuh, yx_swizzled): unpadded 64 x 64 planes, buffers 1024-byte
+      // aligned, and one mbarrier (8 bytes) per batch buffer after g.
+      R.tma = tun.yx_tma != 0 && R.nx % 4 == 0 ? 1 : 0;
       if (R.tma) {
-        // One mbarrier (8 bytes) per batch buffer, after g (an even float offset).
-        L.bars = L.total + (L.total & 1);
+        L.fp_row = 32;
+        L.fp_chan = L.fp_plane = kYxTmaPlane;
+        L.fp[0] = 0;
+        L.fp[1] = batch * kYxTmaPlane;
+        L.g = stages * batch * kYxTmaPlane;
+        L.bars = L.g + kRegP * L.g_plane;
         L.total = L.bars + 2 * stages;
       }
       if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
@@ -451,17 +458,14 @@ void bind_buffers(Plan& plan, const float* in, float* out, float* tmp) {
     PassDesc& P = plan.passes[i];
     P.dst = (n - 1 - i) % 2 == 0 ? out : tmp;
     P.src = i == 0 ? in : plan.passes[i - 1].dst;
-    if (P.tma && !yx_tma_layout_ok(P, P.src)) P.tma = 0;
+    if (P.tma == 1 && !yx_tma_layout_ok(P, P.src)) P.tma = 2;
   }
 }
 
 bool yx_tma_layout_ok(const PassDesc& P, const float* src) {
-  constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
   return P.kind == TileKind::stream_yx && P.regs > 0 && P.channels == 1 && P.nx % 4 == 0 &&
          P.y_stride == P.nx && P.s_stride == P.ny * P.nx && (P.slices == 1 || P.slice_stride == P.ns * P.s_stride) &&
-         P.ns * P.slices < (std::int64_t{1} << 31) && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0 &&
-         P.smem.fp_row == kYxTmaBoxX && P.smem.fp_plane == FY * kYxTmaBoxX && kYxTmaBoxY == FY &&
-         kYxTmaBoxX >= FX;
+         P.ns * P.slices < (std::int64_t{1} << 31) && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0;
 }
 
 LaunchDesc make_launch(const Plan& plan) {
@@ -507,7 +511,7 @@ std::string describe(const Plan& plan) {
     if (P.group > 1) o << ", " << P.group << " slices per tile";
     if (P.kind == TileKind::stream_yx && P.regs > 0)
       o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages"
-        << (P.tma ? ", TMA footprints" : "");
+        << (P.tma == 1 ? ", TMA footprints" : P.tma == 2 ? ", swizzled footprints by per-thread loads" : "");
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();

@@ -75,9 +75,9 @@ struct Tuning {
   // flight while one is filtered.
   int yx_batch = kPlaneBatch;
   int yx_stages = 2;
-  // Register stream_yx tiles: 1 = footprint planes by TMA tensor copies (one request per
-  // plane, completion through an mbarrier) where the field's layout allows; 0 = per-thread
-  // cp.async. The same values land in shared memory either way.
+  // Register stream_yx tiles: 1 = footprint planes by TMA tensor copies (two per plane,
+  // completion through an mbarrier) where rows are a multiple of 16 bytes; 0 = per-thread
+  // cp.async. The same values land in shared memory either way, so the same bits.
   int yx_tma = 1;
   // Register stream_only tiles of two columns per thread over whole chunks of
   // 2 * kThreads columns: 1 = fed through shared memory by bulk copies (flex_tile.cuh,
@@ -114,8 +114,7 @@ void bind_buffers(Plan& plan, const float* in, float* out, float* tmp);
 
 // Whether the register stream_yx pass P can read `src` through a TMA tensor map: the
 // planes of every slice contiguous (y_stride == nx, s_stride == ny nx, slices back to
-// back), rows a multiple of 16 bytes (nx % 4 == 0), src 16-byte aligned, and the
-// footprint layout the tensor copies fill (rows of 68 floats, planes of 64 rows).
+// back), rows a multiple of 16 bytes (nx % 4 == 0), src 16-byte aligned.
 bool yx_tma_layout_ok(const PassDesc& P, const float* src);
 
 // All passes of a flexible plan as one launch (tickets numbered pass after pass).

@@ -1064,7 +1064,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
 // barriers) keeps one window per thread.
 #if defined(__CUDACC__)
 // Every extern __shared__ array of a kernel names its dynamic shared memory.
-extern __shared__ __align__(128) float4 flex_dynamic_smem[];
+extern __shared__ __align__(1024) float4 flex_dynamic_smem[];
 #endif
 
 template <int V>
@@ -1191,62 +1191,124 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
 }
 
 // ---- TMA footprints of the register stream_yx tile (PassDesc::tma) ----------------
+//
+// Layout of one footprint plane (64 x 64 values): two halves of 32 columns, each 64
+// rows of 128 bytes as the TMA unit writes them with 128-byte swizzling: the 16-byte
+// chunk c of row r sits at chunk c ^ (r % 8). Eight rows read at the same column, as
+// the x filter's threads do, and 32 columns of one row, as the y filter's do, fall in
+// different banks without padding, which a tensor copy cannot add.
+SPLINEBENCH_HD int yx_swizzled(int r, int x) {
+  return (x >> 5) * (kYxTmaRows * 32) + r * 32 + ((((x >> 2) & 7) ^ (r & 7)) << 2) + (x & 3);
+}
 
-// Requests planes [t, t + np) of the tile's footprint into fp, one tensor copy of a
-// kYxTmaBoxX x kYxTmaBoxY plane each (rows of SmemLayout::fp_row floats: the box's), completing on
-// `bar`; on the device only thread 0 calls it. Planes outside the stream axis are
-// requested at their folded position; footprint positions outside the (y, x) plane
-// arrive as zeros and are folded by yx_tma_fold_edges. On the host: the same copies.
+// Requests planes [t, t + np) of the tile's footprint into fp (planes kYxTmaPlane floats
+// apart), two tensor copies of a 32 x 64 box per plane, completing on `bar`; on the
+// device only thread 0 calls it. Planes outside the stream axis are requested at their
+// folded position; positions outside the (y, x) plane arrive as zeros and are folded by
+// yx_fold_positions. On the host: what the copy engine writes.
 SPLINEBENCH_HD void yx_tma_request(const PassDesc& P, const TileSpan& T, int t, int np, float* fp, std::uint64_t* bar) {
   const int mode = P.mode, ns = static_cast<int>(P.ns);
   const int s_first = static_cast<int>(T.s0 - kHalo) + t;
   const int x = static_cast<int>(T.x0) - kHalo, y = static_cast<int>(T.y0) - kHalo;
-  const int fp_plane = P.smem.fp_plane;
 #if defined(__CUDA_ARCH__)
   // The tensor's z runs over the planes of all slices (yx_tma_layout_ok: back to back).
   const int z_slice = static_cast<int>(T.base / P.s_stride);
-  bulk_expect(bar, static_cast<std::uint32_t>(np * kYxTmaBoxX * kYxTmaBoxY * 4));
+  bulk_expect(bar, static_cast<std::uint32_t>(np * kYxTmaPlane * 4));
   for (int j = 0; j < np; ++j) {
-    const std::int32_t c[3] = {x, y, z_slice + fold32(mode, s_first + j, ns)};
-    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, fp + j * fp_plane,
-                                    P.tensor_map, c, bar);
+    const int z = z_slice + fold32(mode, s_first + j, ns);
+    for (int h = 0; h < 2; ++h) {
+      const std::int32_t c[3] = {x + 32 * h, y, z};
+      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                      fp + j * kYxTmaPlane + h * (kYxTmaRows * 32), P.tensor_map, c, bar);
+    }
   }
 #else
   (void)bar;
   const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
   for (int j = 0; j < np; ++j) {
     const float* plane = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
-    for (int r = 0; r < kYxTmaBoxY; ++r)
-      for (int c = 0; c < kYxTmaBoxX; ++c) {
+    for (int r = 0; r < kYxTmaRows; ++r)
+      for (int c = 0; c < 64; ++c) {
         const int xx = x + c, yy = y + r;
-        fp[j * fp_plane + r * P.smem.fp_row + c] =
+        fp[j * kYxTmaPlane + yx_swizzled(r, c)] =
             xx >= 0 && xx < nx && yy >= 0 && yy < ny ? plane[static_cast<std::int64_t>(yy) * P.y_stride + xx] : 0.f;
       }
   }
 #endif
 }
 
-// After planes [t, t + np) of yx_tma_request have landed: the footprint positions
-// outside the (y, x) plane get their folded samples (plain loads; only tiles whose
-// footprint leaves the plane have any). Then fp holds what issue_loads puts there.
+// Folded samples into the swizzled footprint planes [t, t + np) (cp.async, waited for
+// here): with `all`, every position (the loads where tensor copies cannot be used);
+// otherwise, after yx_tma_request's copies have landed, the positions outside the (y, x)
+// plane (only tiles whose footprint leaves it have any). Afterwards fp holds the
+// footprint that issue_loads puts in the padded layout.
 template <class Block>
-SPLINEBENCH_HD void yx_tma_fold_edges(const Block& blk, const PassDesc& P, const TileSpan& T, int t, int np,
-                                      float* fp) {
+SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const TileSpan& T, int t, int np, float* fp,
+                                      bool all) {
   constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
+  static_assert(FY == kYxTmaRows && FX == 64, "the swizzled layout holds a 64 x 64 footprint");
   const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
   const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
-  if (x_first >= 0 && x_first + FX <= nx && y_first >= 0 && y_first + FY <= ny) return;  // the same for every thread
+  if (!all && x_first >= 0 && x_first + FX <= nx && y_first >= 0 && y_first + FY <= ny) return;  // block-uniform
   blk.each([&](int tid, int nt) {
     const int mode = P.mode, ns = static_cast<int>(P.ns);
     const int s_first = static_cast<int>(T.s0 - kHalo) + t;
-    const int fp_plane = P.smem.fp_plane, fp_row = P.smem.fp_row;
     for (int i = tid; i < np * FY * FX; i += nt) {
       const int j = i / (FY * FX), r = (i / FX) % FY, c = i % FX;
       const int xx = x_first + c, yy = y_first + r;
-      if (xx >= 0 && xx < nx && yy >= 0 && yy < ny) continue;
+      if (!all && xx >= 0 && xx < nx && yy >= 0 && yy < ny) continue;
       const float* plane = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
-      fp[j * fp_plane + r * fp_row + c] =
-          plane[static_cast<std::int64_t>(fold32(mode, yy, ny)) * P.y_stride + fold32(mode, xx, nx)];
+      copy_to_shared(fp + j * kYxTmaPlane + yx_swizzled(r, c),
+                     plane + static_cast<std::int64_t>(fold32(mode, yy, ny)) * P.y_stride + fold32(mode, xx, nx));
+    }
+  });
+  blk.commit_loads();
+  blk.wait_loads(0);
+}
+
+// filter_patch_rows on the swizzled planes: the same operations on the same values.
+template <class Block>
+SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
+  constexpr int SX = PlanePatch<1>::sx, FX = SX + 2 * kHalo;
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * kYxTmaRows; item += nt) {
+      const int r = item % kYxTmaRows;
+      float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
+      float v[FX];
+  SB_FLEX_UNROLL
+      for (int k = 0; k < FX / 4; ++k) {
+        const Vec4 q = *reinterpret_cast<const Vec4*>(plane + yx_swizzled(r, 4 * k));
+        v[4 * k] = q.x;
+        v[4 * k + 1] = q.y;
+        v[4 * k + 2] = q.z;
+        v[4 * k + 3] = q.w;
+      }
+      filter_window(v);
+  SB_FLEX_UNROLL
+      for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k)
+        *reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)) = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
+    }
+  });
+}
+
+// filter_patch_columns on the swizzled planes (C == 1): the same operations on the same
+// values; output row y of column xi of plane p goes to dst[p * dst_plane + y * dst_row + xi].
+template <class Block>
+SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, const float* fp, float* dst, int dst_plane,
+                                            int dst_row) {
+  constexpr int SY = PlanePatch<1>::sy, SX = PlanePatch<1>::sx;
+  constexpr int FY = SY + 2 * kHalo;
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * SX; item += nt) {
+      const int xi = item % SX, p = item / SX;
+      const float* plane = fp + p * kYxTmaPlane;
+      float v[FY];
+  SB_FLEX_UNROLL
+      for (int k = 0; k < FY; ++k) v[k] = plane[yx_swizzled(k, kHalo + xi)];
+      filter_window(v);
+      float* out = dst + p * dst_plane + xi;
+  SB_FLEX_UNROLL
+      for (int k = 0; k < SY; ++k) out[k * dst_row] = v[kHalo + k];
     }
   });
 }
@@ -1297,12 +1359,14 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
 
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
-  // TMA footprints (PassDesc::tma) need 128-byte aligned planes; where the shared memory
-  // is not (never seen), the per-thread copies put the same values there.
+  // PassDesc::tma: 0 the padded layout (issue_loads); 1 the swizzled layout by tensor
+  // copies, which need 1024-byte aligned planes (where the shared memory is not, never
+  // seen, per-thread loads fill the same layout); 2 the swizzled layout by per-thread loads.
+  const bool swizzled = P.tma != 0;
 #if defined(__CUDA_ARCH__)
-  const bool tma = P.tma != 0 && (reinterpret_cast<std::uintptr_t>(buffer(0)) & 127u) == 0;
+  const bool tma = P.tma == 1 && (reinterpret_cast<std::uintptr_t>(buffer(0)) & 1023u) == 0;
 #else
-  const bool tma = P.tma != 0;
+  const bool tma = P.tma == 1;
 #endif
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   blk.each([&](int tid, int) {
@@ -1318,6 +1382,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       blk.each([&](int tid, int) {
         if (tid == 0) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
       });
+    } else if (swizzled) {
+      // Requested when needed (below): the per-thread fallback of the swizzled layout.
     } else {
       issue_loads<C>(blk, P, T, t, np, buffer(k));
       blk.commit_loads();
@@ -1335,7 +1401,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
       if (tma) {
         blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
-        yx_tma_fold_edges(blk, P, T, k * batch, nbp, buffer(k));
+        yx_fold_positions(blk, P, T, k * batch, nbp, buffer(k), false);
+      } else if (swizzled) {
+        yx_fold_positions(blk, P, T, k * batch, nbp, buffer(k), true);
       } else {
         const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
         blk.wait_loads(newer);
@@ -1344,9 +1412,15 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       if (k + S - 1 < batches) request(k + S - 1);
       if (!skip_plane) {
         float* fp = buffer(k);
-        filter_patch_rows<C>(blk, P, nbp, fp);
-        blk.sync();
-        filter_patch_columns<C>(blk, P, nbp, fp, g + j * batch * g_plane, g_plane, 0, SX);
+        if (swizzled) {
+          filter_swizzled_rows(blk, nbp, fp);
+          blk.sync();
+          filter_swizzled_columns(blk, nbp, fp, g + j * batch * g_plane, g_plane, SX);
+        } else {
+          filter_patch_rows<C>(blk, P, nbp, fp);
+          blk.sync();
+          filter_patch_columns<C>(blk, P, nbp, fp, g + j * batch * g_plane, g_plane, 0, SX);
+        }
       }
     }
     blk.sync();  // g holds the sub-block's np filtered planes

@@ -413,53 +413,69 @@ TEST(FlexPlan, TilesCoverEveryOutputOnce) {
 
 }  // namespace
 
-// The register stream_yx tile's TMA footprints (Tuning::yx_tma) against its per-thread
-// copies: the emulated tensor copies (zeros outside the plane) and the folds of the
-// edge positions must put the same values in shared memory, so the same bits. Shapes
-// with rows of a multiple of 4 floats (TMA needs them): interior and edge patches,
-// planes shorter than the footprint (folds of folds), two fields, a 4-D field (its
-// slices are z of one tensor), several stream ranges, every mode.
-TEST(FlexEmulationTma, RegisterYxTileTmaSameBitsAsPerThreadCopies) {
+// The register stream_yx tile's swizzled footprints against its padded ones: the
+// emulated tensor copies (zeros outside the plane) with the folds of the edge positions
+// (PassDesc::tma 1), and the per-thread loads of the swizzled layout used where the
+// source is not 16-byte aligned (2), must put the same values where the filters read
+// them as the per-thread copies of the padded layout (0), so the same bits. Shapes with
+// rows of a multiple of 4 floats (TMA needs them): interior and edge patches, planes
+// shorter than the footprint (folds of folds), two fields, a 4-D field (its slices are
+// z of one tensor), several stream ranges, every mode.
+TEST(FlexEmulationTma, RegisterYxTileSwizzledFootprintsSameBits) {
   const std::vector<FlexCase> cases = {{{37, 44, 40}, 1, 1}, {{9, 36, 36}, 1, 2}, {{5, 8, 12}, 1, 1},
                                        {{3, 70, 68}, 1, 1},  {{2, 3, 33, 20}, 1, 1}};
-  for (const FlexCase& c : cases)
-    for (Mode mode : {Mode::mirror, Mode::half, Mode::periodic})
+  for (const FlexCase& c : cases) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::int64_t n = shape.values() * c.fields;
+    const std::vector<float> in = splinebench::testing::random_values<float>(n, 21);
+    // The same values 4 bytes past a 16-byte boundary (operator new aligns to 16).
+    std::vector<float> shifted(static_cast<std::size_t>(n) + 4);
+    std::copy(in.begin(), in.end(), shifted.begin() + 1);
+    for (Mode mode : {Mode::mirror, Mode::half, Mode::periodic}) {
+      std::vector<double> ref(in.begin(), in.end());
+      oracle::prefilter_f64(shape, c.fields, ref.data(), mode);
       for (std::int64_t range : {std::int64_t{0}, std::int64_t{7}}) {
         const std::string what = c.name() + " " + std::string(to_string(mode)) + " range " + std::to_string(range);
-        Tuning tun;
-        tun.layout3d = Layout3D::yx_patches;
-        tun.s_range = range;
-        Plan with_tma;
-        const Result tma = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, nullptr, 7, &with_tma);
-        ASSERT_EQ(with_tma.passes[0].kind, TileKind::stream_yx) << what;
-        EXPECT_EQ(with_tma.passes[0].tma, 1) << what << ": the layout allows TMA footprints";
-        tun.yx_tma = 0;
-        Plan without;
-        const Result copies = run_case(c, mode, Variant::flexible, DeviceLimits{}, tun, nullptr, 7, &without);
-        EXPECT_EQ(without.passes[0].tma, 0) << what;
-        EXPECT_EQ(splinebench::testing::count_nan(tma.out), 0) << what;
-        EXPECT_LE(tma.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << what;
-        EXPECT_EQ(count_bit_differences(tma.out, copies.out), 0u) << what;
+        auto run = [&](int yx_tma, const float* src, int expect_tma) {
+          Tuning tun;
+          tun.layout3d = Layout3D::yx_patches;
+          tun.s_range = range;
+          tun.yx_tma = yx_tma;
+          std::vector<float> out(static_cast<std::size_t>(n), std::nanf("")), tmp(out);
+          Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, tun);
+          bind_buffers(plan, src, out.data(), tmp.data());
+          EXPECT_EQ(plan.passes[0].kind, TileKind::stream_yx) << what;
+          EXPECT_EQ(plan.passes[0].tma, expect_tma) << what;
+          emulate(plan, Variant::flexible, nullptr);
+          return out;
+        };
+        const std::vector<float> padded = run(0, in.data(), 0);
+        const std::vector<float> tma = run(1, in.data(), 1);
+        const std::vector<float> loads = run(1, shifted.data() + 1, 2);
+        EXPECT_EQ(splinebench::testing::count_nan(tma), 0) << what;
+        EXPECT_LE(splinebench::testing::rel_l2(tma, ref), tolerance(static_cast<int>(c.extents.size()))) << what;
+        EXPECT_EQ(count_bit_differences(tma, padded), 0u) << what << ": tensor copies";
+        EXPECT_EQ(count_bit_differences(loads, padded), 0u) << what << ": per-thread loads";
       }
+    }
+  }
 }
 
-// TMA footprints only where the layout allows them: rows of a multiple of 4 floats, a
-// 16-byte aligned source; otherwise the pass keeps per-thread copies.
+// TMA footprints only where rows are a multiple of 16 bytes (the planner) and the
+// source is 16-byte aligned (bind_buffers; otherwise per-thread loads of the same layout).
 TEST(FlexPlan, YxTmaOnlyWhereTheLayoutAllows) {
   Tuning tun;
   tun.layout3d = Layout3D::yx_patches;
   const std::vector<float> data(64 * 64 * 64 + 4, 1.f);
-  for (auto [extents, expect] : {std::pair{std::vector<std::int64_t>{10, 20, 32}, 1},
-                                 std::pair{std::vector<std::int64_t>{10, 20, 30}, 0}}) {
+  std::vector<float> out(data.size()), tmp(data.size());
+  for (auto [extents, planned] : {std::pair{std::vector<std::int64_t>{10, 20, 32}, 1},
+                                  std::pair{std::vector<std::int64_t>{10, 20, 30}, 0}}) {
     Plan plan = make_plan(GridShape::make(extents, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
-    ASSERT_EQ(plan.passes[0].tma, 1) << "the planner asks for it";
-    std::vector<float> out(data.size()), tmp(data.size());
+    ASSERT_EQ(plan.passes[0].tma, planned) << extents[2];
     bind_buffers(plan, data.data(), out.data(), tmp.data());
-    EXPECT_EQ(plan.passes[0].tma, expect) << extents[2];
-    if (expect) {
-      bind_buffers(plan, data.data() + 1, out.data(), tmp.data());  // 4 bytes off 16-byte alignment
-      EXPECT_EQ(plan.passes[0].tma, 0);
-    }
+    EXPECT_EQ(plan.passes[0].tma, planned) << extents[2];
+    bind_buffers(plan, data.data() + 1, out.data(), tmp.data());  // 4 bytes off 16-byte alignment
+    EXPECT_EQ(plan.passes[0].tma, planned ? 2 : 0) << extents[2];
   }
 }
 
