@@ -200,28 +200,46 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 
 // The tensor map of a register stream_yx pass with PassDesc::tma == 1 (its src as an
 // nx x ny x (ns * slices) float tensor; per copy, 32 x 64 values of one plane, 128-byte
-// swizzled, zeros outside). Where it cannot be encoded the pass fills the same layout
-// with per-thread loads (PassDesc::tma = 2).
-void encode_yx_tensor_map(PassDesc& P) {
-  static_assert(sizeof(CUtensorMap) == sizeof(P.tensor_map), "PassDesc::tensor_map holds one CUtensorMap");
+// swizzled, zeros outside) into `map`; false where it cannot be encoded (the pass then
+// fills the same layout with per-thread loads, PassDesc::tma = 2).
+bool encode_yx_tensor_map(const PassDesc& P, CUtensorMap& map) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   const cuuint64_t dims[3] = {static_cast<cuuint64_t>(P.nx), static_cast<cuuint64_t>(P.ny),
                               static_cast<cuuint64_t>(P.ns * P.slices)};
   const cuuint64_t strides[2] = {static_cast<cuuint64_t>(P.y_stride) * 4, static_cast<cuuint64_t>(P.s_stride) * 4};
   const cuuint32_t box[3] = {32, static_cast<cuuint32_t>(kYxTmaRows), 1};  // one half of a footprint plane
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  CUtensorMap map;
-  if (!encode ||
-      encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(P.src), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    P.tma = 2;
-    return;
-  }
-  std::memcpy(P.tensor_map, &map, sizeof(map));
+  return encode &&
+         encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(P.src), dims, strides, box,
+                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 }  // namespace
+
+// Encodes the tensor maps of the plan's TMA passes into maps_ (stream-ordered before the
+// launch that reads them) and points the passes at them.
+void FlexRunner::set_tensor_maps(Plan& p, cudaStream_t stream) {
+  std::vector<CUtensorMap> maps;
+  std::vector<std::size_t> owner;
+  for (std::size_t i = 0; i < p.passes.size(); ++i) {
+    PassDesc& P = p.passes[i];
+    if (P.tma != 1) continue;
+    CUtensorMap map;
+    if (!encode_yx_tensor_map(P, map)) {
+      P.tma = 2;
+      continue;
+    }
+    maps.push_back(map);
+    owner.push_back(i);
+  }
+  if (maps.empty()) return;
+  grow(maps_, maps.size() * sizeof(CUtensorMap));
+  // Pageable source: the call returns once the bytes are staged, so `maps` may go.
+  SB_CUDA_CHECK(cudaMemcpyAsync(maps_.data(), maps.data(), maps.size() * sizeof(CUtensorMap), cudaMemcpyHostToDevice,
+                                stream));
+  for (std::size_t k = 0; k < owner.size(); ++k) p.passes[owner[k]].tensor_map = maps_.data() + k * sizeof(CUtensorMap);
+}
 
 Plan FlexRunner::plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
                       const Tuning& tuning) const {
@@ -245,8 +263,7 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
                      float* d_out, float* d_tmp, cudaStream_t stream, const LaunchOptions& options) {
   Plan p = plan(variant, shape, fields, mode, options.tuning);
   bind_buffers(p, d_in, d_out, d_tmp);
-  for (PassDesc& P : p.passes)
-    if (P.tma == 1) encode_yx_tensor_map(P);
+  set_tensor_maps(p, stream);
   description_ = describe(p);
   const int smem_bytes = p.smem_floats * 4;
   const DeviceFacts f = device_facts();

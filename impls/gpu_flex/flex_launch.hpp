@@ -47,8 +47,10 @@ class FlexRunner {
   int last_grid() const { return grid_; }
 
  private:
+  void set_tensor_maps(Plan& plan, cudaStream_t stream);
   DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
   DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
+  DeviceBuffer<unsigned char> maps_;   // TMA tensor maps of the passes (PassDesc::tensor_map)
   std::string description_;
   int grid_ = 0;
 };

@@ -151,9 +151,10 @@ struct PassDesc {
   // is not 16-byte aligned or the map cannot be encoded). The planner asks for 1
   // (Tuning::yx_tma); bind_buffers and the launcher fall back to 2.
   std::int32_t tma = 0;
-  // The CUtensorMap of src for tma (128 opaque bytes, set on the host by the launcher;
-  // the kernels read it where their __grid_constant__ argument holds it).
-  alignas(64) unsigned char tensor_map[128] = {};
+  // The CUtensorMap of src for tma == 1: a device address (global memory, written by
+  // the launcher before the launch; a map inside the kernel argument, read through the
+  // generic address of a dynamically indexed pass, made every copy several times slower).
+  const void* tensor_map = nullptr;
 };
 
 // One launch of the flexible-allocation kernel: its passes in dependency order.

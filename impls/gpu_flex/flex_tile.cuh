@@ -1237,6 +1237,17 @@ SPLINEBENCH_HD void yx_tma_request(const PassDesc& P, const TileSpan& T, int t, 
 #endif
 }
 
+// The tensor map was written in global memory before the launch: acquire it for the
+// tensor copies (async proxy) and bring it into the descriptor cache.
+SPLINEBENCH_HD void yx_tma_prefetch_map(const PassDesc& P) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(P.tensor_map) : "memory");
+  asm volatile("prefetch.tensormap [%0];" ::"l"(P.tensor_map) : "memory");
+#else
+  (void)P;
+#endif
+}
+
 // Folded samples into the swizzled footprint planes [t, t + np) (cp.async, waited for
 // here): with `all`, every position (the loads where tensor copies cannot be used);
 // otherwise, after yx_tma_request's copies have landed, the positions outside the (y, x)
@@ -1371,8 +1382,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   blk.each([&](int tid, int) {
     window(tid).clear();
-    if (tma && tid == 0)
+    if (tma && tid == 0) {
       for (int k = 0; k < S; ++k) bulk_init(bars + k);
+      yx_tma_prefetch_map(P);
+    }
   });
   if (tma) blk.sync();  // the barriers are initialised before the first request
   auto request = [&](int k) {
