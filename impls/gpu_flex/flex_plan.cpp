@@ -287,7 +287,8 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
         L.fp[1] = batch * kYxTmaPlane;
         L.g = stages * batch * kYxTmaPlane;
         L.bars = L.g + kRegP * L.g_plane;
-        L.total = L.bars + 2 * stages;
+        // + 1024 bytes: the tile aligns its base to 1024 bytes itself (flex_tile.cuh).
+        L.total = L.bars + 2 * stages + 256;
       }
       if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
         R.y_tiles = ceil_div(R.ny, R.sy);

@@ -1351,6 +1351,11 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
 #if defined(__CUDA_ARCH__)
   smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (as stream_x_registers)
 #endif
+  // PassDesc::tma != 0: the layout's offsets count from the first 1024-byte boundary of
+  // the shared memory (swizzled tensor copies need it; the planner adds the slack), as
+  // the dynamic shared memory of the kernel starts after its static variables.
+  if (P.tma != 0)
+    smem = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem) + 1023u) & ~std::uintptr_t{1023u});
   const SmemLayout& L = P.smem;
   const int g_plane = L.g_plane;
   const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
