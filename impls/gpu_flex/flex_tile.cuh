@@ -1248,11 +1248,16 @@ SPLINEBENCH_HD void yx_tma_prefetch_map(const PassDesc& P) {
 #endif
 }
 
-// Folded samples into the swizzled footprint planes [t, t + np) (cp.async, waited for
-// here): with `all`, every position (the loads where tensor copies cannot be used);
-// otherwise, after yx_tma_request's copies have landed, the positions outside the (y, x)
-// plane (only tiles whose footprint leaves it have any). Afterwards fp holds the
-// footprint that issue_loads puts in the padded layout.
+// Folded samples into the swizzled footprint planes [t, t + np), waited for here.
+// With `all` (the loads where tensor copies cannot be used): every position by cp.async.
+// Otherwise, after yx_tma_request's copies have landed, only the positions outside the
+// (y, x) plane (tiles whose footprint leaves it): the strips of columns [0, cl) and
+// [cr, 64) over every row, and of rows [0, rl) and [rr, 64) over columns [cl, cr). A
+// folded sample that landed inside the footprint is copied within shared memory (every
+// mirror fold of an axis longer than the footprint reaches one); others, periodic folds
+// among them, come by cp.async. (Scanning all 64 x 64 positions per plane made the edge
+// tiles the longest of the launch.) Afterwards fp holds the footprint that issue_loads
+// puts in the padded layout.
 template <class Block>
 SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const TileSpan& T, int t, int np, float* fp,
                                       bool all) {
@@ -1260,17 +1265,37 @@ SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const
   static_assert(FY == kYxTmaRows && FX == 64, "the swizzled layout holds a 64 x 64 footprint");
   const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
   const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
-  if (!all && x_first >= 0 && x_first + FX <= nx && y_first >= 0 && y_first + FY <= ny) return;  // block-uniform
+  auto clamp = [](int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); };
+  // In-plane columns [cl, cr) and rows [rl, rr) of the footprint (all: none).
+  const int cl = all ? FX : clamp(-x_first, 0, FX), cr = all ? FX : clamp(nx - x_first, cl, FX);
+  const int rl = all ? FY : clamp(-y_first, 0, FY), rr = all ? FY : clamp(ny - y_first, rl, FY);
+  const int strip_w = cl + FX - cr, inner_w = cr - cl, strip_h = rl + FY - rr;
+  const int per_plane = FY * strip_w + strip_h * inner_w;  // all: FY * FX
+  if (per_plane == 0) return;  // the same for every thread: nothing outside the plane
   blk.each([&](int tid, int nt) {
     const int mode = P.mode, ns = static_cast<int>(P.ns);
     const int s_first = static_cast<int>(T.s0 - kHalo) + t;
-    for (int i = tid; i < np * FY * FX; i += nt) {
-      const int j = i / (FY * FX), r = (i / FX) % FY, c = i % FX;
-      const int xx = x_first + c, yy = y_first + r;
-      if (!all && xx >= 0 && xx < nx && yy >= 0 && yy < ny) continue;
-      const float* plane = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
-      copy_to_shared(fp + j * kYxTmaPlane + yx_swizzled(r, c),
-                     plane + static_cast<std::int64_t>(fold32(mode, yy, ny)) * P.y_stride + fold32(mode, xx, nx));
+    for (int i = tid; i < np * per_plane; i += nt) {
+      const int j = i / per_plane, q = i - j * per_plane;
+      int r, c;
+      if (q < FY * strip_w) {
+        r = q / strip_w;
+        const int k = q - r * strip_w;
+        c = k < cl ? k : cr + (k - cl);
+      } else {
+        const int q2 = q - FY * strip_w, k = q2 / inner_w;
+        c = cl + (q2 - k * inner_w);
+        r = k < rl ? k : rr + (k - rl);
+      }
+      const int sx = fold32(mode, x_first + c, nx), sy = fold32(mode, y_first + r, ny);
+      const int sc = sx - x_first, sr = sy - y_first;
+      float* plane = fp + j * kYxTmaPlane;
+      if (sc >= cl && sc < cr && sr >= rl && sr < rr) {
+        plane[yx_swizzled(r, c)] = plane[yx_swizzled(sr, sc)];  // landed by the tensor copies
+      } else {
+        const float* src = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
+        copy_to_shared(plane + yx_swizzled(r, c), src + static_cast<std::int64_t>(sy) * P.y_stride + sx);
+      }
     }
   });
   blk.commit_loads();
