@@ -399,12 +399,15 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
                             std::to_string(stages),
                         t});
   }
-  // Its footprints by per-thread cp.async instead of TMA tensor copies.
-  {
+  // Its footprints by TMA tensor copies instead of per-thread cp.async, and their time
+  // attribution.
+  for (int skip : {0, 3}) {
     flex::Tuning t;
     t.layout3d = flex::Layout3D::yx_patches;
-    t.yx_tma = 0;
-    variants.push_back({"layout3d=yx_patches,yx_tma=0", t});
+    t.yx_tma = 1;
+    t.profile_skip = skip;
+    variants.push_back({"layout3d=yx_patches,yx_tma=1" + std::string(skip ? ",profile_skip=3 (time attribution only)" : ""),
+                        t});
   }
   for (int skip : {1, 2, 3}) {
     flex::Tuning t;

@@ -76,9 +76,11 @@ struct Tuning {
   int yx_batch = kPlaneBatch;
   int yx_stages = 2;
   // Register stream_yx tiles: 1 = footprint planes by TMA tensor copies (two per plane,
-  // completion through an mbarrier) where rows are a multiple of 16 bytes; 0 = per-thread
-  // cp.async. The same values land in shared memory either way, so the same bits.
-  int yx_tma = 1;
+  // 128-byte swizzled, completion through an mbarrier) where rows are a multiple of 16
+  // bytes; 0 = per-thread cp.async. The same values land in shared memory either way, so
+  // the same bits. 0 by default: with 1 the one-pass layout measured slower on the H100
+  // (bench/gpu_prefilter/README.md), although the copies alone are fast in isolation.
+  int yx_tma = 0;
   // Register stream_only tiles of two columns per thread over whole chunks of
   // 2 * kThreads columns: 1 = fed through shared memory by bulk copies (flex_tile.cuh,
   // stream_bulk) in bulk_stages buffers of kRegP planes (fewer where shared memory is

@@ -449,7 +449,7 @@ TEST(FlexEmulationTma, RegisterYxTileSwizzledFootprintsSameBits) {
           emulate(plan, Variant::flexible, nullptr);
           return out;
         };
-        const std::vector<float> padded = run(0, in.data(), 0);
+        const std::vector<float> padded = run(0, in.data(), 0);  // the default loads
         const std::vector<float> tma = run(1, in.data(), 1);
         const std::vector<float> loads = run(1, shifted.data() + 1, 2);
         EXPECT_EQ(splinebench::testing::count_nan(tma), 0) << what;
@@ -466,6 +466,7 @@ TEST(FlexEmulationTma, RegisterYxTileSwizzledFootprintsSameBits) {
 TEST(FlexPlan, YxTmaOnlyWhereTheLayoutAllows) {
   Tuning tun;
   tun.layout3d = Layout3D::yx_patches;
+  tun.yx_tma = 1;
   const std::vector<float> data(64 * 64 * 64 + 4, 1.f);
   std::vector<float> out(data.size()), tmp(data.size());
   for (auto [extents, planned] : {std::pair{std::vector<std::int64_t>{10, 20, 32}, 1},
