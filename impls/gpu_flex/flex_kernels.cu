@@ -70,7 +70,7 @@ __device__ void adversarial_pause(std::uint64_t seed, long long salt, int where)
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ FlexArgs a) {
-  extern __shared__ __align__(1024) float4 flex_smem[];
+  extern __shared__ float4 flex_smem[];
   float* smem = reinterpret_cast<float*>(flex_smem);
   __shared__ long long s_ticket;
   const DeviceBlock blk;
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) fixed_kernel(const __grid_constant__ PassDesc P) {
-  extern __shared__ __align__(1024) float4 flex_smem[];
+  extern __shared__ float4 flex_smem[];
   run_tile<C>(DeviceBlock{}, P, static_cast<std::int64_t>(blockIdx.x), reinterpret_cast<float*>(flex_smem));
 }
 

@@ -1064,7 +1064,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_registers(const Block& blk, const Pa
 // barriers) keeps one window per thread.
 #if defined(__CUDACC__)
 // Every extern __shared__ array of a kernel names its dynamic shared memory.
-extern __shared__ __align__(1024) float4 flex_dynamic_smem[];
+extern __shared__ float4 flex_dynamic_smem[];
 #endif
 
 template <int V>
@@ -1365,7 +1365,9 @@ SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, const floa
 // Batches of kPlaneBatch planes are what keeps the footprints in shared memory: two
 // buffers of 4 planes (136 KB) and g (64 KB). Not inlined on the device, like the other
 // register tiles.
-template <class Block>
+// kSwizzled (PassDesc::tma != 0): the swizzled footprint layout and its loaders, a
+// template instance of its own so that the per-thread-load instance keeps its registers.
+template <bool kSwizzled, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                         float* smem) {
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
@@ -1379,7 +1381,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   // PassDesc::tma != 0: the layout's offsets count from the first 1024-byte boundary of
   // the shared memory (swizzled tensor copies need it; the planner adds the slack), as
   // the dynamic shared memory of the kernel starts after its static variables.
-  if (P.tma != 0)
+  if constexpr (kSwizzled)
     smem = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem) + 1023u) & ~std::uintptr_t{1023u});
   const SmemLayout& L = P.smem;
   const int g_plane = L.g_plane;
@@ -1401,14 +1403,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
   // PassDesc::tma: 0 the padded layout (issue_loads); 1 the swizzled layout by tensor
-  // copies, which need 1024-byte aligned planes (where the shared memory is not, never
-  // seen, per-thread loads fill the same layout); 2 the swizzled layout by per-thread loads.
-  const bool swizzled = P.tma != 0;
-#if defined(__CUDA_ARCH__)
-  const bool tma = P.tma == 1 && (reinterpret_cast<std::uintptr_t>(buffer(0)) & 1023u) == 0;
-#else
-  const bool tma = P.tma == 1;
-#endif
+  // copies (1024-byte aligned planes, above); 2 the swizzled layout by per-thread loads.
+  constexpr bool swizzled = kSwizzled;
+  const bool tma = kSwizzled && P.tma == 1;
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   blk.each([&](int tid, int) {
     window(tid).clear();
@@ -1421,12 +1418,13 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   auto request = [&](int k) {
     const int t = k * batch;
     const int np = count - t < batch ? count - t : batch;
-    if (tma) {
-      blk.each([&](int tid, int) {
-        if (tid == 0) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
-      });
-    } else if (swizzled) {
-      // Requested when needed (below): the per-thread fallback of the swizzled layout.
+    if constexpr (swizzled) {
+      // tma: the tensor copies; otherwise requested when needed (below), the per-thread
+      // loads of the swizzled layout.
+      if (tma)
+        blk.each([&](int tid, int) {
+          if (tid == 0) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
+        });
     } else {
       issue_loads<C>(blk, P, T, t, np, buffer(k));
       blk.commit_loads();
@@ -1442,11 +1440,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       const int nbp = count - k * batch < batch ? count - k * batch : batch;
       // Batches k .. k + S - 2 are requested; wait for k. After the barrier every thread
       // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
-      if (tma) {
-        blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
-        yx_fold_positions(blk, P, T, k * batch, nbp, buffer(k), false);
-      } else if (swizzled) {
-        yx_fold_positions(blk, P, T, k * batch, nbp, buffer(k), true);
+      if constexpr (swizzled) {
+        if (tma) blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
+        yx_fold_positions(blk, P, T, k * batch, nbp, buffer(k), !tma);
       } else {
         const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
         blk.wait_loads(newer);
@@ -1455,7 +1451,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       if (k + S - 1 < batches) request(k + S - 1);
       if (!skip_plane) {
         float* fp = buffer(k);
-        if (swizzled) {
+        if constexpr (swizzled) {
           filter_swizzled_rows(blk, nbp, fp);
           blk.sync();
           filter_swizzled_columns(blk, nbp, fp, g + j * batch * g_plane, g_plane, SX);
@@ -1604,7 +1600,10 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
   if constexpr (C == 1) {
     if (P.kind == TileKind::stream_yx && P.regs > 0) {
       // Ends with a barrier: every thread's writes are issued before the tile's release.
-      stream_yx_registers(blk, P, T, smem);
+      if (P.tma != 0)
+        stream_yx_registers<true>(blk, P, T, smem);
+      else
+        stream_yx_registers<false>(blk, P, T, smem);
       return;
     }
   }
