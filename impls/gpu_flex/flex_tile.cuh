@@ -525,6 +525,37 @@ SPLINEBENCH_HD void filter_window(float (&v)[N]) {
   }
 }
 
+// One footprint row of FX values, 16 bytes at a time through chunk(k) (a Vec4* to the
+// row's chunk k), filtered in registers (filter_window); chunks [kHalo / 4, (kHalo + SX) / 4)
+// are written back. The padded and the swizzled footprint layouts differ only in chunk().
+template <int FX, int SX, class Chunk>
+SPLINEBENCH_HD void filter_row_chunks(const Chunk& chunk) {
+  float v[FX];
+  SB_FLEX_UNROLL
+  for (int k = 0; k < FX / 4; ++k) {
+    const Vec4 q = *chunk(k);
+    v[4 * k] = q.x;
+    v[4 * k + 1] = q.y;
+    v[4 * k + 2] = q.z;
+    v[4 * k + 3] = q.w;
+  }
+  filter_window(v);
+  SB_FLEX_UNROLL
+  for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k) *chunk(k) = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
+}
+
+// One footprint column of FY values read through at(k), filtered in registers; its SY
+// interior values go to out[k * out_step]. The layouts differ only in at().
+template <int FY, int SY, class At>
+SPLINEBENCH_HD void filter_column_to(const At& at, float* out, int out_step) {
+  float v[FY];
+  SB_FLEX_UNROLL
+  for (int k = 0; k < FY; ++k) v[k] = at(k);
+  filter_window(v);
+  SB_FLEX_UNROLL
+  for (int k = 0; k < SY; ++k) out[k * out_step] = v[kHalo + k];
+}
+
 // stream_yx: every footprint row along x, in place (rows [0, FY) of the np planes).
 // Afterwards columns [kHalo, kHalo + sx) of every row hold the row's filtered values.
 template <int C, class Block>
@@ -538,19 +569,8 @@ SPLINEBENCH_HD void filter_patch_rows(const Block& blk, const PassDesc& P, int n
       const int r = item % FY, pc = item / FY;
       float* row = fp + (pc / C) * fp_plane + (pc % C) * fp_chan + r * fp_row;
       // Rows are 16-byte aligned (fp_row, fp_chan, fp_plane are multiples of 4).
-      float v[FX];
       Vec4* row4 = reinterpret_cast<Vec4*>(row);
-  SB_FLEX_UNROLL
-      for (int k = 0; k < FX / 4; ++k) {
-        const Vec4 q = row4[k];
-        v[4 * k] = q.x;
-        v[4 * k + 1] = q.y;
-        v[4 * k + 2] = q.z;
-        v[4 * k + 3] = q.w;
-      }
-      filter_window(v);
-  SB_FLEX_UNROLL
-      for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k) row4[k] = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
+      filter_row_chunks<FX, SX>([row4](int k) { return row4 + k; });
     }
   });
 }
@@ -569,13 +589,8 @@ SPLINEBENCH_HD void filter_patch_columns(const Block& blk, const PassDesc& P, in
       const int xi = item % SX, pc = item / SX;
       const int p = pc / C, ch = pc % C;
       const float* col = fp + p * fp_plane + ch * fp_chan + kHalo + xi;
-      float v[FY];
-  SB_FLEX_UNROLL
-      for (int k = 0; k < FY; ++k) v[k] = col[k * fp_row];
-      filter_window(v);
-      float* out = dst + p * dst_plane + ch * dst_chan + xi;
-  SB_FLEX_UNROLL
-      for (int k = 0; k < SY; ++k) out[k * dst_row] = v[kHalo + k];
+      filter_column_to<FY, SY>([col, fp_row](int k) { return col[k * fp_row]; },
+                               dst + p * dst_plane + ch * dst_chan + xi, dst_row);
     }
   });
 }
@@ -1310,19 +1325,7 @@ SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
     for (int item = tid; item < np * kYxTmaRows; item += nt) {
       const int r = item % kYxTmaRows;
       float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
-      float v[FX];
-  SB_FLEX_UNROLL
-      for (int k = 0; k < FX / 4; ++k) {
-        const Vec4 q = *reinterpret_cast<const Vec4*>(plane + yx_swizzled(r, 4 * k));
-        v[4 * k] = q.x;
-        v[4 * k + 1] = q.y;
-        v[4 * k + 2] = q.z;
-        v[4 * k + 3] = q.w;
-      }
-      filter_window(v);
-  SB_FLEX_UNROLL
-      for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k)
-        *reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)) = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
+      filter_row_chunks<FX, SX>([plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); });
     }
   });
 }
@@ -1338,13 +1341,8 @@ SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, const floa
     for (int item = tid; item < np * SX; item += nt) {
       const int xi = item % SX, p = item / SX;
       const float* plane = fp + p * kYxTmaPlane;
-      float v[FY];
-  SB_FLEX_UNROLL
-      for (int k = 0; k < FY; ++k) v[k] = plane[yx_swizzled(k, kHalo + xi)];
-      filter_window(v);
-      float* out = dst + p * dst_plane + xi;
-  SB_FLEX_UNROLL
-      for (int k = 0; k < SY; ++k) out[k * dst_row] = v[kHalo + k];
+      filter_column_to<FY, SY>([plane, xi](int k) { return plane[yx_swizzled(k, kHalo + xi)]; },
+                               dst + p * dst_plane + xi, dst_row);
     }
   });
 }
