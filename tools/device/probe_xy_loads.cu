@@ -15,14 +15,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "probe_common.cuh"
 
 constexpr int kThreads = 512, kP = 16, kHalo = 16;
 enum Method { lane = 0, seg = 1, row = 2 };
@@ -136,52 +129,19 @@ __global__ void __launch_bounds__(kThreads, 1) probe(Args a) {
   if (sink == -1.2345e30f) a.dst[0] = sink;
 }
 
-__global__ void touch(const float4* p, std::size_t n, float* out) {
-  float s = 0;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
-  if (s == -1.0f) *out = s;
-}
-
 int main() {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const std::size_t flush_n = (256u << 20) / 16;
-  float4* flush;
-  CK(cudaMalloc(&flush, flush_n * 16));
-  CK(cudaMemset(flush, 0, flush_n * 16));
-  float* junk;
-  CK(cudaMalloc(&junk, 4));
+  CleanTimer timer;
   unsigned* ticket;
   CK(cudaMalloc(&ticket, 4));
   CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   const char* names[] = {"lane", "seg", "row"};
   for (int n : {256, 512}) {
-    const std::size_t vals = static_cast<std::size_t>(n) * n * n;
-    float *src, *dst;
-    CK(cudaMalloc(&src, vals * 4));
-    CK(cudaMalloc(&dst, vals * 4));
-    std::vector<float> h(vals);
-    for (std::size_t i = 0; i < vals; ++i) h[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f;
-    CK(cudaMemcpy(src, h.data(), vals * 4, cudaMemcpyHostToDevice));
-    auto timed = [&](auto&& op) {
-      std::vector<float> t;
-      for (int r = 0; r < 11; ++r) {
-        touch<<<1024, 256>>>(flush, flush_n, junk);  // clean L2 state
-        CK(cudaGetLastError());
-        CK(cudaEventRecord(e0));
-        op();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
-      return t[t.size() / 2];
-    };
+    ProbeField field(n);
+    const std::size_t vals = field.values;
+    float *src = field.src, *dst = field.dst;
+    auto timed = [&](auto&& op) { return timer.median_ms(op); };
     const float copy = timed([&] { CK(cudaMemcpyAsync(dst, src, vals * 4, cudaMemcpyDeviceToDevice)); });
     std::printf("n=%d copy %.4f ms (%.0f GB/s read+write)\n", n, copy, 2.0 * vals * 4 / copy / 1e6);
     for (int G : {1, 2})
@@ -203,13 +163,8 @@ int main() {
                         ms, bytes / ms / 1e6, W ? " (+writes)" : "", ms / copy);
           }
     // Correctness of the copy path (W=1 writes every value once): spot check.
-    std::vector<float> back(vals);
-    CK(cudaMemcpy(back.data(), dst, vals * 4, cudaMemcpyDeviceToHost));
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < vals; ++i) bad += back[i] != h[i];
+    const std::size_t bad = field.dst_differences();
     std::printf("n=%d last W=1 run: %zu values differ from the source\n", n, bad);
-    CK(cudaFree(src));
-    CK(cudaFree(dst));
   }
   return 0;
 }

@@ -14,14 +14,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+#include "probe_common.cuh"
 
 constexpr int kHalo = 16, kPatch = 32, kFoot = kPatch + 2 * kHalo;  // 64
 constexpr int kPlaneFloats = kFoot * kFoot;                          // 4096 floats, 16 KB
@@ -92,58 +85,25 @@ __global__ void probe(const __grid_constant__ CUtensorMap map, const __grid_cons
   if (sink == -1.2345e30f) a.dst[0] = sink;
 }
 
-__global__ void touch(const float4* p, std::size_t n, float* out) {
-  float s = 0;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += p[i].x;
-  if (s == -1.0f) *out = s;
-}
-
 int main(int argc, char** argv) {
   // "sweep": batches, stages, blocks per SM and ranges with a 64-wide box; otherwise the
   // box width (64 / 68) and where the map lives.
   const bool sweep = argc > 1 && std::string(argv[1]) == "sweep";
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const std::size_t flush_n = (256u << 20) / 16;
-  float4* flush;
-  CK(cudaMalloc(&flush, flush_n * 16));
-  CK(cudaMemset(flush, 0, flush_n * 16));
-  float* junk;
-  CK(cudaMalloc(&junk, 4));
+  CleanTimer timer;
   unsigned* ticket;
   CK(cudaMalloc(&ticket, 4));
   CK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   for (int n : {256, 512}) {
-    const std::size_t vals = static_cast<std::size_t>(n) * n * n;
-    float *src, *dst;
-    CK(cudaMalloc(&src, vals * 4));
-    CK(cudaMalloc(&dst, vals * 4));
-    std::vector<float> h(vals);
-    for (std::size_t i = 0; i < vals; ++i) h[i] = static_cast<float>((i * 2654435761u) % 1000) * 1e-3f;
-    CK(cudaMemcpy(src, h.data(), vals * 4, cudaMemcpyHostToDevice));
+    ProbeField field(n);
+    const std::size_t vals = field.values;
+    float *src = field.src, *dst = field.dst;
     CUtensorMap map;
     const cuuint64_t dims[3] = {static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n)};
     const cuuint64_t strides[2] = {static_cast<cuuint64_t>(n) * 4, static_cast<cuuint64_t>(n) * n * 4};
     const cuuint32_t estr[3] = {1, 1, 1};
-    auto timed = [&](auto&& op) {
-      std::vector<float> t;
-      for (int r = 0; r < 11; ++r) {
-        touch<<<1024, 256>>>(flush, flush_n, junk);  // clean L2 state
-        CK(cudaGetLastError());
-        CK(cudaEventRecord(e0));
-        op();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        t.push_back(ms);
-      }
-      std::sort(t.begin(), t.end());
-      return t[t.size() / 2];
-    };
+    auto timed = [&](auto&& op) { return timer.median_ms(op); };
     const float copy = timed([&] { CK(cudaMemcpyAsync(dst, src, vals * 4, cudaMemcpyDeviceToDevice)); });
     std::printf("n=%d copy %.4f ms (%.0f GB/s read+write)\n", n, copy, 2.0 * vals * 4 / copy / 1e6);
     struct Config {
@@ -189,13 +149,8 @@ int main(int argc, char** argv) {
           std::printf("n=%d B=%d S=%d box_x=%d map=%s W=%d: %.4f ms  footprint %.0f GB/s  x%.2f copy\n", n, B, S,
                       k.box_x, k.map_index < 0 ? "argument" : "array member", W, ms, foot / ms / 1e6, ms / copy);
       }
-    std::vector<float> back(vals);
-    CK(cudaMemcpy(back.data(), dst, vals * 4, cudaMemcpyDeviceToHost));
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < vals; ++i) bad += back[i] != h[i];
+    const std::size_t bad = field.dst_differences();
     std::printf("n=%d after the W=1 runs: %zu values differ from the source\n", n, bad);
-    CK(cudaFree(src));
-    CK(cudaFree(dst));
   }
   return 0;
 }
