@@ -3,8 +3,9 @@
 //   gpu_flex        the single-launch flexible-allocation prefilter,
 //   gpu_flex_fixed  its fixed-allocation baseline (one launch per axis),
 //   gpu_naive       the step prefilter, through the registry (its `prefilter` phase),
-// each as the median of interleaved repetitions, L2-hot and L2-cold (a 256 MiB write
-// before every repetition), with ratios to the copy of the same temperature; the
+// each as the median of interleaved repetitions in three L2 states (hot, cold, clean;
+// README.md), GPU time only (a spin kernel ahead of each timed region hides the host's
+// enqueue, stream_hold.hpp), with ratios to the copy of the same state; the
 // result of gpu_flex and gpu_flex_fixed is checked against the double oracle
 // (outputs poisoned first). Optional sections: --tune (planner variants of gpu_flex),
 // --eval (evaluate_global vs texture fetches on the same coefficients, per D).
@@ -33,6 +34,7 @@
 #include "gpu_naive/evaluate_global.hpp"
 #include "gpu_texture/texture_field.hpp"
 #include "l2_state.hpp"
+#include "stream_hold.hpp"
 #include "reference/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
@@ -50,6 +52,7 @@ struct Config {
   std::string machine = "unknown";
   int reps = 15;
   int warmups = 3;
+  double hold_us = 1000;  // --hold-us: spin ahead of every timed region (Timer)
   bool quick = false;
   bool tune = false;
   bool eval = false;
@@ -158,9 +161,15 @@ json to_json(const Stats& s) {
   return {{"samples_s", s.samples}, {"median_s", s.median}, {"min_s", s.min}, {"q1_s", s.q1}, {"q3_s", s.q3}};
 }
 
+// Times a region with CUDA events. With hold_us > 0 a spin kernel (stream_hold.hpp) is
+// queued ahead of the start event, so the GPU reaches that event only after the host
+// has enqueued the region (if the host takes less than hold_us): the events then time
+// the GPU's work alone, not the host's planning and launch latency. The host time of
+// each region's enqueue is kept too, and the regions whose enqueue outlasted the hold
+// are counted (their times may include GPU idle time).
 class Timer {
  public:
-  explicit Timer(cudaStream_t s) : stream_(s) {
+  Timer(cudaStream_t s, double hold_us) : stream_(s), hold_us_(hold_us) {
     SB_CUDA_CHECK(cudaEventCreate(&a_));
     SB_CUDA_CHECK(cudaEventCreate(&b_));
   }
@@ -169,17 +178,30 @@ class Timer {
     cudaEventDestroy(b_);
   }
   double time(const std::function<void()>& region) {
+    bench::hold_stream(stream_, hold_us_);
     SB_CUDA_CHECK(cudaEventRecord(a_, stream_));
+    const auto t0 = std::chrono::steady_clock::now();
     region();
+    last_enqueue_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (hold_us_ > 0 && last_enqueue_s_ * 1e6 >= hold_us_) ++uncovered_;
     SB_CUDA_CHECK(cudaEventRecord(b_, stream_));
     SB_CUDA_CHECK(cudaEventSynchronize(b_));
     float ms = 0;
     SB_CUDA_CHECK(cudaEventElapsedTime(&ms, a_, b_));
     return ms * 1e-3;
   }
+  // Host seconds the last region took to enqueue its work.
+  double last_enqueue_s() const { return last_enqueue_s_; }
+  // Regions since the last reset_uncovered() whose enqueue took longer than the hold
+  // (not counted when hold_us == 0).
+  long uncovered() const { return uncovered_; }
+  void reset_uncovered() { uncovered_ = 0; }
 
  private:
   cudaStream_t stream_;
+  double hold_us_;
+  double last_enqueue_s_ = 0;
+  long uncovered_ = 0;
   cudaEvent_t a_{}, b_{};
 };
 
@@ -275,11 +297,13 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
   // operation, whose last writes are still dirty in it), "cold" (after a 256 MiB
   // memset: dirty lines of zeros) and "clean" (after reading 256 MiB that nothing
   // writes: only clean lines, so no write-back of anybody's data falls in the run).
-  Timer timer(stream);
-  std::map<std::string, std::vector<double>> hot, cold, clean;
-  for (int r = 0; r < cfg.warmups + cfg.reps; ++r)
+  Timer timer(stream, cfg.hold_us);
+  std::map<std::string, std::vector<double>> hot, cold, clean, enqueue;
+  for (int r = 0; r < cfg.warmups + cfg.reps; ++r) {
+    if (r == cfg.warmups) timer.reset_uncovered();  // count the kept samples only
     for (auto& [name, op] : ops) {
       const double t_hot = timer.time(op);
+      if (r >= cfg.warmups) enqueue[name].push_back(timer.last_enqueue_s());
       flush();
       const double t_cold = timer.time(op);
       fill_clean();
@@ -290,6 +314,7 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
         clean[name].push_back(t_clean);
       }
     }
+  }
 
   json rec = {{"case", c.name},       {"shape", c.extents}, {"channels", c.channels}, {"fields", c.fields},
               {"mode", "mirror"},     {"values", n},        {"bytes", bytes}};
@@ -297,7 +322,8 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
   for (auto& [name, op] : ops) {
     timings[name] = {{"hot", to_json(summarise(hot[name]))},
                      {"cold", to_json(summarise(cold[name]))},
-                     {"clean", to_json(summarise(clean[name]))}};
+                     {"clean", to_json(summarise(clean[name]))},
+                     {"host_enqueue", to_json(summarise(enqueue[name]))}};
     if (name != "copy") {
       ratios[name] = {{"hot", summarise(hot[name]).median / summarise(hot["copy"]).median},
                       {"cold", summarise(cold[name]).median / summarise(cold["copy"]).median},
@@ -325,6 +351,10 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
     timings["gpu_naive"] = {{"error", e.what()}};
   }
   rec["timings"] = timings;
+  rec["regions_enqueue_outlasted_hold"] = timer.uncovered();
+  if (timer.uncovered() > 0)
+    std::cerr << "warning: " << c.name << ": " << timer.uncovered() << " timed regions took longer than --hold-us "
+              << cfg.hold_us << " to enqueue; their times include GPU idle time\n";
   rec["ratio_to_copy"] = ratios;
 
   // Plans and the design's memory traffic per value.
@@ -361,10 +391,11 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
               ratios["gpu_flex_fixed"]["hot"].get<double>());
   if (timings.contains("gpu_naive") && timings["gpu_naive"].contains("prefilter_phase"))
     std::printf(" | naive %9.4f ms", timings["gpu_naive"]["prefilter_phase"]["median_s"].get<double>() * 1e3);
-  std::printf("  [cold: copy %.4f flex x%.2f | clean: copy %.4f flex %.4f x%.2f]\n",
+  std::printf("  [cold: copy %.4f flex x%.2f | clean: copy %.4f flex %.4f x%.2f | host enqueue us: copy %.1f flex %.1f]\n",
               summarise(cold["copy"]).median * 1e3, ratios["gpu_flex"]["cold"].get<double>(),
               summarise(clean["copy"]).median * 1e3, summarise(clean["gpu_flex"]).median * 1e3,
-              ratios["gpu_flex"]["clean"].get<double>());
+              ratios["gpu_flex"]["clean"].get<double>(), summarise(enqueue["copy"]).median * 1e6,
+              summarise(enqueue["gpu_flex"]).median * 1e6);
   std::fflush(stdout);
   return rec;
 }
@@ -503,13 +534,14 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     const std::vector<float> host = datasets::make_field(datasets::FieldKind::noise, shape, c.fields, 7);
     SB_CUDA_CHECK(cudaMemcpy(buf.in.data(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     flex::FlexRunner runner;
-    Timer timer(stream);
+    Timer timer(stream, cfg.hold_us);
     for (const auto& v : variants) {
       flex::LaunchOptions opt;
       opt.tuning = v.t;
       std::vector<double> t;
       try {
         for (int r = 0; r < cfg.warmups + 10; ++r) {
+          if (r == cfg.warmups) timer.reset_uncovered();
           const double s = timer.time([&] {
             runner.run(flex::Variant::flexible, shape, c.fields, Mode::mirror, buf.in.data(), buf.out.data(),
                        buf.tmp.data(), stream, opt);
@@ -521,7 +553,11 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
         continue;
       }
       const Stats s = summarise(t);
-      out.push_back({{"case", c.name}, {"variant", v.label}, {"hot", to_json(s)}, {"plan", runner.last_description()}});
+      out.push_back({{"case", c.name},
+                     {"variant", v.label},
+                     {"hot", to_json(s)},
+                     {"regions_enqueue_outlasted_hold", timer.uncovered()},
+                     {"plan", runner.last_description()}});
       std::printf("tune %-26s %-16s %9.4f ms\n", c.name.c_str(), v.label.c_str(), s.median * 1e3);
     }
   }
@@ -546,7 +582,7 @@ json run_eval(const Config& cfg, cudaStream_t stream) {
     SB_CUDA_CHECK(cudaMemcpy(d_q.data(), coords.data(), coords.size() * sizeof(float), cudaMemcpyHostToDevice));
     flex::FlexRunner runner;
     runner.run(flex::Variant::flexible, shape, 1, Mode::mirror, d_in.data(), d_c.data(), d_tmp.data(), stream);
-    Timer timer(stream);
+    Timer timer(stream, cfg.hold_us);
     auto measure = [&](const std::function<void()>& f) {
       std::vector<double> t;
       for (int r = 0; r < cfg.warmups + cfg.reps; ++r) {
@@ -579,6 +615,7 @@ json run_eval(const Config& cfg, cudaStream_t stream) {
 
 void usage() {
   std::cerr << "usage: bench_gpu_prefilter [--out FILE] [--git-sha SHA] [--machine LABEL] [--reps N] [--quick]\n"
+               "                           [--hold-us US]   (GPU spin ahead of each timed region; 0: none)\n"
                "                           [--case NAME] [--tune] [--tune-only SUBSTRING] [--eval] [--no-verify]\n"
                "                           [--flex KNOB=VALUE,...]   (gpu_flex planner knobs, flex::Tuning)\n";
 }
@@ -598,6 +635,7 @@ int main(int argc, char** argv) {
       else if (a == "--git-sha") cfg.git_sha = value();
       else if (a == "--machine") cfg.machine = value();
       else if (a == "--reps") cfg.reps = std::stoi(value());
+      else if (a == "--hold-us") cfg.hold_us = std::stod(value());
       else if (a == "--case") cfg.only = value();
       else if (a == "--quick") cfg.quick = true;
       else if (a == "--tune") cfg.tune = true;
@@ -619,6 +657,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (!(cfg.hold_us >= 0 && cfg.hold_us <= 1e6)) {
+    std::cerr << "bench_gpu_prefilter: --hold-us must be between 0 and 1e6\n";
+    return 2;
+  }
   if (cfg.reps < 3) {
     std::cerr << "bench_gpu_prefilter: --reps must be >= 3\n";
     return 2;
@@ -628,7 +670,8 @@ int main(int argc, char** argv) {
     if (!why.empty()) throw Error("no CUDA device: " + why);
     cudaStream_t stream;
     SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    json doc = {{"schema", "splinebench-gpu-prefilter"}, {"schema_version", 1}, {"context", gpu_context(cfg)}};
+    json doc = {{"schema", "splinebench-gpu-prefilter"}, {"schema_version", 2}, {"context", gpu_context(cfg)}};
+    doc["context"]["hold_us"] = cfg.hold_us;
     doc["context"]["gpu_flex_tuning"] = cfg.flex_text.empty() ? "default" : cfg.flex_text;
     Buffers buf;
     buf.flush.resize(std::size_t{64} << 20);  // 256 MiB: more than any L2
