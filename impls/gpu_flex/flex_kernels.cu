@@ -259,17 +259,47 @@ std::int64_t FlexRunner::tmp_values(Variant variant, const GridShape& shape, std
   return make_plan(shape, fields, mode, variant, lim, tuning).needs_tmp() ? shape.values() * fields : 0;
 }
 
+const FlexRunner::Planned& FlexRunner::planned(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
+                                               const Tuning& tuning) {
+  int device = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  for (std::size_t i = 0; i < planned_.size(); ++i) {
+    const Planned& k = planned_[i];
+    if (k.device == device && k.variant == variant && k.shape == shape && k.fields == fields && k.mode == mode &&
+        k.tuning == tuning) {
+      std::rotate(planned_.begin(), planned_.begin() + static_cast<std::ptrdiff_t>(i),
+                  planned_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return planned_.front();
+    }
+  }
+  Planned n;  // a planning that throws changes nothing
+  n.device = device;
+  n.variant = variant;
+  n.shape = shape;
+  n.fields = fields;
+  n.mode = mode;
+  n.tuning = tuning;
+  n.plan = plan(variant, shape, fields, mode, tuning);
+  if (variant == Variant::flexible)
+    n.resident = resident_blocks(kernel_for(variant, shape.channels), n.plan.smem_floats * 4, device_facts().sms);
+  n.description = describe(n.plan);
+  if (planned_.size() == kPlansKept) planned_.pop_back();
+  planned_.insert(planned_.begin(), std::move(n));
+  return planned_.front();
+}
+
 void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in,
                      float* d_out, float* d_tmp, cudaStream_t stream, const LaunchOptions& options) {
-  Plan p = plan(variant, shape, fields, mode, options.tuning);
+  const Planned& cached = planned(variant, shape, fields, mode, options.tuning);
+  Plan p = cached.plan;
   bind_buffers(p, d_in, d_out, d_tmp);
   set_tensor_maps(p, stream);
-  description_ = describe(p);
+  description_ = cached.description;
   const int smem_bytes = p.smem_floats * 4;
-  const DeviceFacts f = device_facts();
 
   if (variant == Variant::fixed) {
     const FixedKernel kernel = fixed_kernel_for(shape.channels);
+    // Per run: a runner of another problem may have set the kernel's limit since (cheap).
     allow_smem(reinterpret_cast<const void*>(kernel), smem_bytes);
     grid_ = 0;
     for (const PassDesc& P : p.passes) {
@@ -305,7 +335,8 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
   }
 
   const FlexKernel kernel = flex_kernel_for(shape.channels);
-  const int resident = resident_blocks(reinterpret_cast<const void*>(kernel), smem_bytes, f.sms);
+  allow_smem(reinterpret_cast<const void*>(kernel), std::max(smem_bytes, 1));  // as for the fixed kernel
+  const int resident = cached.resident;
   std::int64_t grid = options.grid_blocks > 0 ? options.grid_blocks : resident;
   if (options.adversarial && options.grid_blocks <= 0) grid = 8LL * resident;  // more than can be resident
   grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, total));

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_plan.hpp"
@@ -47,7 +48,26 @@ class FlexRunner {
   int last_grid() const { return grid_; }
 
  private:
+  // The plans run() made last (at most kPlansKept, the most recent first), with what each
+  // was made for: repeated runs of the same problems reuse them (the planner and the
+  // occupancy queries cost tens of microseconds of host time per run,
+  // bench/gpu_prefilter/README.md).
+  struct Planned {
+    int device = -1;
+    Variant variant = Variant::flexible;
+    GridShape shape;
+    std::int64_t fields = 0;
+    Mode mode = Mode::mirror;
+    Tuning tuning;
+    Plan plan;          // buffers not bound
+    int resident = 0;   // blocks of the flexible kernel resident on the device
+    std::string description;
+  };
+  const Planned& planned(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
+                         const Tuning& tuning);
   void set_tensor_maps(Plan& plan, cudaStream_t stream);
+  static constexpr std::size_t kPlansKept = 4;
+  std::vector<Planned> planned_;
   DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
   DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
   DeviceBuffer<unsigned char> maps_;   // TMA tensor maps of the passes (PassDesc::tensor_map)

@@ -89,6 +89,8 @@ struct Tuning {
   // launch less L1 (bench/gpu_prefilter/README.md).
   int stream_bulk = 1;
   int bulk_stages = 2;
+
+  friend bool operator==(const Tuning&, const Tuning&) = default;
 };
 
 struct Plan {

@@ -217,6 +217,7 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
     FlexCase c;
     Tuning tuning;
     bool adversarial;
+    Variant variant = Variant::flexible;
   };
   Tuning per_axis;
   per_axis.layout3d = Layout3D::per_axis;
@@ -228,6 +229,10 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
       {{{21, 34, 45}, 1, 3}, {}, true},            {{{4099}, 1, 1}, {}, false},
       {{{21, 34, 45}, 1, 3}, small_ranges, false}, {{{5, 6, 7, 9}, 1, 2}, per_axis, true},
       {{{61, 47}, 4, 5}, {}, false},
+      // The runner keeps its last plans: the fixed and the flexible plan of one problem
+      // in turn (as the benchmark runs them), then a plan evicted and made again.
+      {{{21, 34, 45}, 1, 3}, {}, false, Variant::fixed}, {{{21, 34, 45}, 1, 3}, {}, false},
+      {{{21, 34, 45}, 1, 3}, {}, false, Variant::fixed}, {{{4099}, 1, 1}, {}, false},
   };
   FlexRunner runner;
   for (std::size_t k = 0; k < steps.size(); ++k) {
@@ -238,8 +243,8 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
     opt.tuning = st.tuning;
     opt.adversarial = st.adversarial;
     opt.seed = 7 + k;
-    EXPECT_EQ(bit_difference(run_device(runner, Variant::flexible, shape, st.c.fields, Mode::mirror, in, opt).out,
-                             run_emulated(Variant::flexible, shape, st.c.fields, Mode::mirror, in, st.tuning)),
+    EXPECT_EQ(bit_difference(run_device(runner, st.variant, shape, st.c.fields, Mode::mirror, in, opt).out,
+                             run_emulated(st.variant, shape, st.c.fields, Mode::mirror, in, st.tuning)),
               "")
         << "step " << k << ": " << st.c.name();
   }
