@@ -1,13 +1,16 @@
 // Scaffolding shared by the standalone load probes (probe_xy_loads.cu, probe_yx_tma.cu):
 // a checked CUDA call, the clean L2 state before every timed run (the same 256 MiB read
 // as bench/gpu_prefilter's "clean" state), medians of event-timed runs, and the N^3 test
-// field every probe streams. Header-only, so each probe still builds with one nvcc line.
+// field every probe streams, and the block-side pieces both kernels share (stage
+// barriers, tickets). Header-only, so each probe still builds with one nvcc line.
 #pragma once
 
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -89,3 +92,20 @@ struct ProbeField {
     return bad;
   }
 };
+
+// The block's `stages` mbarriers (one arrival each), initialised by thread 0 and made
+// visible to the async proxy (bulk and tensor copies) before any thread goes on.
+__device__ inline void init_stage_barriers(std::uint64_t* bars, int stages) {
+  if (threadIdx.x == 0)
+    for (int k = 0; k < stages; ++k) cuda::ptx::mbarrier_init(bars + k, 1u);
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  __syncthreads();
+}
+
+// The block's next tile from the global ticket counter: thread 0 takes it into the
+// shared `slot`, and every thread returns it.
+__device__ inline int take_ticket(unsigned* ticket, int* slot) {
+  if (threadIdx.x == 0) *slot = static_cast<int>(atomicAdd(ticket, 1u));
+  __syncthreads();
+  return *slot;
+}

@@ -41,18 +41,11 @@ __global__ void __launch_bounds__(kThreads, 1) probe(Args a) {
   const int stage_floats = rows * pitch;
   const int count = n + 2 * kHalo, nsub = (count + kP - 1) / kP;
   const std::int64_t slice = static_cast<std::int64_t>(n) * n;
-  if (threadIdx.x == 0)
-    for (int k = 0; k < S; ++k) {
-      cuda::ptx::mbarrier_init(bars + k, 1u);
-    }
-  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-  __syncthreads();
+  init_stage_barriers(bars, S);
   unsigned phase_bits = 0;  // parity per stage
   float sink = 0.f;
   for (;;) {
-    if (threadIdx.x == 0) tile_s = static_cast<int>(atomicAdd(a.ticket, 1u));
-    __syncthreads();
-    const int tile = tile_s;
+    const int tile = take_ticket(a.ticket, &tile_s);
     if (tile >= a.ntiles) break;
     const float* base = a.src + static_cast<std::int64_t>(tile) * G * slice;
     float* obase = a.dst + static_cast<std::int64_t>(tile) * G * slice;

@@ -37,16 +37,11 @@ __global__ void probe(const __grid_constant__ CUtensorMap map, const __grid_cons
   const int n = a.n, B = a.batch, S = a.stages;
   const int patches = n / kPatch, range = n / a.ranges;
   const int count = range + 2 * kHalo, nbatch = (count + B - 1) / B;
-  if (threadIdx.x == 0)
-    for (int k = 0; k < S; ++k) cuda::ptx::mbarrier_init(bars + k, 1u);
-  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-  __syncthreads();
+  init_stage_barriers(bars, S);
   unsigned parity = 0;
   float sink = 0.f;
   for (;;) {
-    if (threadIdx.x == 0) tile_s = static_cast<int>(atomicAdd(a.ticket, 1u));
-    __syncthreads();
-    const int tile = tile_s;
+    const int tile = take_ticket(a.ticket, &tile_s);
     if (tile >= a.ntiles) break;
     // Range first, then patches in x, then y: tiles taken together are neighbours.
     const int r = tile % a.ranges, p = tile / a.ranges;
