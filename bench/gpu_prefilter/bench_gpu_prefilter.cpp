@@ -68,7 +68,7 @@ flex::Tuning parse_tuning(const std::string& text) {
   flex::Tuning t;
   std::map<std::string, int*> ints = {
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
-      {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages},     {"x_patch", &t.x_patch},
+      {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages}, {"x_teams", &t.x_teams},     {"x_patch", &t.x_patch},
       {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
       {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages}, {"yx_tma", &t.yx_tma},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
@@ -485,6 +485,19 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     flex::Tuning t;
     t.x_stages = stages;
     variants.push_back({"x_stages=" + std::to_string(stages), t});
+  }
+  // The register stream_x tile in the other team arrangement than the default's, whole
+  // and its pass alone, and with three load stages.
+  {
+    flex::Tuning t;
+    t.x_teams = flex::Tuning{}.x_teams != 0 ? 0 : 1;
+    const std::string teams = "x_teams=" + std::to_string(t.x_teams);
+    variants.push_back({teams, t});
+    t.x_stages = 3;
+    variants.push_back({teams + ",x_stages=3", t});
+    t.x_stages = flex::Tuning{}.x_stages;
+    t.profile_pass = 0;
+    variants.push_back({teams + ",profile_pass=0 (time attribution only)", t});
   }
   for (int p : {4, 8}) {
     flex::Tuning t;

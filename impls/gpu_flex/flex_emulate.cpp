@@ -18,6 +18,14 @@ struct HostBlock {
     for (int t = 0; t < threads; ++t) f(t, threads);
   }
   void sync() const {}
+  // A team's threads run one after the other too (Team in flex_tile.cuh); the tiles that
+  // split into teams order their phases so that this serial order is one the device allows.
+  template <class F>
+  void team_each(int, int count, F&& f) const {
+    for (int t = 0; t < count; ++t) f(t, count);
+  }
+  void arrive_named(int, int) const {}
+  void sync_named(int, int) const {}
   void commit_loads() const {}
   void wait_loads(int) const {}
 };

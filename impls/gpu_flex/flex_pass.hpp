@@ -134,6 +134,9 @@ struct PassDesc {
   std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
   std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
   std::int32_t bulk = 0;       // stream_only register tile fed by bulk copies (flex_tile.cuh, stream_bulk)
+  // Register stream_x tile: 1 = two teams of warps, x filter and y stream of neighbouring
+  // sub-blocks at once (flex_tile.cuh, stream_x_teams; two g buffers); 0 = one team.
+  std::int32_t teams = 0;
   std::int32_t ncols = 0;      // columns of the stream filter
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)
   std::int64_t units_per_tile = 1;

@@ -190,7 +190,8 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
         R.smem.fp_stages = stages;
         R.smem.fp[1] = rows * R.smem.fp_plane;
         R.smem.g = stages * rows * R.smem.fp_plane;
-        R.smem.xfold = R.smem.g + rows * R.smem.g_plane;
+        R.teams = tun.x_teams != 0 ? 1 : 0;
+        R.smem.xfold = R.smem.g + (1 + R.teams) * rows * R.smem.g_plane;  // teams: two g buffers
         R.smem.total = R.smem.xfold + static_cast<std::int32_t>(round_up(R.sx + 2 * kHalo, 4));
         if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
           finish_stream(R, R.x_tiles, lim, tun);
@@ -392,8 +393,8 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_patch < 0 ||
-      tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
+      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_teams < 0 ||
+      tuning.x_patch < 0 || tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
     throw Error("gpu_flex: tuning values must be positive");
   if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
     throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
@@ -508,7 +509,8 @@ std::string describe(const Plan& plan) {
     if (P.vec > 1) o << ", vec=" << P.vec;
     if (P.regs > 0) o << ", registers x" << P.regs;
     if (P.bulk > 0) o << ", bulk copies, " << P.smem.fp_stages << " stages";
-    if (P.kind == TileKind::stream_x && P.regs > 0) o << ", " << P.smem.fp_stages << " load stages";
+    if (P.kind == TileKind::stream_x && P.regs > 0)
+      o << ", " << P.smem.fp_stages << " load stages" << (P.teams > 0 ? ", x and y teams" : "");
     if (P.group > 1) o << ", " << P.group << " slices per tile";
     if (P.kind == TileKind::stream_yx && P.regs > 0)
       o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages"

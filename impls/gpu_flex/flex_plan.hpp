@@ -63,6 +63,10 @@ struct Tuning {
   // Register stream_x tiles: footprint buffers (2 = double buffering, at most 4; fewer
   // where shared memory is short). 2 measured fastest on the H100 (bench/gpu_prefilter).
   int x_stages = 2;
+  // Register stream_x tiles: 1 = two teams of warps (flex_tile.cuh, stream_x_teams: the
+  // x filter of one sub-block runs while the other team streams the previous one along
+  // y; one more g buffer), 0 = the whole block through each phase in turn.
+  int x_teams = 0;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
   // Register stream_x tiles: consecutive slices (planes of a field) per tile, side by

@@ -193,6 +193,20 @@ struct DeviceBlock {
     f(static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
   }
   __device__ __forceinline__ void sync() const { __syncthreads(); }
+  // Threads [first, first + count) of the block as a team of their own (Team below):
+  // on the device each of them runs f once with its index in the team.
+  template <class F>
+  __device__ __forceinline__ void team_each(int first, int count, F&& f) const {
+    f(static_cast<int>(threadIdx.x) - first, count);
+  }
+  // Named barriers 1..15 (0 is __syncthreads): `threads` counts every thread that
+  // arrives or waits on barrier `id` (a multiple of 32).
+  __device__ __forceinline__ void arrive_named(int id, int threads) const {
+    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+  }
+  __device__ __forceinline__ void sync_named(int id, int threads) const {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+  }
   __device__ __forceinline__ void commit_loads() const { __pipeline_commit(); }
   // Waits for this thread's copies of every committed batch but the newest `pending`
   // (the instruction takes a constant: more than 6 waits as for 6, which is stricter).
@@ -209,6 +223,22 @@ struct DeviceBlock {
   }
 };
 #endif
+
+// Some of a block's threads (threads [first, first + count)) working as a block of their
+// own: each() gives every member its index in the team, sync() is the team's named
+// barrier. The tile functions take a Team wherever they take a Block.
+template <class Block>
+struct Team {
+  const Block& blk;
+  int first, count, bar;
+  template <class F>
+  SPLINEBENCH_HD void each(F&& f) const {
+    blk.team_each(first, count, f);
+  }
+  SPLINEBENCH_HD void sync() const { blk.sync_named(bar, count); }
+  SPLINEBENCH_HD void commit_loads() const { blk.commit_loads(); }
+  SPLINEBENCH_HD void wait_loads(int pending) const { blk.wait_loads(pending); }
+};
 
 // Where a tile's data lies.
 struct TileSpan {
@@ -1205,6 +1235,146 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   }
 }
 
+// ---- the register stream_x tile in two teams (stream_x with PassDesc::teams > 0) ----
+//
+// The register stream_x tile above runs each sub-block's phases one after the other:
+// the x filter (one item per 32-sample segment: 256 items at 256^3 and 512^3, so half the
+// block) and then the y stream (one column per thread), with barriers between them. Both
+// phases are chains of dependent recursion steps, and with one block per SM nothing else
+// hides their latency: on the H100 the 256^3 x-y pass took 0.076 ms against 0.050-0.053 for
+// the same loads and writes without the filters (bench/gpu_prefilter/README.md).
+// Here the block splits into two teams that work on neighbouring sub-blocks at once:
+//   - the x team (threads [0, kTeamX)) requests the footprints, waits for them and
+//     filters sub-block b along x into g buffer b % 2;
+//   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block b - 1
+//     out of the other g buffer along y and writes its outputs.
+// Hand-over through named barriers: `full` (b % 2) when the x team has written g buffer
+// b % 2, `free` (b % 2) when the y team has read it (the x team waits for that before it
+// writes sub-block b + 2 there). Every column runs the same window steps on the same g
+// values as in stream_x_registers, so the bits are the same (the emulation tests compare
+// them). The host emulation runs x step b and then y step b: an order the device allows.
+inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
+inline constexpr int kYCols = 2;  // columns per y-team thread: kThreads columns in all
+// Named barrier ids of the two-team tile (0 is __syncthreads).
+inline constexpr int kBarTeamX = 1, kBarTeamY = 2, kBarFull = 3, kBarFree = 5;  // full, free: two each
+
+// kYCols windows per y-team thread: registers on the device, one set per thread on the host.
+template <int V>
+struct YWindowSets {
+#if defined(__CUDA_ARCH__)
+  YWindow<V> own[kYCols];
+  __device__ YWindow<V>& operator()(int, int j) { return own[j]; }
+#else
+  std::vector<YWindow<V>> all = std::vector<YWindow<V>>(static_cast<std::size_t>(kTeamY * kYCols));
+  YWindow<V>& operator()(int t, int j) { return all[static_cast<std::size_t>(t * kYCols + j)]; }
+#endif
+};
+
+template <int C, bool kGrouped, class Block>
+SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const PassDesc& P, const TileSpan& T,
+                                                   float* smem) {
+  static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
+  static_assert(kTeamY * kYCols >= kThreads, "the y team holds every column a tile can have");
+  YWindowSets<1> window;
+#if defined(__CUDA_ARCH__)
+  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (as stream_x_registers)
+#endif
+  const SmemLayout& L = P.smem;
+  const int g_plane = L.g_plane;
+  const int count = static_cast<int>(T.count);  // rows of the tile (outputs + 2 kHalo)
+  const int nsub = (count + kRegP - 1) / kRegP;
+  const int outputs = static_cast<int>(T.s1 - T.s0);
+  const std::int64_t stride = P.s_stride;
+  const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of each slice of this tile
+  float* dst0 = P.dst + T.base + T.x0 * C;
+  const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
+  const int ncols = P.ncols;
+  const int group = kGrouped ? P.group : 1, width = P.sx * C, nslices = static_cast<int>(T.nslices);
+  const int g_step = kRegP * group * g_plane;  // g buffer 1 follows buffer 0
+  auto g_buffer = [&](int b) { return smem + L.g + (b & 1) * g_step; };
+  const Team<Block> xteam{blk, 0, kTeamX, kBarTeamX}, yteam{blk, kTeamX, kTeamY, kBarTeamY};
+
+  // The y team's columns: thread t has columns t + j kTeamY (coalesced rows for every j).
+  yteam.each([&](int t, int) {
+  SB_FLEX_UNROLL
+    for (int j = 0; j < kYCols; ++j) {
+      YWindow<1>& w = window(t, j);
+      w.clear();
+      const int col = t + j * kTeamY;
+      const int slice = kGrouped ? col / width : 0, x = col - slice * width;
+      const std::int64_t left = col < ncols && slice < nslices ? limit - x : 0;
+      w.nvalid = left >= 1 ? 1 : 0;
+      w.g_off = slice * g_plane + g_skew<C>(x);
+      w.out_off = x + T.s0 * stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
+    }
+  });
+  const int S = L.fp_stages;
+  const int buffer_step = L.fp[1] - L.fp[0];
+  auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
+  const int* xfold = reinterpret_cast<const int*>(smem + L.xfold);
+  auto request = [&](int b) {
+    const int t = b * kRegP;
+    issue_row_loads<C, kGrouped>(xteam, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b), xfold);
+    xteam.commit_loads();
+  };
+  // The previous tile ended with a barrier after its last loads had landed: xfold is free.
+  fill_row_folds(blk, P, T, reinterpret_cast<int*>(smem + L.xfold));
+  blk.sync();
+
+  // Sub-block b along x. Buffer (b + S - 1) % S held sub-block b - 1, which the x team
+  // finished reading before the barrier that ended x step b - 1.
+  auto x_step = [&](int b) {
+    const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
+    if (b + S - 1 < nsub) request(b + S - 1);
+    const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
+    xteam.wait_loads(newer);
+    xteam.sync();  // every x thread's copies of sub-block b have landed
+    if (b >= 2) blk.sync_named(kBarFree + (b & 1), kThreads);  // the y team has read sub-block b - 2
+    if (!skip_plane) filter_row_segments<C>(xteam, P, np * group, buffer(b), g_buffer(b));
+    blk.arrive_named(kBarFull + (b & 1), kThreads);
+    xteam.sync();  // buffer b % S is free again
+  };
+  // Sub-block b along y, out of g buffer b % 2.
+  auto y_step = [&](int b) {
+    const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
+    blk.sync_named(kBarFull + (b & 1), kThreads);
+    if (!skip_stream) {
+      const float* g = g_buffer(b);
+      yteam.each([&](int t, int) {
+  SB_FLEX_UNROLL
+        for (int j = 0; j < kYCols; ++j) {
+          YWindow<1>& w = window(t, j);
+          if (w.nvalid == 0) continue;
+          const float* grow = g + w.g_off;
+          const int row_step = group * g_plane;  // plane k + 1 of this slice in g
+          float cur[kRegP][1];
+  SB_FLEX_UNROLL
+          for (int k = 0; k < kRegP; ++k) cur[k][0] = k < np ? grow[k * row_step] : 0.f;
+          window_step<1>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
+                         [](float* out, const float (&a)[1]) { out[0] = a[0]; });
+        }
+      });
+    }
+    if (b + 2 < nsub) blk.arrive_named(kBarFree + (b & 1), kThreads);  // x step b + 2 waits for it
+  };
+
+#if defined(__CUDA_ARCH__)
+  if (static_cast<int>(threadIdx.x) < kTeamX) {
+    for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
+    for (int b = 0; b < nsub; ++b) x_step(b);
+  } else {
+    for (int b = 0; b < nsub; ++b) y_step(b);
+  }
+#else
+  for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
+  for (int b = 0; b < nsub; ++b) {
+    x_step(b);
+    y_step(b);
+  }
+#endif
+  blk.sync();  // every write of the tile is issued; g, the buffers and xfold are free
+}
+
 // ---- TMA footprints of the register stream_yx tile (PassDesc::tma) ----------------
 //
 // Layout of one footprint plane (64 x 64 values): two halves of 32 columns, each 64
@@ -1587,6 +1757,14 @@ SPLINEBENCH_HD bool bulk_fits(const PassDesc& P, const TileSpan& T) {
 template <int C, class Block>
 SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t tile, float* smem) {
   const TileSpan T = decode_tile(P, tile);
+  if (P.kind == TileKind::stream_x && P.regs > 0 && P.teams > 0) {
+    // Ends with a barrier: every thread's writes are issued before the tile's release.
+    if (P.group > 1)
+      stream_x_teams<C, true>(blk, P, T, smem);
+    else
+      stream_x_teams<C, false>(blk, P, T, smem);
+    return;
+  }
   if (P.kind == TileKind::stream_x && P.regs > 0) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
     if (P.group > 1)

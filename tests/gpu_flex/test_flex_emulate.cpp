@@ -296,6 +296,58 @@ TEST_P(FlexEmulation, GroupedStreamXTileSameBitsAsOneSlicePerTile) {
   }
 }
 
+// The register stream_x tile in two teams (Tuning::x_teams = 1: x filter and y stream
+// of neighbouring sub-blocks at once, two g buffers) against the one-team tile: every
+// column runs the same window steps on the same values, so the same bits, with one and
+// several slices per tile, short stream ranges (tiles of 3 sub-blocks, the fewest) and
+// three load stages.
+TEST_P(FlexEmulation, TwoTeamStreamXTileSameBitsAsOneTeam) {
+  const auto& [c, mode] = GetParam();
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  const Plan plain = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, Tuning{});
+  if (plain.passes[0].kind != TileKind::stream_x || plain.passes[0].regs == 0)
+    GTEST_SKIP() << "no register stream_x pass";
+  struct Config {
+    std::int64_t range;
+    int group, stages;
+  };
+  // (Groups of 8 give the 3-D cases more columns than the y team has threads: both
+  // windows of a y thread.)
+  bool second_window = false;
+  for (const Config& k : {Config{0, 0, 2}, Config{1, 0, 2}, Config{5, 3, 2}, Config{0, 1, 3}, Config{17, 2, 4},
+                          Config{0, 8, 2}}) {
+    Tuning one;
+    one.s_range = k.range;
+    one.x_group = k.group;
+    one.x_stages = k.stages;
+    one.x_teams = 0;
+    Tuning two = one;
+    two.x_teams = 1;
+    const Plan plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, two);
+    const Plan reference_plan = make_plan(shape, c.fields, mode, Variant::flexible, DeviceLimits{}, one);
+    const PassDesc& P = plan.passes[0];
+    const std::string what = "range " + std::to_string(k.range) + " group " + std::to_string(k.group) + " stages " +
+                             std::to_string(k.stages);
+    ASSERT_EQ(P.teams, 1) << what;
+    second_window = second_window || P.ncols > kTeamY;
+    ASSERT_EQ(reference_plan.passes[0].teams, 0) << what;
+    // The same tiles: only the team arrangement and the second g buffer differ.
+    ASSERT_EQ(P.tiles, reference_plan.passes[0].tiles) << what;
+    ASSERT_EQ(P.group, reference_plan.passes[0].group) << what;
+    ASSERT_EQ(P.smem.fp_stages, reference_plan.passes[0].smem.fp_stages) << what;
+    EXPECT_EQ(P.smem.xfold - P.smem.g, 2 * (reference_plan.passes[0].smem.xfold - reference_plan.passes[0].smem.g))
+        << what << ": two g buffers";
+    const Result teams = run_case(c, mode, Variant::flexible, DeviceLimits{}, two);
+    const Result reference = run_case(c, mode, Variant::flexible, DeviceLimits{}, one);
+    EXPECT_EQ(splinebench::testing::count_nan(teams.out), 0) << what;
+    EXPECT_LE(teams.rel_l2, tolerance(static_cast<int>(c.extents.size()))) << what;
+    EXPECT_EQ(count_bit_differences(teams.out, reference.out), 0u) << what << ": values that differ from one team";
+  }
+  if (c.extents.size() == 3 && c.channels == 1 && c.extents[0] >= 8) {
+    EXPECT_TRUE(second_window) << "no configuration gave a y-team thread two columns";
+  }
+}
+
 // The stream_only register tile fed by bulk copies (Tuning::stream_bulk = 1, the
 // default) against the same tile loading its own columns (stream_bulk = 0): the same
 // values through the same window, so the same bits, with 2 to 4 buffers and short

@@ -390,6 +390,38 @@ TEST(GpuFlex, GroupedStreamXTileMatchesEmulation) {
   }
 }
 
+// The register stream_x tile in two teams (Tuning::x_teams = 1) and in one, with one
+// slice and with several per tile (8: more columns than the y team has threads), whole
+// and short stream ranges (3 sub-blocks: the fewest a tile has), two to four load
+// stages; on the device against the emulation (bit for bit), the oracle, and the
+// adversarial order.
+TEST(GpuFlex, TwoTeamStreamXTileMatchesEmulation) {
+  SKIP_WITHOUT_DEVICE();
+  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45, 33}, 1, 1}, {{20, 50, 40}, 2, 1}, {{70, 33}, 2, 2},
+                                                 {{9, 7, 40, 48}, 1, 1}, {{8, 256, 256}, 1, 1}}) {
+    const GridShape shape = GridShape::make(c.extents, c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 11);
+    const std::vector<double> ref = oracle(shape, c.fields, Mode::mirror, in);
+    for (int teams : {0, 1}) {
+      for (int group : {1, 8}) {
+        for (std::int64_t range : {std::int64_t{0}, std::int64_t{1}}) {
+          for (int stages : {2, 4}) {
+            Tuning tun;
+            tun.x_teams = teams;
+            tun.x_group = group;
+            tun.s_range = range;
+            tun.x_stages = stages;
+            check_tuning(Variant::flexible, c, Mode::mirror, in, ref, tun,
+                         "x_teams " + std::to_string(teams) + " x_group " + std::to_string(group) + " range " +
+                             std::to_string(range) + " stages " + std::to_string(stages),
+                         2);
+          }
+        }
+      }
+    }
+  }
+}
+
 // The stream_only tile fed by bulk copies with 2 to 4 buffers, whole and short ranges,
 // chunks that take it and chunks that fall back (partial, unaligned), on the device
 // against the emulation (bit for bit), the oracle, and the adversarial order.
@@ -459,6 +491,18 @@ TEST(FlexSanitizer, EveryKindOnce) {
       grouped.adversarial = true;
       EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, grouped).out, g.out), "")
           << "x_group 3";
+    }
+    {
+      // The register stream_x tile in the team arrangement the default does not use
+      // (named-barrier hand-over between the x and the y team), adversarial too.
+      LaunchOptions teams;
+      teams.tuning.x_teams = Tuning{}.x_teams != 0 ? 0 : 1;
+      const DeviceRun t = run_device(Variant::flexible, shape, c.fields, Mode::half, in, teams);
+      EXPECT_LE(splinebench::testing::rel_l2(t.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims))
+          << t.description;
+      teams.adversarial = true;
+      EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, teams).out, t.out), "")
+          << "x_teams " << teams.tuning.x_teams;
     }
     for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
       SCOPED_TRACE(std::string(to_string(layout)));
