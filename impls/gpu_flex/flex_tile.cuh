@@ -194,16 +194,15 @@ struct DeviceBlock {
   }
   __device__ __forceinline__ void sync() const { __syncthreads(); }
   // Threads [first, first + count) of the block as a team of their own (Team below):
-  // on the device each of them runs f once with its index in the team.
+  // on the device each of them runs f once with its index in the team; the other
+  // threads skip it.
   template <class F>
   __device__ __forceinline__ void team_each(int first, int count, F&& f) const {
-    f(static_cast<int>(threadIdx.x) - first, count);
+    const int t = static_cast<int>(threadIdx.x) - first;
+    if (t >= 0 && t < count) f(t, count);
   }
-  // Named barriers 1..15 (0 is __syncthreads): `threads` counts every thread that
-  // arrives or waits on barrier `id` (a multiple of 32).
-  __device__ __forceinline__ void arrive_named(int id, int threads) const {
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-  }
+  // Named barriers 1..15 (0 is __syncthreads): the `threads` threads (a multiple of 32)
+  // that use barrier `id` wait for each other.
   __device__ __forceinline__ void sync_named(int id, int threads) const {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
   }
@@ -1243,20 +1242,24 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
 // phases are chains of dependent recursion steps, and with one block per SM nothing else
 // hides their latency: on the H100 the 256^3 x-y pass took 0.076 ms against 0.050-0.053 for
 // the same loads and writes without the filters (bench/gpu_prefilter/README.md).
-// Here the block splits into two teams that work on neighbouring sub-blocks at once:
-//   - the x team (threads [0, kTeamX)) requests the footprints, waits for them and
-//     filters sub-block b along x into g buffer b % 2;
-//   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block b - 1
-//     out of the other g buffer along y and writes its outputs.
-// Hand-over through named barriers: `full` (b % 2) when the x team has written g buffer
-// b % 2, `free` (b % 2) when the y team has read it (the x team waits for that before it
-// writes sub-block b + 2 there). Every column runs the same window steps on the same g
-// values as in stream_x_registers, so the bits are the same (the emulation tests compare
-// them). The host emulation runs x step b and then y step b: an order the device allows.
+// Here the block splits into two teams that work on neighbouring sub-blocks in the same
+// step s (a software pipeline, one block barrier per step):
+//   - the x team (threads [0, kTeamX)) requests footprints S - 1 sub-blocks ahead, waits
+//     for sub-block s's (its own named barrier makes every x thread's copies visible to
+//     the others) and filters it along x into g buffer s % 2;
+//   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block s - 1
+//     out of g buffer (s - 1) % 2 along y and writes its outputs.
+// The barrier that ends step s hands g buffer s % 2 to the y team, and hands buffer
+// (s - 1) % 2 back to the x team for sub-block s + 1. (The hand-over could be one-sided,
+// bar.arrive / bar.sync per buffer; compute-sanitizer racecheck reported that version's
+// g accesses as hazards, so both teams meet at a plain block barrier instead.)
+// Every column runs the same window steps on the same g values as in
+// stream_x_registers, so the bits are the same (the emulation tests compare them). The
+// host emulation runs each step's x work and then its y work: an order the device allows.
 inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
 inline constexpr int kYCols = 2;  // columns per y-team thread: kThreads columns in all
-// Named barrier ids of the two-team tile (0 is __syncthreads).
-inline constexpr int kBarTeamX = 1, kBarTeamY = 2, kBarFull = 3, kBarFree = 5;  // full, free: two each
+// Named barrier ids of the two teams (0 is __syncthreads).
+inline constexpr int kBarTeamX = 1, kBarTeamY = 2;
 
 // kYCols windows per y-team thread: registers on the device, one set per thread on the host.
 template <int V>
@@ -1322,57 +1325,58 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   blk.sync();
 
   // Sub-block b along x. Buffer (b + S - 1) % S held sub-block b - 1, which the x team
-  // finished reading before the barrier that ended x step b - 1.
+  // finished reading before the block barrier that ended the previous step.
   auto x_step = [&](int b) {
     const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
     if (b + S - 1 < nsub) request(b + S - 1);
     const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
     xteam.wait_loads(newer);
     xteam.sync();  // every x thread's copies of sub-block b have landed
-    if (b >= 2) blk.sync_named(kBarFree + (b & 1), kThreads);  // the y team has read sub-block b - 2
     if (!skip_plane) filter_row_segments<C>(xteam, P, np * group, buffer(b), g_buffer(b));
-    blk.arrive_named(kBarFull + (b & 1), kThreads);
-    xteam.sync();  // buffer b % S is free again
   };
   // Sub-block b along y, out of g buffer b % 2.
   auto y_step = [&](int b) {
+    if (skip_stream) return;
     const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
-    blk.sync_named(kBarFull + (b & 1), kThreads);
-    if (!skip_stream) {
-      const float* g = g_buffer(b);
-      yteam.each([&](int t, int) {
+    const float* g = g_buffer(b);
+    yteam.each([&](int t, int) {
   SB_FLEX_UNROLL
-        for (int j = 0; j < kYCols; ++j) {
-          YWindow<1>& w = window(t, j);
-          if (w.nvalid == 0) continue;
-          const float* grow = g + w.g_off;
-          const int row_step = group * g_plane;  // plane k + 1 of this slice in g
-          float cur[kRegP][1];
+      for (int j = 0; j < kYCols; ++j) {
+        YWindow<1>& w = window(t, j);
+        if (w.nvalid == 0) continue;
+        const float* grow = g + w.g_off;
+        const int row_step = group * g_plane;  // plane k + 1 of this slice in g
+        float cur[kRegP][1];
   SB_FLEX_UNROLL
-          for (int k = 0; k < kRegP; ++k) cur[k][0] = k < np ? grow[k * row_step] : 0.f;
-          window_step<1>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
-                         [](float* out, const float (&a)[1]) { out[0] = a[0]; });
-        }
-      });
-    }
-    if (b + 2 < nsub) blk.arrive_named(kBarFree + (b & 1), kThreads);  // x step b + 2 waits for it
+        for (int k = 0; k < kRegP; ++k) cur[k][0] = k < np ? grow[k * row_step] : 0.f;
+        window_step<1>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
+                       [](float* out, const float (&a)[1]) { out[0] = a[0]; });
+      }
+    });
   };
 
 #if defined(__CUDA_ARCH__)
-  if (static_cast<int>(threadIdx.x) < kTeamX) {
-    for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
-    for (int b = 0; b < nsub; ++b) x_step(b);
-  } else {
-    for (int b = 0; b < nsub; ++b) y_step(b);
-  }
+  const bool in_xteam = static_cast<int>(threadIdx.x) < kTeamX;
 #else
-  for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
-  for (int b = 0; b < nsub; ++b) {
-    x_step(b);
-    y_step(b);
-  }
+  const bool in_xteam = true;  // the host runs both teams' work of a step, x first
 #endif
-  blk.sync();  // every write of the tile is issued; g, the buffers and xfold are free
+  if (in_xteam)
+    for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
+  for (int step = 0; step <= nsub; ++step) {
+#if defined(__CUDA_ARCH__)
+    if (in_xteam) {
+      if (step < nsub) x_step(step);
+    } else if (step > 0) {
+      y_step(step - 1);
+    }
+#else
+    if (step < nsub) x_step(step);
+    if (step > 0) y_step(step - 1);
+#endif
+    blk.sync();  // g buffer step % 2 to the y team, buffer (step - 1) % 2 back to the x team
+  }
+  // The last step's barrier: every write of the tile is issued; g, the buffers and xfold
+  // are free.
 }
 
 // ---- TMA footprints of the register stream_yx tile (PassDesc::tma) ----------------
