@@ -40,6 +40,12 @@ inline constexpr int kPlaneBatch = 4;
 // The register stream_yx tile's swizzled footprint planes (PassDesc::tma != 0,
 // flex_tile.cuh yx_swizzled): rows per plane and floats per plane (two 32-column halves).
 inline constexpr int kYxTmaRows = 64, kYxTmaPlane = 64 * 64;
+// The two-team register stream_x tile (flex_tile.cuh, stream_x_teams): threads of the x
+// team and of the y team, columns per y-team thread, and its mbarriers (loaded[stages],
+// full[2], freed[2]; 8 bytes each, at SmemLayout::bars).
+inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
+inline constexpr int kYCols = 2;
+constexpr int team_bar_count(int stages) { return stages + 4; }
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 

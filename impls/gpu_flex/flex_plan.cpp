@@ -193,6 +193,11 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
         R.teams = tun.x_teams != 0 ? 1 : 0;
         R.smem.xfold = R.smem.g + (1 + R.teams) * rows * R.smem.g_plane;  // teams: two g buffers
         R.smem.total = R.smem.xfold + static_cast<std::int32_t>(round_up(R.sx + 2 * kHalo, 4));
+        if (R.teams > 0) {
+          // Its mbarriers, 8 bytes each (total is a multiple of 4 floats: 16-byte aligned).
+          R.smem.bars = R.smem.total;
+          R.smem.total += 2 * team_bar_count(stages);
+        }
         if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
           finish_stream(R, R.x_tiles, lim, tun);
           return R;

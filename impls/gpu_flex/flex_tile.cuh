@@ -1242,24 +1242,54 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
 // phases are chains of dependent recursion steps, and with one block per SM nothing else
 // hides their latency: on the H100 the 256^3 x-y pass took 0.076 ms against 0.050-0.053 for
 // the same loads and writes without the filters (bench/gpu_prefilter/README.md).
-// Here the block splits into two teams that work on neighbouring sub-blocks in the same
-// step s (a software pipeline, one block barrier per step):
-//   - the x team (threads [0, kTeamX)) requests footprints S - 1 sub-blocks ahead, waits
-//     for sub-block s's (its own named barrier makes every x thread's copies visible to
-//     the others) and filters it along x into g buffer s % 2;
-//   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block s - 1
-//     out of g buffer (s - 1) % 2 along y and writes its outputs.
-// The barrier that ends step s hands g buffer s % 2 to the y team, and hands buffer
-// (s - 1) % 2 back to the x team for sub-block s + 1. (The hand-over could be one-sided,
-// bar.arrive / bar.sync per buffer; compute-sanitizer racecheck reported that version's
-// g accesses as hazards, so both teams meet at a plain block barrier instead.)
-// Every column runs the same window steps on the same g values as in
-// stream_x_registers, so the bits are the same (the emulation tests compare them). The
-// host emulation runs each step's x work and then its y work: an order the device allows.
-inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
-inline constexpr int kYCols = 2;  // columns per y-team thread: kThreads columns in all
-// Named barrier ids of the two teams (0 is __syncthreads).
-inline constexpr int kBarTeamX = 1, kBarTeamY = 2;
+// Here the block splits into two teams that work on neighbouring sub-blocks at once:
+//   - the x team (threads [0, kTeamX)) requests the footprints S - 1 sub-blocks ahead
+//     and filters sub-block b along x into g buffer b % 2;
+//   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block b - 1
+//     out of the other g buffer along y and writes its outputs.
+// Hand-over through mbarriers (TeamBars), each phase one sub-block:
+//   loaded[b % S]: every x thread's copies of sub-block b have landed (each x thread's
+//                  cp.async arrive-on, so no x thread waits for the others' copies by a
+//                  barrier of its own);
+//   full[b % 2]:   every x thread has written g buffer b % 2 with sub-block b; it also
+//                  tells the x team that fp buffer b % S is read, so sub-block b + S may
+//                  be requested into it;
+//   freed[b % 2]:  every y thread has read g buffer b % 2 (sub-block b), so the x team
+//                  may write sub-block b + 2 there.
+// (A first version handed over with named barriers, bar.arrive / bar.sync; compute-
+// sanitizer racecheck reported its g accesses as hazards, and also those of a version
+// with a plain block barrier per step beside the x team's named barrier.)
+// A wait for the phase of sub-block b cannot be overtaken by the phase of b + S (or
+// b + 2): that phase needs an arrival of the waiting team's own threads after the wait.
+// Every column runs the same window steps on the same g values as in stream_x_registers,
+// so the bits are the same (the emulation tests compare them). The host emulation runs x
+// step b and then y step b: an order the device allows.
+// (kTeamX, kTeamY, kYCols and team_bar_count are in flex_pass.hpp, for the planner.)
+SPLINEBENCH_HD void team_bar_init(std::uint64_t* bar, int arrivals) {
+#if defined(__CUDA_ARCH__)
+  cuda::ptx::mbarrier_init(bar, static_cast<std::uint32_t>(arrivals));
+#else
+  (void)arrivals;
+  *bar = 0;
+#endif
+}
+// Arrives on `bar` once every cp.async this thread has issued so far has landed (the
+// arrival is one of the `arrivals` the barrier was initialised with).
+SPLINEBENCH_HD void team_bar_arrive_on_loads(std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__)
+  const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bar));
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(addr) : "memory");
+#else
+  (void)bar;
+#endif
+}
+SPLINEBENCH_HD void team_bar_arrive(std::uint64_t* bar) {
+#if defined(__CUDA_ARCH__)
+  (void)cuda::ptx::mbarrier_arrive(bar);
+#else
+  (void)bar;
+#endif
+}
 
 // kYCols windows per y-team thread: registers on the device, one set per thread on the host.
 template <int V>
@@ -1295,7 +1325,11 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   const int group = kGrouped ? P.group : 1, width = P.sx * C, nslices = static_cast<int>(T.nslices);
   const int g_step = kRegP * group * g_plane;  // g buffer 1 follows buffer 0
   auto g_buffer = [&](int b) { return smem + L.g + (b & 1) * g_step; };
-  const Team<Block> xteam{blk, 0, kTeamX, kBarTeamX}, yteam{blk, kTeamX, kTeamY, kBarTeamY};
+  const int S = L.fp_stages;
+  std::uint64_t* loaded = reinterpret_cast<std::uint64_t*>(smem + L.bars);
+  std::uint64_t* full = loaded + S;
+  std::uint64_t* freed = full + 2;
+  const Team<Block> xteam{blk, 0, kTeamX, 1}, yteam{blk, kTeamX, kTeamY, 2};
 
   // The y team's columns: thread t has columns t + j kTeamY (coalesced rows for every j).
   yteam.each([&](int t, int) {
@@ -1311,72 +1345,81 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
       w.out_off = x + T.s0 * stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
     }
   });
-  const int S = L.fp_stages;
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
   const int* xfold = reinterpret_cast<const int*>(smem + L.xfold);
   auto request = [&](int b) {
     const int t = b * kRegP;
     issue_row_loads<C, kGrouped>(xteam, P, T, t, count - t < kRegP ? count - t : kRegP, buffer(b), xfold);
-    xteam.commit_loads();
+    xteam.each([&](int, int) { team_bar_arrive_on_loads(loaded + b % S); });
   };
-  // The previous tile ended with a barrier after its last loads had landed: xfold is free.
+  // The previous tile ended with a block barrier after its last loads had landed and
+  // its last waits had returned: xfold and the mbarriers are free.
   fill_row_folds(blk, P, T, reinterpret_cast<int*>(smem + L.xfold));
+  blk.each([&](int tid, int) {
+    if (tid != 0) return;
+    for (int k = 0; k < S; ++k) team_bar_init(loaded + k, kTeamX);
+    for (int k = 0; k < 2; ++k) {
+      team_bar_init(full + k, kTeamX);
+      team_bar_init(freed + k, kTeamY);
+    }
+  });
   blk.sync();
 
-  // Sub-block b along x. Buffer (b + S - 1) % S held sub-block b - 1, which the x team
-  // finished reading before the block barrier that ended the previous step.
   auto x_step = [&](int b) {
     const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
-    if (b + S - 1 < nsub) request(b + S - 1);
-    const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
-    xteam.wait_loads(newer);
-    xteam.sync();  // every x thread's copies of sub-block b have landed
-    if (!skip_plane) filter_row_segments<C>(xteam, P, np * group, buffer(b), g_buffer(b));
-  };
-  // Sub-block b along y, out of g buffer b % 2.
-  auto y_step = [&](int b) {
-    if (skip_stream) return;
-    const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
-    const float* g = g_buffer(b);
-    yteam.each([&](int t, int) {
-  SB_FLEX_UNROLL
-      for (int j = 0; j < kYCols; ++j) {
-        YWindow<1>& w = window(t, j);
-        if (w.nvalid == 0) continue;
-        const float* grow = g + w.g_off;
-        const int row_step = group * g_plane;  // plane k + 1 of this slice in g
-        float cur[kRegP][1];
-  SB_FLEX_UNROLL
-        for (int k = 0; k < kRegP; ++k) cur[k][0] = k < np ? grow[k * row_step] : 0.f;
-        window_step<1>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
-                       [](float* out, const float (&a)[1]) { out[0] = a[0]; });
+    xteam.each([&](int, int) {
+      if (b >= 1 && b + S - 1 < nsub) {
+        // Buffer (b + S - 1) % S held sub-block b - 1: wait until every x thread has read it.
+        bulk_wait(full + ((b - 1) & 1), static_cast<std::uint32_t>(((b - 1) >> 1) & 1));
       }
+    });
+    if (b + S - 1 < nsub) request(b + S - 1);
+    xteam.each([&](int, int) {
+      bulk_wait(loaded + b % S, static_cast<std::uint32_t>((b / S) & 1));
+      if (b >= 2) bulk_wait(freed + (b & 1), static_cast<std::uint32_t>(((b - 2) >> 1) & 1));
+    });
+    if (!skip_plane) filter_row_segments<C>(xteam, P, np * group, buffer(b), g_buffer(b));
+    xteam.each([&](int, int) { team_bar_arrive(full + (b & 1)); });
+  };
+  auto y_step = [&](int b) {
+    const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
+    yteam.each([&](int t, int) {
+      bulk_wait(full + (b & 1), static_cast<std::uint32_t>((b >> 1) & 1));
+      if (!skip_stream) {
+        const float* g = g_buffer(b);
+  SB_FLEX_UNROLL
+        for (int j = 0; j < kYCols; ++j) {
+          YWindow<1>& w = window(t, j);
+          if (w.nvalid == 0) continue;
+          const float* grow = g + w.g_off;
+          const int row_step = group * g_plane;  // plane k + 1 of this slice in g
+          float cur[kRegP][1];
+  SB_FLEX_UNROLL
+          for (int k = 0; k < kRegP; ++k) cur[k][0] = k < np ? grow[k * row_step] : 0.f;
+          window_step<1>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
+                         [](float* out, const float (&a)[1]) { out[0] = a[0]; });
+        }
+      }
+      team_bar_arrive(freed + (b & 1));
     });
   };
 
 #if defined(__CUDA_ARCH__)
-  const bool in_xteam = static_cast<int>(threadIdx.x) < kTeamX;
-#else
-  const bool in_xteam = true;  // the host runs both teams' work of a step, x first
-#endif
-  if (in_xteam)
+  if (static_cast<int>(threadIdx.x) < kTeamX) {
     for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
-  for (int step = 0; step <= nsub; ++step) {
-#if defined(__CUDA_ARCH__)
-    if (in_xteam) {
-      if (step < nsub) x_step(step);
-    } else if (step > 0) {
-      y_step(step - 1);
-    }
-#else
-    if (step < nsub) x_step(step);
-    if (step > 0) y_step(step - 1);
-#endif
-    blk.sync();  // g buffer step % 2 to the y team, buffer (step - 1) % 2 back to the x team
+    for (int b = 0; b < nsub; ++b) x_step(b);
+  } else {
+    for (int b = 0; b < nsub; ++b) y_step(b);
   }
-  // The last step's barrier: every write of the tile is issued; g, the buffers and xfold
-  // are free.
+#else
+  for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
+  for (int b = 0; b < nsub; ++b) {
+    x_step(b);
+    y_step(b);
+  }
+#endif
+  blk.sync();  // every write of the tile is issued; g, the buffers, xfold and the mbarriers are free
 }
 
 // ---- TMA footprints of the register stream_yx tile (PassDesc::tma) ----------------
