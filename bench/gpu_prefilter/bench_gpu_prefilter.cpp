@@ -486,18 +486,20 @@ json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
     t.x_stages = stages;
     variants.push_back({"x_stages=" + std::to_string(stages), t});
   }
-  // The register stream_x tile in the other team arrangement than the default's, whole
-  // and its pass alone, and with three load stages.
-  {
+  // The register stream_x tile in one team and in two (the default: two for long tiles),
+  // whole and its pass alone, and two teams with three load stages.
+  for (int teams : {0, 1}) {
     flex::Tuning t;
-    t.x_teams = flex::Tuning{}.x_teams != 0 ? 0 : 1;
-    const std::string teams = "x_teams=" + std::to_string(t.x_teams);
-    variants.push_back({teams, t});
-    t.x_stages = 3;
-    variants.push_back({teams + ",x_stages=3", t});
-    t.x_stages = flex::Tuning{}.x_stages;
+    t.x_teams = teams;
+    const std::string label = "x_teams=" + std::to_string(teams);
+    variants.push_back({label, t});
     t.profile_pass = 0;
-    variants.push_back({teams + ",profile_pass=0 (time attribution only)", t});
+    variants.push_back({label + ",profile_pass=0 (time attribution only)", t});
+    if (teams == 1) {
+      t.profile_pass = -1;
+      t.x_stages = 3;
+      variants.push_back({label + ",x_stages=3", t});
+    }
   }
   for (int p : {4, 8}) {
     flex::Tuning t;

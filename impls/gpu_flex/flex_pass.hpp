@@ -46,6 +46,10 @@ inline constexpr int kYxTmaRows = 64, kYxTmaPlane = 64 * 64;
 inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
 inline constexpr int kYCols = 2;
 constexpr int team_bar_count(int stages) { return stages + 4; }
+// Tiles shorter than this many sub-blocks keep one team by default (Tuning::x_teams):
+// the teams' pipeline fills and drains once per tile. On the H100 two teams were faster
+// with 18 and 34 sub-blocks per tile (256^3, 512^3) and slower with 5 (4-D 48^4).
+inline constexpr int kTeamsMinSubblocks = 16;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 

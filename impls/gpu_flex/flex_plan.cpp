@@ -185,21 +185,30 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
       segment_smem(R, C);
       const SmemLayout two = R.smem;
       const int rows = R.p * group;
-      for (int stages = std::clamp(tun.x_stages, 2, 4); stages >= 2; --stages) {
+      // Footprint buffers, g (two buffers for two teams), xfold, and the teams' mbarriers.
+      auto lay_out = [&](int stages, int teams) {
         R.smem = two;
         R.smem.fp_stages = stages;
         R.smem.fp[1] = rows * R.smem.fp_plane;
         R.smem.g = stages * rows * R.smem.fp_plane;
-        R.teams = tun.x_teams != 0 ? 1 : 0;
-        R.smem.xfold = R.smem.g + (1 + R.teams) * rows * R.smem.g_plane;  // teams: two g buffers
+        R.teams = teams;
+        R.smem.xfold = R.smem.g + (1 + teams) * rows * R.smem.g_plane;
         R.smem.total = R.smem.xfold + static_cast<std::int32_t>(round_up(R.sx + 2 * kHalo, 4));
-        if (R.teams > 0) {
-          // Its mbarriers, 8 bytes each (total is a multiple of 4 floats: 16-byte aligned).
+        if (teams > 0) {
+          // 8 bytes each (total is a multiple of 4 floats: 16-byte aligned).
           R.smem.bars = R.smem.total;
           R.smem.total += 2 * team_bar_count(stages);
         }
-        if (static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes) {
+        return static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes;
+      };
+      for (int stages = std::clamp(tun.x_stages, 2, 4); stages >= 2; --stages) {
+        for (int teams = tun.x_teams != 0 ? 1 : 0; teams >= 0; --teams) {
+          if (!lay_out(stages, teams)) continue;
           finish_stream(R, R.x_tiles, lim, tun);
+          // x_teams = -1: two teams only for tiles of kTeamsMinSubblocks sub-blocks or more
+          // (each tile fills and drains the teams' pipeline once).
+          const std::int64_t subblocks = ceil_div(R.s_range + 2 * kHalo, kRegP);
+          if (teams > 0 && tun.x_teams < 0 && subblocks < kTeamsMinSubblocks) lay_out(stages, 0);
           return R;
         }
       }
@@ -398,7 +407,7 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
   if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_teams < 0 ||
+      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_teams < -1 ||
       tuning.x_patch < 0 || tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
     throw Error("gpu_flex: tuning values must be positive");
   if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)

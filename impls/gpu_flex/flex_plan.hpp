@@ -65,8 +65,9 @@ struct Tuning {
   int x_stages = 2;
   // Register stream_x tiles: 1 = two teams of warps (flex_tile.cuh, stream_x_teams: the
   // x filter of one sub-block runs while the other team streams the previous one along
-  // y; one more g buffer), 0 = the whole block through each phase in turn.
-  int x_teams = 0;
+  // y; one more g buffer and a few mbarriers), 0 = the whole block through each phase in
+  // turn, -1 = two teams for tiles of at least kTeamsMinSubblocks sub-blocks (flex_pass.hpp).
+  int x_teams = -1;
   // stream_x: samples per x patch (0: whole rows, at most 1024 values per patch row).
   int x_patch = 0;
   // Register stream_x tiles: consecutive slices (planes of a field) per tile, side by

@@ -553,6 +553,45 @@ TEST(FlexPlan, BadYxKnobsAreErrors) {
 
 // Where the planner groups slices (Tuning::x_group = 0): narrow planes that would take
 // several waves, never at the cost of more stream ranges.
+// Where the default (Tuning::x_teams = -1) gives register stream_x tiles two teams:
+// tiles of at least kTeamsMinSubblocks sub-blocks (512^3: 34, 256^3: 18), not shorter ones
+// (128^3: 10, 48^4: 5), unless asked for; the team layout has two g buffers and the
+// mbarriers, and still fits.
+TEST(FlexPlan, TwoTeamsForLongStreamXTiles) {
+  struct Expect {
+    std::vector<std::int64_t> extents;
+    int teams;
+  };
+  for (const Expect& e : {Expect{{512, 512, 512}, 1}, Expect{{256, 256, 256}, 1}, Expect{{128, 128, 128}, 0},
+                          Expect{{48, 48, 48, 48}, 0}}) {
+    for (int ask : {-1, 0, 1}) {
+      Tuning tun;
+      tun.x_teams = ask;
+      const Plan plan = make_plan(GridShape::make(e.extents, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
+      const PassDesc& P = plan.passes[0];
+      ASSERT_EQ(P.kind, TileKind::stream_x);
+      ASSERT_GT(P.regs, 0);
+      const int want = ask < 0 ? e.teams : ask;
+      const std::string what = std::to_string(e.extents[0]) + " x_teams " + std::to_string(ask);
+      EXPECT_EQ(P.teams, want) << what;
+      const std::int64_t subblocks = (P.s_range + 2 * kHalo + kRegP - 1) / kRegP;
+      if (ask < 0) {
+        EXPECT_EQ(P.teams > 0, subblocks >= kTeamsMinSubblocks) << what;
+      }
+      if (P.teams > 0) {
+        EXPECT_EQ(P.smem.bars, P.smem.xfold + (P.sx + 2 * kHalo + 3) / 4 * 4) << what;
+        EXPECT_EQ(P.smem.bars % 4, 0) << what << ": mbarriers 16-byte aligned";
+        EXPECT_EQ(P.smem.total, P.smem.bars + 2 * team_bar_count(P.smem.fp_stages)) << what;
+      }
+      EXPECT_LE(P.smem.total * 4, DeviceLimits{}.smem_bytes) << what;
+    }
+  }
+  Tuning bad;
+  bad.x_teams = -2;
+  EXPECT_THROW(make_plan(GridShape::make({8, 8, 8}, 1), 1, Mode::mirror, Variant::flexible, DeviceLimits{}, bad),
+               splinebench::Error);
+}
+
 TEST(FlexPlan, StreamXGroupsNarrowPlanesWithoutMoreRanges) {
   struct Expect {
     std::vector<std::int64_t> extents;
