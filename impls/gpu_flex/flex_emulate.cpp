@@ -24,7 +24,6 @@ struct HostBlock {
   void team_each(int, int count, F&& f) const {
     for (int t = 0; t < count; ++t) f(t, count);
   }
-  void sync_named(int, int) const {}
   void commit_loads() const {}
   void wait_loads(int) const {}
 };

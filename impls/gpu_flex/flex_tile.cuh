@@ -201,11 +201,6 @@ struct DeviceBlock {
     const int t = static_cast<int>(threadIdx.x) - first;
     if (t >= 0 && t < count) f(t, count);
   }
-  // Named barriers 1..15 (0 is __syncthreads): the `threads` threads (a multiple of 32)
-  // that use barrier `id` wait for each other.
-  __device__ __forceinline__ void sync_named(int id, int threads) const {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-  }
   __device__ __forceinline__ void commit_loads() const { __pipeline_commit(); }
   // Waits for this thread's copies of every committed batch but the newest `pending`
   // (the instruction takes a constant: more than 6 waits as for 6, which is stricter).
@@ -224,19 +219,17 @@ struct DeviceBlock {
 #endif
 
 // Some of a block's threads (threads [first, first + count)) working as a block of their
-// own: each() gives every member its index in the team, sync() is the team's named
-// barrier. The tile functions take a Team wherever they take a Block.
+// own: each() gives every member its index in the team. Phase functions that only call
+// each() (issue_row_loads, filter_row_segments) take a Team where they take a Block; a
+// team has no barrier of its own (stream_x_teams synchronises through mbarriers).
 template <class Block>
 struct Team {
   const Block& blk;
-  int first, count, bar;
+  int first, count;
   template <class F>
   SPLINEBENCH_HD void each(F&& f) const {
     blk.team_each(first, count, f);
   }
-  SPLINEBENCH_HD void sync() const { blk.sync_named(bar, count); }
-  SPLINEBENCH_HD void commit_loads() const { blk.commit_loads(); }
-  SPLINEBENCH_HD void wait_loads(int pending) const { blk.wait_loads(pending); }
 };
 
 // Where a tile's data lies.
@@ -1247,7 +1240,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
 //     and filters sub-block b along x into g buffer b % 2;
 //   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block b - 1
 //     out of the other g buffer along y and writes its outputs.
-// Hand-over through mbarriers (TeamBars), each phase one sub-block:
+// Hand-over through mbarriers at SmemLayout::bars, each phase one sub-block:
 //   loaded[b % S]: every x thread's copies of sub-block b have landed (each x thread's
 //                  cp.async arrive-on, so no x thread waits for the others' copies by a
 //                  barrier of its own);
@@ -1329,7 +1322,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   std::uint64_t* loaded = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   std::uint64_t* full = loaded + S;
   std::uint64_t* freed = full + 2;
-  const Team<Block> xteam{blk, 0, kTeamX, 1}, yteam{blk, kTeamX, kTeamY, 2};
+  const Team<Block> xteam{blk, 0, kTeamX}, yteam{blk, kTeamX, kTeamY};
 
   // The y team's columns: thread t has columns t + j kTeamY (coalesced rows for every j).
   yteam.each([&](int t, int) {
