@@ -1121,6 +1121,21 @@ struct YWindow {
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) prev[k][e] = 0.f;
   }
+  // A cleared window on columns [col, col + V) of register stream_x tile T. The tile's
+  // `group` slices lie side by side: column col is column col % width of slice
+  // col / width, and plane k of slice s is row k * group + s of the footprint and of g.
+  // (The division by the slice width happens once per tile, not once per sub-block.)
+  template <int C, bool kGrouped>
+  SPLINEBENCH_HD void place(const PassDesc& P, const TileSpan& T, int col) {
+    clear();
+    const int width = P.sx * C, nslices = static_cast<int>(T.nslices);
+    const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of each slice of the tile
+    const int slice = kGrouped ? col / width : 0, x = col - slice * width;
+    const std::int64_t left = col < P.ncols && slice < nslices ? limit - x : 0;
+    nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
+    g_off = slice * P.smem.g_plane + g_skew<C>(x);
+    out_off = x + T.s0 * P.s_stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
+  }
 };
 
 // Each thread's window: its own registers on the device, one per thread on the host.
@@ -1158,27 +1173,15 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const int nsub = (count + kRegP - 1) / kRegP;
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
-  const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of each slice of this tile
   float* dst0 = P.dst + T.base + T.x0 * C;
   const float* g = smem + L.g;
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   const int ncols = P.ncols;
-  // The tile's `group` slices side by side: column col is column col % width of slice
-  // col / width, and plane k of slice s is row k * group + s of the footprint and of g.
-  const int group = kGrouped ? P.group : 1, width = P.sx * C, nslices = static_cast<int>(T.nslices);
+  // The tile's `group` slices side by side (YWindow::place).
+  const int group = kGrouped ? P.group : 1;
 
-  blk.each([&](int tid, int) {
-    YWindow<V>& w = window(tid);
-    w.clear();
-    // One column per thread (the planner keeps ncols <= threads); the division by the
-    // slice width happens once per tile, not once per sub-block.
-    const int col = V * tid;
-    const int slice = kGrouped ? col / width : 0, x = col - slice * width;
-    const std::int64_t left = col < ncols && slice < nslices ? limit - x : 0;
-    w.nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
-    w.g_off = slice * g_plane + g_skew<C>(x);
-    w.out_off = x + T.s0 * stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
-  });
+  // One column per thread (the planner keeps ncols <= threads).
+  blk.each([&](int tid, int) { window(tid).template place<C, kGrouped>(P, T, V * tid); });
   // Sub-block b's footprint goes to buffer b % S; S - 1 sub-blocks are requested ahead.
   const int S = L.fp_stages;
   const int buffer_step = L.fp[1] - L.fp[0];
@@ -1311,11 +1314,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   const int nsub = (count + kRegP - 1) / kRegP;
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
-  const std::int64_t limit = (P.nx - T.x0) * C;  // output columns of each slice of this tile
   float* dst0 = P.dst + T.base + T.x0 * C;
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
-  const int ncols = P.ncols;
-  const int group = kGrouped ? P.group : 1, width = P.sx * C, nslices = static_cast<int>(T.nslices);
+  const int group = kGrouped ? P.group : 1;  // slices side by side (YWindow::place)
   const int g_step = kRegP * group * g_plane;  // g buffer 1 follows buffer 0
   auto g_buffer = [&](int b) { return smem + L.g + (b & 1) * g_step; };
   const int S = L.fp_stages;
@@ -1327,16 +1328,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   // The y team's columns: thread t has columns t + j kTeamY (coalesced rows for every j).
   yteam.each([&](int t, int) {
   SB_FLEX_UNROLL
-    for (int j = 0; j < kYCols; ++j) {
-      YWindow<1>& w = window(t, j);
-      w.clear();
-      const int col = t + j * kTeamY;
-      const int slice = kGrouped ? col / width : 0, x = col - slice * width;
-      const std::int64_t left = col < ncols && slice < nslices ? limit - x : 0;
-      w.nvalid = left >= 1 ? 1 : 0;
-      w.g_off = slice * g_plane + g_skew<C>(x);
-      w.out_off = x + T.s0 * stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
-    }
+    for (int j = 0; j < kYCols; ++j) window(t, j).template place<C, kGrouped>(P, T, t + j * kTeamY);
   });
   const int buffer_step = L.fp[1] - L.fp[0];
   auto buffer = [&](int b) { return smem + L.fp[0] + (b % S) * buffer_step; };
