@@ -1136,6 +1136,25 @@ struct YWindow {
     g_off = slice * P.smem.g_plane + g_skew<C>(x);
     out_off = x + T.s0 * P.s_stride + (kGrouped ? static_cast<std::int64_t>(slice) * P.slice_stride : 0);
   }
+  // Sub-block b (np rows) of this window's columns along y, out of g (consecutive rows of
+  // a slice row_step apart), through window_step; writes the finished outputs below
+  // dst0 + out_off. Nothing to do for a window without output columns.
+  SPLINEBENCH_HD void stream(const float* g, int row_step, int b, int np, int outputs, float* dst0,
+                             std::int64_t stride) {
+    if (nvalid == 0) return;
+    const float* grow = g + g_off;
+    float cur[kRegP][V];
+  SB_FLEX_UNROLL
+    for (int k = 0; k < kRegP; ++k)
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * row_step + e] : 0.f;
+    const int n = nvalid;
+    window_step<V>(c, prev, cur, b, np, outputs, dst0 + out_off, stride, [n](float* out, const float (&a)[V]) {
+  SB_FLEX_UNROLL
+      for (int e = 0; e < V; ++e)
+        if (e < n) out[e] = a[e];
+    });
+  }
 };
 
 // Each thread's window: its own registers on the device, one per thread on the host.
@@ -1176,7 +1195,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   float* dst0 = P.dst + T.base + T.x0 * C;
   const float* g = smem + L.g;
   const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
-  const int ncols = P.ncols;
   // The tile's `group` slices side by side (YWindow::place).
   const int group = kGrouped ? P.group : 1;
 
@@ -1207,24 +1225,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
     if (!skip_plane) filter_row_segments<C>(blk, P, np * group, buffer(b), smem + L.g);
     blk.sync();
     if (!skip_stream) {
-      blk.each([&](int tid, int) {
-        if (V * tid >= ncols) return;
-        YWindow<V>& w = window(tid);
-        const int nvalid = w.nvalid;
-        const float* grow = g + w.g_off;
-        const int row_step = group * g_plane;  // plane k + 1 of this slice in g
-        float cur[kRegP][V];
-  SB_FLEX_UNROLL
-        for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? grow[k * row_step + e] : 0.f;
-        window_step<V>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
-                       [nvalid](float* out, const float (&a)[V]) {
-  SB_FLEX_UNROLL
-                         for (int e = 0; e < V; ++e)
-                           if (e < nvalid) out[e] = a[e];
-                       });
-      });
+      // Plane k + 1 of a slice is group rows further down g.
+      blk.each([&](int tid, int) { window(tid).stream(g, group * g_plane, b, np, outputs, dst0, stride); });
     }
     blk.sync();  // buffer(b) and g are free again
   }
@@ -1374,17 +1376,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
       if (!skip_stream) {
         const float* g = g_buffer(b);
   SB_FLEX_UNROLL
-        for (int j = 0; j < kYCols; ++j) {
-          YWindow<1>& w = window(t, j);
-          if (w.nvalid == 0) continue;
-          const float* grow = g + w.g_off;
-          const int row_step = group * g_plane;  // plane k + 1 of this slice in g
-          float cur[kRegP][1];
-  SB_FLEX_UNROLL
-          for (int k = 0; k < kRegP; ++k) cur[k][0] = k < np ? grow[k * row_step] : 0.f;
-          window_step<1>(w.c, w.prev, cur, b, np, outputs, dst0 + w.out_off, stride,
-                         [](float* out, const float (&a)[1]) { out[0] = a[0]; });
-        }
+        for (int j = 0; j < kYCols; ++j) window(t, j).stream(g, group * g_plane, b, np, outputs, dst0, stride);
       }
       team_bar_arrive(freed + (b & 1));
     });
