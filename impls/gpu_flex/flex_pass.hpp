@@ -40,6 +40,9 @@ inline constexpr int kPlaneBatch = 4;
 // The register stream_yx tile's swizzled footprint planes (PassDesc::tma != 0,
 // flex_tile.cuh yx_swizzled): rows per plane and floats per plane (two 32-column halves).
 inline constexpr int kYxTmaRows = 64, kYxTmaPlane = 64 * 64;
+// The swizzled layout's fold table (flex_tile.cuh, yx_fold_table), in ints: the folded y
+// of each footprint row and x of each column, then at most one entry per position.
+inline constexpr int kYxFoldTableInts = 2 * 64 + kYxTmaPlane;
 // The two-team register stream_x tile (flex_tile.cuh, stream_x_teams): threads of the x
 // team and of the y team, columns per y-team thread, and its mbarriers (loaded[stages],
 // full[2], freed[2]; 8 bytes each, at SmemLayout::bars).

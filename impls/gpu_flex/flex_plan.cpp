@@ -293,7 +293,7 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
       L.total = L.g + kRegP * L.g_plane;
       // TMA footprints need rows of a multiple of 16 bytes; they fill the swizzled
       // layout (flex_tile.cuh, yx_swizzled): unpadded 64 x 64 planes, buffers 1024-byte
-      // aligned, and one mbarrier (8 bytes) per batch buffer after g.
+      // aligned, one mbarrier (8 bytes) per batch buffer after g, then the fold table.
       R.tma = tun.yx_tma != 0 && R.nx % 4 == 0 ? 1 : 0;
       if (R.tma) {
         L.fp_row = 32;
@@ -302,8 +302,9 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
         L.fp[1] = batch * kYxTmaPlane;
         L.g = stages * batch * kYxTmaPlane;
         L.bars = L.g + kRegP * L.g_plane;
+        L.xfold = L.bars + 2 * stages;
         // + 1024 bytes: the tile aligns its base to 1024 bytes itself (flex_tile.cuh).
-        L.total = L.bars + 2 * stages + 256;
+        L.total = L.xfold + kYxFoldTableInts + 256;
       }
       if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
         R.y_tiles = ceil_div(R.ny, R.sy);

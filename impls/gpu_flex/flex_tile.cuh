@@ -1457,53 +1457,95 @@ SPLINEBENCH_HD void yx_tma_prefetch_map(const PassDesc& P) {
 #endif
 }
 
-// Folded samples into the swizzled footprint planes [t, t + np), waited for here.
-// With `all` (the loads where tensor copies cannot be used): every position by cp.async.
-// Otherwise, after yx_tma_request's copies have landed, only the positions outside the
-// (y, x) plane (tiles whose footprint leaves it): the strips of columns [0, cl) and
-// [cr, 64) over every row, and of rows [0, rl) and [rr, 64) over columns [cl, cr). A
-// folded sample that landed inside the footprint is copied within shared memory (every
-// mirror fold of an axis longer than the footprint reaches one); others, periodic folds
-// among them, come by cp.async. (Scanning all 64 x 64 positions per plane made the edge
-// tiles the longest of the launch.) Afterwards fp holds the footprint that issue_loads
-// puts in the padded layout.
+// Folded samples of the swizzled footprint: which positions need one and where it comes
+// from. The same for every plane of a tile, so yx_fold_table computes it once per tile and
+// yx_fold_positions only replays it per batch. (Folding each position per batch, with two
+// divisions and three folds per position, made the edge tiles the longest of the launch.)
+//
+// With `all` (the loads where tensor copies cannot be used): every position, by cp.async.
+// Otherwise only the positions outside the (y, x) plane (tiles whose footprint leaves it),
+// after yx_tma_request's copies have landed: the strips of columns [0, cl) and [cr, 64)
+// over every row, and of rows [0, rl) and [rr, 64) over columns [cl, cr). A folded
+// sample that landed inside the footprint is copied within shared memory (every mirror
+// fold of an axis longer than the footprint reaches one); others, periodic folds among
+// them, come by cp.async.
+//
+// Table in shared memory at SmemLayout::xfold (yx_fold_table_ints ints): the folded y of
+// each footprint row, the folded x of each column, then one entry per position to fill:
+//   bits 0-11  its swizzled offset in the plane;
+//   bits 12-23 the swizzled offset of its source (a landed position), or, with bit 31
+//              set, its row * 64 + column (the source then comes from global memory).
+struct YxFoldStrips {
+  int cl, cr, rl, rr, per_plane;  // in-plane columns [cl, cr), rows [rl, rr); positions to fill
+  SPLINEBENCH_HD YxFoldStrips(const PassDesc& P, const TileSpan& T, bool all) {
+    constexpr int FY = kYxTmaRows, FX = 64;
+    const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
+    const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
+    auto clamp = [](int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); };
+    cl = all ? FX : clamp(-x_first, 0, FX);
+    cr = all ? FX : clamp(nx - x_first, cl, FX);
+    rl = all ? FY : clamp(-y_first, 0, FY);
+    rr = all ? FY : clamp(ny - y_first, rl, FY);
+    per_plane = FY * (cl + FX - cr) + (rl + FY - rr) * (cr - cl);  // all: FY * FX
+  }
+};
+inline constexpr std::uint32_t kYxFoldGlobal = 1u << 31;
+
 template <class Block>
-SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const TileSpan& T, int t, int np, float* fp,
-                                      bool all) {
-  constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
-  static_assert(FY == kYxTmaRows && FX == 64, "the swizzled layout holds a 64 x 64 footprint");
-  const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
+SPLINEBENCH_HD void yx_fold_table(const Block& blk, const PassDesc& P, const TileSpan& T, const YxFoldStrips& F,
+                                  int* table) {
+  constexpr int FY = kYxTmaRows, FX = 64;
+  static_assert(FY == PlanePatch<1>::sy + 2 * kHalo && FX == PlanePatch<1>::sx + 2 * kHalo,
+                "the swizzled layout holds a 64 x 64 footprint");
+  if (F.per_plane == 0) return;  // the same for every thread: nothing outside the plane
+  const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny), mode = P.mode;
   const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
-  auto clamp = [](int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); };
-  // In-plane columns [cl, cr) and rows [rl, rr) of the footprint (all: none).
-  const int cl = all ? FX : clamp(-x_first, 0, FX), cr = all ? FX : clamp(nx - x_first, cl, FX);
-  const int rl = all ? FY : clamp(-y_first, 0, FY), rr = all ? FY : clamp(ny - y_first, rl, FY);
-  const int strip_w = cl + FX - cr, inner_w = cr - cl, strip_h = rl + FY - rr;
-  const int per_plane = FY * strip_w + strip_h * inner_w;  // all: FY * FX
-  if (per_plane == 0) return;  // the same for every thread: nothing outside the plane
+  const int strip_w = F.cl + FX - F.cr, inner_w = F.cr - F.cl;
   blk.each([&](int tid, int nt) {
-    const int mode = P.mode, ns = static_cast<int>(P.ns);
-    const int s_first = static_cast<int>(T.s0 - kHalo) + t;
-    for (int i = tid; i < np * per_plane; i += nt) {
-      const int j = i / per_plane, q = i - j * per_plane;
+    for (int i = tid; i < FY + FX; i += nt)
+      table[i] = i < FY ? fold32(mode, y_first + i, ny) : fold32(mode, x_first + (i - FY), nx);
+    for (int q = tid; q < F.per_plane; q += nt) {
       int r, c;
       if (q < FY * strip_w) {
         r = q / strip_w;
         const int k = q - r * strip_w;
-        c = k < cl ? k : cr + (k - cl);
+        c = k < F.cl ? k : F.cr + (k - F.cl);
       } else {
         const int q2 = q - FY * strip_w, k = q2 / inner_w;
-        c = cl + (q2 - k * inner_w);
-        r = k < rl ? k : rr + (k - rl);
+        c = F.cl + (q2 - k * inner_w);
+        r = k < F.rl ? k : F.rr + (k - F.rl);
       }
-      const int sx = fold32(mode, x_first + c, nx), sy = fold32(mode, y_first + r, ny);
-      const int sc = sx - x_first, sr = sy - y_first;
+      const int sc = fold32(mode, x_first + c, nx) - x_first, sr = fold32(mode, y_first + r, ny) - y_first;
+      const bool landed = sc >= F.cl && sc < F.cr && sr >= F.rl && sr < F.rr;
+      const std::uint32_t from = static_cast<std::uint32_t>(landed ? yx_swizzled(sr, sc) : r * FX + c);
+      table[FY + FX + q] = static_cast<int>(static_cast<std::uint32_t>(yx_swizzled(r, c)) | (from << 12) |
+                                            (landed ? 0u : kYxFoldGlobal));
+    }
+  });
+}
+
+// The folded samples of planes [t, t + np) of the footprint in fp, by yx_fold_table's
+// table; waited for here. Every source is a landed position, which this never writes, so
+// the order of the copies does not matter.
+template <class Block>
+SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const TileSpan& T, const YxFoldStrips& F,
+                                      const int* table, int t, int np, float* fp) {
+  constexpr int FY = kYxTmaRows, FX = 64;
+  if (F.per_plane == 0) return;  // the same for every thread
+  blk.each([&](int tid, int nt) {
+    const int s_first = static_cast<int>(T.s0 - kHalo) + t, ns = static_cast<int>(P.ns);
+    for (int j = 0; j < np; ++j) {
       float* plane = fp + j * kYxTmaPlane;
-      if (sc >= cl && sc < cr && sr >= rl && sr < rr) {
-        plane[yx_swizzled(r, c)] = plane[yx_swizzled(sr, sc)];  // landed by the tensor copies
-      } else {
-        const float* src = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
-        copy_to_shared(plane + yx_swizzled(r, c), src + static_cast<std::int64_t>(sy) * P.y_stride + sx);
+      const float* src = P.src + T.base + static_cast<std::int64_t>(fold32(P.mode, s_first + j, ns)) * P.s_stride;
+      for (int q = tid; q < F.per_plane; q += nt) {
+        const std::uint32_t e = static_cast<std::uint32_t>(table[FY + FX + q]);
+        const int dst = static_cast<int>(e & 0xfffu), from = static_cast<int>((e >> 12) & 0xfffu);
+        if ((e & kYxFoldGlobal) == 0) {
+          plane[dst] = plane[from];  // landed by the tensor copies
+        } else {
+          const int sy = table[from / FX], sx = table[FY + from % FX];
+          copy_to_shared(plane + dst, src + static_cast<std::int64_t>(sy) * P.y_stride + sx);
+        }
       }
     }
   });
@@ -1599,6 +1641,8 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   constexpr bool swizzled = kSwizzled;
   const bool tma = kSwizzled && P.tma == 1;
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
+  int* fold_table = reinterpret_cast<int*>(smem + L.xfold);
+  const YxFoldStrips strips(P, T, !tma);
   blk.each([&](int tid, int) {
     window(tid).clear();
     if (tma && tid == 0) {
@@ -1606,7 +1650,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       yx_tma_prefetch_map(P);
     }
   });
-  if (tma) blk.sync();  // the barriers are initialised before the first request
+  // The previous tile ended on a barrier: its table is free.
+  if constexpr (swizzled) yx_fold_table(blk, P, T, strips, fold_table);
+  if (swizzled) blk.sync();  // the barriers and the fold table are ready before the first request
   auto request = [&](int k) {
     const int t = k * batch;
     const int np = count - t < batch ? count - t : batch;
@@ -1634,7 +1680,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
       if constexpr (swizzled) {
         if (tma) blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
-        yx_fold_positions(blk, P, T, k * batch, nbp, buffer(k), !tma);
+        yx_fold_positions(blk, P, T, strips, fold_table, k * batch, nbp, buffer(k));
       } else {
         const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
         blk.wait_loads(newer);
