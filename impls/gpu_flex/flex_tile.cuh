@@ -578,6 +578,98 @@ SPLINEBENCH_HD void filter_column_to(const At& at, float* out, int out_step) {
   for (int k = 0; k < SY; ++k) out[k * out_step] = v[kHalo + k];
 }
 
+// filter_row_chunks with the line in shared memory instead of registers: the causal pass
+// goes through the chunks kG at a time and stores the causal values of chunks
+// [kHalo / 4, FX / 4) back in place; the anti-causal pass reads them back from the end and
+// stores the finished chunks [kHalo / 4, (kHalo + SX) / 4). The same steps on the same
+// values in the same order as filter_window, so the same bits; chunks [(kHalo + SX) / 4,
+// FX / 4) are left holding causal values, which no later filter reads. Why: the line's FX
+// registers, live beside the register stream_yx tile's z window, made that tile spill its
+// window to local memory, and reload it through L2, on every sub-block.
+template <int FX, int SX, int kG, class Chunk>
+SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
+  constexpr int kChunks = FX / 4, kFirst = kHalo / 4, kEnd = (kHalo + SX) / 4;
+  static_assert(kChunks % kG == 0 && kFirst % kG == 0, "groups of kG chunks");
+  float c = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = 0; g0 < kChunks; g0 += kG) {
+    float v[4 * kG];
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) {
+      const Vec4 q = *chunk(g0 + i);
+      v[4 * i] = q.x;
+      v[4 * i + 1] = q.y;
+      v[4 * i + 2] = q.z;
+      v[4 * i + 3] = q.w;
+    }
+  SB_FLEX_UNROLL
+    for (int k = 0; k < 4 * kG; ++k) {
+      c = causal_step(c, v[k]);
+      v[k] = c;
+    }
+    if (g0 >= kFirst)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+  }
+  float a = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = kChunks - kG; g0 >= kFirst; g0 -= kG) {
+    float v[4 * kG];
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) {
+      const Vec4 q = *chunk(g0 + i);
+      v[4 * i] = q.x;
+      v[4 * i + 1] = q.y;
+      v[4 * i + 2] = q.z;
+      v[4 * i + 3] = q.w;
+    }
+  SB_FLEX_UNROLL
+    for (int k = 4 * kG - 1; k >= 0; --k) {
+      a = anticausal_step(a, v[k]);
+      v[k] = a;
+    }
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i)
+      if (g0 + i < kEnd) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+  }
+}
+
+// filter_column_to with the column in shared memory instead of registers (the reason and
+// the order of steps as filter_row_chunks_streamed): at(k) is a float* to position k of
+// the column, kG values at a time; the causal values of positions [kHalo, FY) are stored
+// back through at(), the SY interior outputs go to out[k * out_step].
+template <int FY, int SY, int kG, class At>
+SPLINEBENCH_HD void filter_column_streamed(const At& at, float* out, int out_step) {
+  static_assert(FY % kG == 0 && kHalo % kG == 0, "groups of kG values");
+  float c = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = 0; g0 < FY; g0 += kG) {
+    float v[kG];
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) {
+      c = causal_step(c, v[i]);
+      v[i] = c;
+    }
+    if (g0 >= kHalo)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) *at(g0 + i) = v[i];
+  }
+  float a = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = FY - kG; g0 >= kHalo; g0 -= kG) {
+    float v[kG];
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
+  SB_FLEX_UNROLL
+    for (int i = kG - 1; i >= 0; --i) {
+      a = anticausal_step(a, v[i]);
+      if (g0 + i < kHalo + SY) out[(g0 + i - kHalo) * out_step] = a;
+    }
+  }
+}
+
 // stream_yx: every footprint row along x, in place (rows [0, FY) of the np planes).
 // Afterwards columns [kHalo, kHalo + sx) of every row hold the row's filtered values.
 template <int C, class Block>
@@ -1561,7 +1653,8 @@ SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
     for (int item = tid; item < np * kYxTmaRows; item += nt) {
       const int r = item % kYxTmaRows;
       float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
-      filter_row_chunks<FX, SX>([plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); });
+      filter_row_chunks_streamed<FX, SX, 4>(
+          [plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); });
     }
   });
 }
@@ -1569,16 +1662,16 @@ SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
 // filter_patch_columns on the swizzled planes (C == 1): the same operations on the same
 // values; output row y of column xi of plane p goes to dst[p * dst_plane + y * dst_row + xi].
 template <class Block>
-SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, const float* fp, float* dst, int dst_plane,
+SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, float* fp, float* dst, int dst_plane,
                                             int dst_row) {
   constexpr int SY = PlanePatch<1>::sy, SX = PlanePatch<1>::sx;
   constexpr int FY = SY + 2 * kHalo;
   blk.each([&](int tid, int nt) {
     for (int item = tid; item < np * SX; item += nt) {
       const int xi = item % SX, p = item / SX;
-      const float* plane = fp + p * kYxTmaPlane;
-      filter_column_to<FY, SY>([plane, xi](int k) { return plane[yx_swizzled(k, kHalo + xi)]; },
-                               dst + p * dst_plane + xi, dst_row);
+      float* plane = fp + p * kYxTmaPlane;
+      filter_column_streamed<FY, SY, 16>([plane, xi](int k) { return plane + yx_swizzled(k, kHalo + xi); },
+                                         dst + p * dst_plane + xi, dst_row);
     }
   });
 }
@@ -1615,8 +1708,9 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   // PassDesc::tma != 0: the layout's offsets count from the first 1024-byte boundary of
   // the shared memory (swizzled tensor copies need it; the planner adds the slack), as
   // the dynamic shared memory of the kernel starts after its static variables.
-  if constexpr (kSwizzled)
-    smem = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem) + 1023u) & ~std::uintptr_t{1023u});
+  // (An offset from the shared array, not a pointer rebuilt from an integer: the compiler
+  // then still knows these are shared-memory addresses, LDS and STS, not generic ones.)
+  if constexpr (kSwizzled) smem += ((1024u - (static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(smem)) & 1023u)) & 1023u) / 4;
   const SmemLayout& L = P.smem;
   const int g_plane = L.g_plane;
   const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
