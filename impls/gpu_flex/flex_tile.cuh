@@ -595,10 +595,7 @@ template <int FX, int SX, int kG, class Chunk>
 SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
   constexpr int kChunks = FX / 4, kFirst = kHalo / 4, kEnd = (kHalo + SX) / 4;
   static_assert(kChunks % kG == 0 && kFirst % kG == 0, "groups of kG chunks");
-  float c = 0.f;
-  SB_FLEX_UNROLL
-  for (int g0 = 0; g0 < kChunks; g0 += kG) {
-    float v[4 * kG];
+  auto load = [&chunk](int g0, float(&v)[4 * kG]) {
   SB_FLEX_UNROLL
     for (int i = 0; i < kG; ++i) {
       const Vec4 q = *chunk(g0 + i);
@@ -607,6 +604,12 @@ SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
       v[4 * i + 2] = q.z;
       v[4 * i + 3] = q.w;
     }
+  };
+  float c = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = 0; g0 < kChunks; g0 += kG) {
+    float v[4 * kG];
+    load(g0, v);
   SB_FLEX_UNROLL
     for (int k = 0; k < 4 * kG; ++k) {
       c = causal_step(c, v[k]);
@@ -620,14 +623,7 @@ SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
   SB_FLEX_UNROLL
   for (int g0 = kChunks - kG; g0 >= kFirst; g0 -= kG) {
     float v[4 * kG];
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) {
-      const Vec4 q = *chunk(g0 + i);
-      v[4 * i] = q.x;
-      v[4 * i + 1] = q.y;
-      v[4 * i + 2] = q.z;
-      v[4 * i + 3] = q.w;
-    }
+    load(g0, v);
   SB_FLEX_UNROLL
     for (int k = 4 * kG - 1; k >= 0; --k) {
       a = anticausal_step(a, v[k]);
@@ -1567,7 +1563,7 @@ SPLINEBENCH_HD void yx_tma_prefetch_map(const PassDesc& P) {
 // fold of an axis longer than the footprint reaches one); others, periodic folds among
 // them, come by cp.async.
 //
-// Table in shared memory at SmemLayout::xfold (yx_fold_table_ints ints): the folded y of
+// Table in shared memory at SmemLayout::xfold (kYxFoldTableInts ints): the folded y of
 // each footprint row, the folded x of each column, then one entry per position to fill:
 //   bits 0-11  its swizzled offset in the plane;
 //   bits 12-23 the swizzled offset of its source (a landed position), or, with bit 31
@@ -1715,7 +1711,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   // the dynamic shared memory of the kernel starts after its static variables.
   // (An offset from the shared array, not a pointer rebuilt from an integer: the compiler
   // then still knows these are shared-memory addresses, LDS and STS, not generic ones.)
-  if constexpr (kSwizzled) smem += ((1024u - (static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(smem)) & 1023u)) & 1023u) / 4;
+  if constexpr (kSwizzled) {
+    const unsigned misalign = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(smem)) & 1023u;
+    smem += ((1024u - misalign) & 1023u) / 4;
+  }
   const SmemLayout& L = P.smem;
   const int g_plane = L.g_plane;
   const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
