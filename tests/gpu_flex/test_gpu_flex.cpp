@@ -460,6 +460,22 @@ TEST(GpuFlex, LargeCasesMatchOracle) {
     }
 }
 
+// One tuning of the flexible launch in the plain and in the adversarial order, as the
+// sanitizer list runs it (no emulation: under the tools it would dominate the run time):
+// the plain run within the oracle's tolerance, the adversarial one bit for bit the same.
+// Returns the plain run.
+DeviceRun check_both_orders(const FlexCase& c, const std::vector<float>& in, const std::vector<double>& ref,
+                            LaunchOptions opt, const std::string& label) {
+  const GridShape shape = GridShape::make(c.extents, c.channels);
+  opt.adversarial = false;
+  const DeviceRun plain = run_device(Variant::flexible, shape, c.fields, Mode::half, in, opt);
+  EXPECT_LE(splinebench::testing::rel_l2(plain.out, ref), tolerance(shape.dims)) << label << "; " << plain.description;
+  opt.adversarial = true;
+  EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, opt).out, plain.out), "")
+      << label << " adversarial";
+  return plain;
+}
+
 // The reduced list for compute-sanitizer: every tile kind and channel count, a
 // multi-pass launch (D = 4, 5) with its cross-block waits, in both debug orders.
 TEST(FlexSanitizer, EveryKindOnce) {
@@ -473,55 +489,36 @@ TEST(FlexSanitizer, EveryKindOnce) {
     check_case(c, Mode::mirror, false);
     const GridShape shape = GridShape::make(c.extents, c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 3);
-    LaunchOptions opt;
-    opt.adversarial = true;
-    EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, opt).out,
-                             run_device(Variant::flexible, shape, c.fields, Mode::half, in).out),
-              "");
+    const std::vector<double> ref = oracle(shape, c.fields, Mode::half, in);
+    check_both_orders(c, in, ref, {}, "default tuning");
     // D >= 3 with the other layouts in the one launch, adversarial too.
     if (shape.dims < 3) continue;
-    {
-      // Register stream_x tiles of 3 slices each (short last groups where the slices
-      // of a field are not a multiple of 3), adversarial: the same bits as the plain order.
-      LaunchOptions grouped;
-      grouped.tuning.x_group = 3;
-      const DeviceRun g = run_device(Variant::flexible, shape, c.fields, Mode::half, in, grouped);
-      EXPECT_LE(splinebench::testing::rel_l2(g.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims))
-          << g.description;
-      grouped.adversarial = true;
-      EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, grouped).out, g.out), "")
-          << "x_group 3";
-    }
-    {
-      // The register stream_x tile in two teams (mbarrier hand-over between the x and
-      // the y team; the default gives these short tiles one team), adversarial too.
-      LaunchOptions teams;
-      teams.tuning.x_teams = 1;
-      const DeviceRun t = run_device(Variant::flexible, shape, c.fields, Mode::half, in, teams);
-      EXPECT_LE(splinebench::testing::rel_l2(t.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims))
-          << t.description;
-      teams.adversarial = true;
-      EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, teams).out, t.out), "")
-          << "x_teams " << teams.tuning.x_teams;
-    }
+    // Register stream_x tiles of 3 slices each (short last groups where the slices of a
+    // field are not a multiple of 3).
+    LaunchOptions grouped;
+    grouped.tuning.x_group = 3;
+    check_both_orders(c, in, ref, grouped, "x_group 3");
+    // The register stream_x tile in two teams (mbarrier hand-over between the x and the
+    // y team; the default gives these short tiles one team).
+    LaunchOptions teams;
+    teams.tuning.x_teams = 1;
+    check_both_orders(c, in, ref, teams, "x_teams 1");
     for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
-      SCOPED_TRACE(std::string(to_string(layout)));
       LaunchOptions other;
       other.tuning.layout3d = layout;
-      const DeviceRun f = run_device(Variant::flexible, shape, c.fields, Mode::half, in, other);
-      EXPECT_LE(splinebench::testing::rel_l2(f.out, oracle(shape, c.fields, Mode::half, in)), tolerance(shape.dims));
-      other.adversarial = true;
-      EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out), "");
+      const DeviceRun f = check_both_orders(c, in, ref, other, std::string(to_string(layout)));
       if (layout == Layout3D::yx_patches && c.channels == 1) {
         // The register stream_yx tile with several batches in flight (buffer reuse).
         other.tuning.yx_batch = 2;
         other.tuning.yx_stages = 4;
         EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out),
-                  "");
+                  "")
+            << "yx_batch 2, yx_stages 4";
         // Its TMA footprints (tensor copies, edge folds), where the rows allow them.
         other.tuning.yx_tma = 1;
         EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out),
-                  "");
+                  "")
+            << "yx_tma 1";
       }
     }
   }
