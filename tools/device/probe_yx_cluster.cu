@@ -18,10 +18,14 @@
 // holds its footprint as the four quarters of a 64 x 64 torus shifted by (32 cy, 32 cx).
 //
 // Buffers: S stages of B planes; batch k + S - 1 is requested once every block of the
-// cluster has finished batch k - 1 (a cluster barrier per batch: a block writes into its
-// peers' stages). Tiles come from a ticket counter, one ticket per cluster (rank 0 takes
-// it, the others read it through distributed shared memory). With W = 1 each block
-// writes its 32 x 32 core of every plane of its range: the write stream of the real pass.
+// cluster has finished batch k - 1 (a block writes into its peers' stages). Lock-step:
+// a cluster barrier after every batch. Decoupled: after reading a stage, each block
+// arrives on that stage's `empty` barrier in every block of the cluster, and a block
+// waits only on its own `empty` before requesting into the stage again, so blocks may
+// drift apart by the stages in flight. Tiles come from a ticket counter, one ticket per
+// cluster (rank 0 takes it, the others read it through distributed shared memory). With
+// W = 1 each block writes its 32 x 32 core of every plane of its range: the write stream
+// of the real pass.
 // After every W = 1 configuration the output is compared with the source, so a wrong
 // mask, slot or offset shows as differing values.
 //
@@ -46,7 +50,7 @@ constexpr int kThreads = 512;
 
 struct Args {
   float* dst;
-  int n, batch, stages, write, ranges, ntiles, cy_blocks, cx_blocks;
+  int n, batch, stages, write, ranges, ntiles, cy_blocks, cx_blocks, decoupled;
   unsigned* ticket;
 };
 
@@ -54,17 +58,22 @@ extern __shared__ __align__(1024) unsigned char smem_raw[];
 
 __global__ void __launch_bounds__(kThreads) probe(const __grid_constant__ CUtensorMap map, const __grid_constant__ Args a) {
   float* smem = reinterpret_cast<float*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023u) & ~std::uintptr_t{1023u});
-  __shared__ std::uint64_t bars[8];
+  // full: the stage's copies have landed here. empty (decoupled mode): every block of
+  // the cluster has finished reading the stage (one arrival from each).
+  __shared__ std::uint64_t full[8], empty[8];
   __shared__ int tile_s;
   cg::cluster_group cluster = cg::this_cluster();
-  const int CY = a.cy_blocks, CX = a.cx_blocks, rank = static_cast<int>(cluster.block_rank());
+  const int CY = a.cy_blocks, CX = a.cx_blocks, csize = CY * CX, rank = static_cast<int>(cluster.block_rank());
   const int cy = rank / CX, cx = rank % CX;
   const int n = a.n, B = a.batch, S = a.stages;
   const int px_count = n / (kPatch * CX), range = n / a.ranges;
   const int count = range + 2 * kHalo, nbatch = (count + B - 1) / B;
   const int stage_floats = 4 * B * kBoxFloats;  // four slots of B planes
   if (threadIdx.x == 0) {
-    for (int k = 0; k < S; ++k) cuda::ptx::mbarrier_init(bars + k, 1u);
+    for (int k = 0; k < S; ++k) {
+      cuda::ptx::mbarrier_init(full + k, 1u);
+      cuda::ptx::mbarrier_init(empty + k, static_cast<unsigned>(csize));
+    }
     // Peers' tensor copies complete on these barriers: make the initialisation visible
     // to the cluster before any block of it can request.
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
@@ -85,7 +94,9 @@ __global__ void __launch_bounds__(kThreads) probe(const __grid_constant__ CUtens
       my_i[nmine] = i, my_j[nmine] = j, my_mask[nmine] = mask, ++nmine;
     }
 
-  unsigned parity = 0;
+  // Batches are counted across tiles (`done`): batch g uses stage g % S for the
+  // (g / S)-th time, and the barriers' phases follow that count.
+  int done = 0;
   float sink = 0.f;
   for (;;) {
     if (rank == 0 && threadIdx.x == 0) tile_s = static_cast<int>(atomicAdd(a.ticket, 1u));
@@ -96,32 +107,38 @@ __global__ void __launch_bounds__(kThreads) probe(const __grid_constant__ CUtens
     // Range first, then patches in x, then y: tiles taken together are neighbours.
     const int r = tile % a.ranges, p = tile / a.ranges;
     const int X0 = (p % px_count) * kPatch * CX, Y0 = (p / px_count) * kPatch * CY, z0 = r * range - kHalo;
+    // Batch k of the tile (global batch g = done + k).
     auto request = [&](int k) {
       if (threadIdx.x != 0) return;
-      const int st = k % S;
+      const int g = done + k, st = g % S, use = g / S;
       // Every block receives four boxes of B planes per batch, whoever requests them.
       (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                                 cuda::ptx::space_shared, bars + st,
+                                                 cuda::ptx::space_shared, full + st,
                                                  static_cast<unsigned>(stage_floats * 4));
+      // Decoupled: the stage is free in every block once all of them arrived on this
+      // block's `empty` for its previous use (with cluster barriers it is free already).
+      if (a.decoupled && use > 0)
+        while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cluster, empty + st,
+                                                    static_cast<unsigned>((use - 1) & 1))) {
+        }
       for (int m = 0; m < nmine; ++m) {
         const int i = my_i[m], j = my_j[m];
         float* dst = smem + st * stage_floats + (((i & 1) << 1) | (j & 1)) * B * kBoxFloats;
         const int c[3] = {X0 - kHalo + kBox * j, Y0 - kHalo + kBox * i, z0 + k * B};
         if (CY * CX == 1)
-          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, &map, c, bars + st);
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, &map, c, full + st);
         else
-          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, &map, c, bars + st,
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, &map, c, full + st,
                                           my_mask[m]);
       }
     };
     for (int k = 0; k < S - 1 && k < nbatch; ++k) request(k);
     for (int k = 0; k < nbatch; ++k) {
-      // Stage (k - 1) % S is free in every block of the cluster (barrier below).
+      // Stage (done + k - 1) % S is free, or will be once every block has left it.
       if (k + S - 1 < nbatch) request(k + S - 1);
-      const int st = k % S;
-      while (!cuda::ptx::mbarrier_try_wait_parity(bars + st, (parity >> st) & 1u)) {
+      const int g = done + k, st = g % S;
+      while (!cuda::ptx::mbarrier_try_wait_parity(full + st, static_cast<unsigned>((g / S) & 1))) {
       }
-      parity ^= 1u << st;
       const float* buf = smem + st * stage_floats;
       // Core of each plane: footprint rows and columns [16, 48), 32 rows of 8 float4.
       for (int e = threadIdx.x; e < B * 256; e += kThreads) {
@@ -136,8 +153,16 @@ __global__ void __launch_bounds__(kThreads) probe(const __grid_constant__ CUtens
           *reinterpret_cast<float4*>(a.dst + (static_cast<std::int64_t>(z) * n + Y0 + kPatch * cy + y) * n + X0 +
                                      kPatch * cx + 4 * x4) = v;
       }
-      cluster.sync();  // stage st is free in every block
+      if (a.decoupled) {
+        __syncthreads();  // every thread of this block has left the stage
+        if (threadIdx.x < csize)
+          cuda::ptx::mbarrier_arrive(cuda::ptx::sem_release, cuda::ptx::scope_cluster, cuda::ptx::space_cluster,
+                                     cluster.map_shared_rank(empty + st, static_cast<int>(threadIdx.x)));
+      } else {
+        cluster.sync();  // stage st is free in every block
+      }
     }
+    done += nbatch;
   }
   if (sink == -1.2345e30f) a.dst[0] = sink;
 }
@@ -156,11 +181,15 @@ int main() {
     });
     std::printf("n=%d copy %.4f ms (%.0f GB/s read+write)\n", n, copy, 2.0 * vals * 4 / copy / 1e6);
     struct Config {
-      int CY, CX, B, S, ranges;
+      int CY, CX, B, S, ranges, decoupled;
     };
     const int ranges = n == 256 ? 2 : 1;  // as the register stream_yx tile's plans
-    const std::vector<Config> configs = {{1, 1, 4, 2, ranges}, {2, 2, 4, 2, ranges}, {2, 4, 4, 2, ranges},
-                                         {4, 4, 4, 2, ranges}, {2, 2, 2, 3, ranges}, {2, 2, 4, 2, 2 * ranges}};
+    // Lone blocks and clusters, lock-step (a cluster barrier per batch) and decoupled
+    // (per-stage `empty` barriers), with 1 and 2 batches in flight beside the one read.
+    const std::vector<Config> configs = {
+        {1, 1, 4, 2, ranges, 0}, {1, 1, 4, 2, ranges, 1}, {1, 1, 4, 3, ranges, 1}, {2, 2, 4, 2, ranges, 0},
+        {2, 2, 4, 2, ranges, 1}, {2, 2, 4, 3, ranges, 1}, {2, 2, 2, 4, ranges, 1}, {2, 4, 4, 3, ranges, 1},
+        {4, 4, 4, 3, ranges, 1}, {2, 2, 4, 3, 2 * ranges, 1}};
     for (const Config& k : configs) {
       const int B = k.B, S = k.S, csize = k.CY * k.CX;
       CUtensorMap map;
@@ -189,7 +218,7 @@ int main() {
       }
       cfg.gridDim = dim3(static_cast<unsigned>(std::min(resident, ntiles) * csize));
       for (int W : {0, 1}) {
-        const Args a{field.dst, n, B, S, W, k.ranges, ntiles, k.CY, k.CX, ticket};
+        const Args a{field.dst, n, B, S, W, k.ranges, ntiles, k.CY, k.CX, k.decoupled, ticket};
         if (W) CK(cudaMemset(field.dst, 0xff, vals * 4));  // NaN: unwritten values differ
         const float ms = timer.median_ms([&] {
           CK(cudaMemsetAsync(ticket, 0, 4));
@@ -198,9 +227,9 @@ int main() {
         CK(cudaDeviceSynchronize());
         const double planes = static_cast<double>(ntiles) * (n / k.ranges + 2 * kHalo);
         const double l2_bytes = planes * (k.CY + 1) * (k.CX + 1) * kBoxFloats * 4;
-        std::printf("n=%d cluster %dx%d (%d resident) B=%d S=%d ranges=%d W=%d: %.4f ms  x%.2f copy  "
+        std::printf("n=%d cluster %dx%d %s (%d resident) B=%d S=%d ranges=%d W=%d: %.4f ms  x%.2f copy  "
                     "L2 footprint %.2f per value, %.0f GB/s",
-                    n, k.CY, k.CX, resident, B, S, k.ranges, W, ms, ms / copy,
+                    n, k.CY, k.CX, k.decoupled ? "decoupled" : "lock-step", resident, B, S, k.ranges, W, ms, ms / copy,
                     static_cast<double>((k.CY + 1) * (k.CX + 1)) / (k.CY * k.CX), l2_bytes / ms / 1e6);
         if (W) std::printf("  differing values %zu", field.dst_differences());
         std::printf("\n");
