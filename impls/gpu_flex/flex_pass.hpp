@@ -136,6 +136,9 @@ struct PassDesc {
   // y axis (stream_yx): length, stride, tiles; rows per tile is PlanePatch<C>::sy.
   std::int64_t ny = 1, y_stride = 0, y_tiles = 1;
   std::int32_t sy = 1;
+  // stream_yx: 1 = the patches on the border of the (y, x) plane take the first tickets of
+  // each range (Tuning::yx_edge_first, flex_tile.cuh yx_patch_of); 0 = row by row.
+  std::int32_t edge_first = 0;
   // x axis (rows, stream_x, stream_yx): samples, samples per tile (rows: per unit).
   std::int64_t nx = 1, x_tiles = 1;
   std::int32_t sx = 1;

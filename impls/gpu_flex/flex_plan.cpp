@@ -309,6 +309,7 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
       if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
         R.y_tiles = ceil_div(R.ny, R.sy);
         R.x_tiles = ceil_div(R.nx, R.sx);
+        R.edge_first = tun.yx_edge_first != 0 ? 1 : 0;
         finish_stream(R, R.y_tiles * R.x_tiles, lim, tun);
         return R;
       }
@@ -322,6 +323,7 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
   }
   P.y_tiles = ceil_div(P.ny, P.sy);
   P.x_tiles = ceil_div(P.nx, P.sx);
+  P.edge_first = tun.yx_edge_first != 0 ? 1 : 0;
   finish_stream(P, P.y_tiles * P.x_tiles, lim, tun);
   return P;
 }
@@ -513,7 +515,7 @@ std::string describe(const Plan& plan) {
         break;
       case TileKind::stream_yx:
         o << P.slices << " slices, " << P.ns << " planes, " << P.sy << "x" << P.sx << " patches (" << P.y_tiles
-          << "x" << P.x_tiles << ")";
+          << "x" << P.x_tiles << (P.edge_first ? ", border first" : "") << ")";
         break;
       case TileKind::stream_only:
         o << P.slices << " slices, " << P.ns << " planes, " << P.w << "-column chunks (" << P.w_tiles << ")";

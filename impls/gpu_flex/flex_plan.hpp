@@ -86,6 +86,13 @@ struct Tuning {
   // the same bits. 0 by default: with 1 the one-pass layout measured slower on the H100
   // (bench/gpu_prefilter/README.md), although the copies alone are fast in isolation.
   int yx_tma = 0;
+  // stream_yx tiles: 1 = the patches on the border of the (y, x) plane first in each
+  // range, then the interior row by row; 0 = row by row. Border patches fold the
+  // positions of their footprint that leave the plane, the TMA instance on every batch,
+  // which makes them its longest tiles; taken last, they were the launch's tail
+  // (results/h100/20261125-144900-gpu_flex-yx-tma-loads-profile). The order changes no
+  // value: every tile computes the same outputs either way.
+  int yx_edge_first = 1;
   // Register stream_only tiles of two columns per thread over whole chunks of
   // 2 * kThreads columns: 1 = fed through shared memory by bulk copies (flex_tile.cuh,
   // stream_bulk) in bulk_stages buffers of kRegP planes (fewer where shared memory is

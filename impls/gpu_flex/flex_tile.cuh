@@ -247,6 +247,33 @@ struct TileSpan {
   std::int64_t nslices = 1;     // slices of the tile's group that exist (<= P.group)
 };
 
+// The (y, x) patch at position r (0 .. y_tiles * x_tiles - 1) of a stream_yx range. Row
+// by row; with P.edge_first the border of the plane first (the top row, the bottom row,
+// then the left and the right column between them), then the interior row by row. Why:
+// border patches are the tiles that fold footprint positions, the longest ones of the
+// TMA instance; a long tile taken last ends the launch alone (Tuning::yx_edge_first).
+SPLINEBENCH_HD void yx_patch_of(const PassDesc& P, std::int64_t r, std::int64_t& yt, std::int64_t& xt) {
+  const std::int64_t X = P.x_tiles, Y = P.y_tiles;
+  if (!P.edge_first || X <= 2 || Y <= 2) {  // every patch is on the border
+    yt = r / X;
+    xt = r - yt * X;
+    return;
+  }
+  const std::int64_t side = Y - 2, border = 2 * X + 2 * side;
+  if (r < 2 * X) {
+    yt = r < X ? 0 : Y - 1;
+    xt = r < X ? r : r - X;
+  } else if (r < border) {
+    const std::int64_t k = r - 2 * X;
+    yt = 1 + (k < side ? k : k - side);
+    xt = k < side ? 0 : X - 1;
+  } else {
+    const std::int64_t i = r - border, w = X - 2;
+    yt = 1 + i / w;
+    xt = 1 + (i - (i / w) * w);
+  }
+}
+
 SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
   TileSpan t;
   if (P.kind == TileKind::rows) {
@@ -275,9 +302,10 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
   t.s0 = st * P.s_range;
   t.s1 = t.s0 + P.s_range < P.ns ? t.s0 + P.s_range : P.ns;
   if (P.kind == TileKind::stream_yx) {
-    const std::int64_t yt = r / P.x_tiles;
+    std::int64_t yt, xt;
+    yx_patch_of(P, r, yt, xt);
     t.y0 = yt * P.sy;
-    t.x0 = (r - yt * P.x_tiles) * P.sx;
+    t.x0 = xt * P.sx;
   } else if (P.kind == TileKind::stream_x) {
     t.x0 = r * P.sx;
   } else {

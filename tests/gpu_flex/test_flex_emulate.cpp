@@ -424,6 +424,60 @@ TEST(FlexOrder, OrderThatBreaksDependenciesIsRejected) {
   EXPECT_THROW(emulate(bound, Variant::flexible, &order), splinebench::Error);
 }
 
+// The stream_yx patch order (yx_patch_of): a permutation of the range's patches in both
+// orders; with border first, the border patches (top row, bottom row, left and right
+// columns) take the first positions and the interior follows row by row.
+TEST(FlexPlan, YxPatchOrderIsAPermutationBorderFirst) {
+  for (std::int64_t Y : {1, 2, 3, 4, 7, 16})
+    for (std::int64_t X : {1, 2, 3, 5, 16})
+      for (int edge_first : {0, 1}) {
+        PassDesc P;
+        P.kind = TileKind::stream_yx;
+        P.y_tiles = Y;
+        P.x_tiles = X;
+        P.edge_first = edge_first;
+        const std::string what = std::to_string(Y) + "x" + std::to_string(X) + " edge_first " + std::to_string(edge_first);
+        std::vector<int> seen(static_cast<std::size_t>(X * Y), 0);
+        const std::int64_t border = (X <= 2 || Y <= 2) ? X * Y : 2 * X + 2 * (Y - 2);
+        std::int64_t last_interior = -1;
+        for (std::int64_t r = 0; r < X * Y; ++r) {
+          std::int64_t yt = -1, xt = -1;
+          yx_patch_of(P, r, yt, xt);
+          ASSERT_TRUE(yt >= 0 && yt < Y && xt >= 0 && xt < X) << what << " r " << r;
+          ++seen[static_cast<std::size_t>(yt * X + xt)];
+          const bool on_border = yt == 0 || yt == Y - 1 || xt == 0 || xt == X - 1;
+          if (!edge_first) {
+            EXPECT_EQ(yt * X + xt, r) << what;  // row by row
+          } else {
+            EXPECT_EQ(on_border, r < border) << what << " r " << r;
+            if (!on_border) {
+              EXPECT_GT(yt * X + xt, last_interior) << what << ": interior row by row";
+              last_interior = yt * X + xt;
+            }
+          }
+        }
+        for (int n : seen) EXPECT_EQ(n, 1) << what;
+      }
+}
+
+// The patch order changes no value: every tile computes the same outputs either way.
+TEST(FlexEmulationOrder, YxBorderFirstSameBitsAsRowByRow) {
+  for (const FlexCase& c : {FlexCase{{4, 130, 161}, 1, 1}, FlexCase{{3, 100, 100}, 1, 2}}) {
+    Tuning tun;
+    tun.layout3d = Layout3D::yx_patches;
+    tun.yx_edge_first = 1;
+    const Plan plan = make_plan(GridShape::make(c.extents, c.channels), c.fields, Mode::mirror, Variant::flexible,
+                                DeviceLimits{}, tun);
+    ASSERT_EQ(plan.passes[0].kind, TileKind::stream_yx);
+    ASSERT_EQ(plan.passes[0].edge_first, 1);
+    const Result border = run_case(c, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
+    tun.yx_edge_first = 0;
+    const Result rows = run_case(c, Mode::mirror, Variant::flexible, DeviceLimits{}, tun);
+    EXPECT_LE(border.rel_l2, tolerance(3)) << c.name();
+    EXPECT_EQ(count_bit_differences(border.out, rows.out), 0u) << c.name();
+  }
+}
+
 // Every output is written by exactly one tile of every pass: coverage of the tiling.
 TEST(FlexPlan, TilesCoverEveryOutputOnce) {
   for (const auto& c : splinebench::testing::flex_small_cases()) {
