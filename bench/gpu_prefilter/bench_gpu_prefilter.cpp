@@ -70,7 +70,8 @@ flex::Tuning parse_tuning(const std::string& text) {
       {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
       {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages}, {"x_teams", &t.x_teams},     {"x_patch", &t.x_patch},
       {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
-      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages}, {"yx_tma", &t.yx_tma}, {"yx_edge_first", &t.yx_edge_first},
+      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages}, {"yx_tma", &t.yx_tma},
+      {"yx_edge_first", &t.yx_edge_first},
       {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
       {"profile_skip", &t.profile_skip}};
   std::size_t at = 0;

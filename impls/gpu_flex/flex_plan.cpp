@@ -260,6 +260,7 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
   const int C = s.channels, D = s.dims;
   PassDesc P;
   P.kind = TileKind::stream_yx;
+  P.edge_first = tun.yx_edge_first != 0 ? 1 : 0;
   P.nx = s.extent[D - 1];
   P.ny = s.extent[D - 2];
   P.ns = s.extent[D - 3];
@@ -309,7 +310,6 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
       if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
         R.y_tiles = ceil_div(R.ny, R.sy);
         R.x_tiles = ceil_div(R.nx, R.sx);
-        R.edge_first = tun.yx_edge_first != 0 ? 1 : 0;
         finish_stream(R, R.y_tiles * R.x_tiles, lim, tun);
         return R;
       }
@@ -323,7 +323,6 @@ PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLim
   }
   P.y_tiles = ceil_div(P.ny, P.sy);
   P.x_tiles = ceil_div(P.nx, P.sx);
-  P.edge_first = tun.yx_edge_first != 0 ? 1 : 0;
   finish_stream(P, P.y_tiles * P.x_tiles, lim, tun);
   return P;
 }
