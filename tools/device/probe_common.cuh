@@ -1,12 +1,13 @@
 // Scaffolding shared by the standalone load probes (probe_xy_loads.cu, probe_yx_tma.cu,
 // probe_yx_cluster.cu): a checked CUDA call, the clean L2 state before every timed run
 // (the same 256 MiB read as bench/gpu_prefilter's "clean" state), medians of event-timed
-// runs, the N^3 test field every probe streams, and the block-side pieces the lone-block
+// runs, the N^3 test field every probe streams and a tensor map over it, and the block-side pieces the lone-block
 // kernels share (stage barriers, tickets; the cluster probe takes a ticket per cluster
 // and shares its barriers across blocks, so it has its own). Header-only, so each probe
 // still builds with one nvcc line.
 #pragma once
 
+#include <cuda.h>
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 
@@ -94,6 +95,19 @@ struct ProbeField {
     return bad;
   }
 };
+
+// A tiled tensor map over the N^3 float field at src (x fastest), `box` values per copy
+// (x, y, z), zeros outside the field; false where the driver refuses the encoding.
+// (Inline and header-only: a probe that never calls it needs no -lcuda.)
+inline bool encode_cube_map(CUtensorMap* map, const float* src, int n, const cuuint32_t (&box)[3],
+                            CUtensorMapSwizzle swizzle) {
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(n) * 4, static_cast<cuuint64_t>(n) * n * 4};
+  const cuuint32_t unit[3] = {1, 1, 1};
+  return cuTensorMapEncodeTiled(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(src), dims, strides, box,
+                                unit, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
 
 // The block's `stages` mbarriers (one arrival each), initialised by thread 0 and made
 // visible to the async proxy (bulk and tensor copies) before any thread goes on.

@@ -193,13 +193,7 @@ int main() {
     for (const Config& k : configs) {
       const int B = k.B, S = k.S, csize = k.CY * k.CX;
       CUtensorMap map;
-      const cuuint64_t dims[3] = {static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n)};
-      const cuuint64_t strides[2] = {static_cast<cuuint64_t>(n) * 4, static_cast<cuuint64_t>(n) * n * 4};
-      const cuuint32_t box[3] = {kBox, kBox, static_cast<cuuint32_t>(B)};
-      const cuuint32_t estr[3] = {1, 1, 1};
-      if (cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, field.src, dims, strides, box, estr,
-                                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+      if (!encode_cube_map(&map, field.src, n, {kBox, kBox, static_cast<cuuint32_t>(B)}, CU_TENSOR_MAP_SWIZZLE_NONE)) {
         std::printf("cuTensorMapEncodeTiled failed (B=%d)\n", B);
         return 1;
       }

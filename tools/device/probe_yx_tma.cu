@@ -132,9 +132,6 @@ int main(int argc, char** argv) {
     const std::size_t vals = field.values;
     float *src = field.src, *dst = field.dst;
     CUtensorMap map;
-    const cuuint64_t dims[3] = {static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n), static_cast<cuuint64_t>(n)};
-    const cuuint64_t strides[2] = {static_cast<cuuint64_t>(n) * 4, static_cast<cuuint64_t>(n) * n * 4};
-    const cuuint32_t estr[3] = {1, 1, 1};
     auto timed = [&](auto&& op) { return timer.median_ms(op); };
     const float copy = timed([&] { CK(cudaMemcpyAsync(dst, src, vals * 4, cudaMemcpyDeviceToDevice)); });
     std::printf("n=%d copy %.4f ms (%.0f GB/s read+write)\n", n, copy, 2.0 * vals * 4 / copy / 1e6);
@@ -166,10 +163,7 @@ int main(int argc, char** argv) {
         if (sm * k.blocks_per_sm > 220 * 1024) continue;
         const cuuint32_t box[3] = {static_cast<cuuint32_t>(k.box_x), kFoot,
                                    static_cast<cuuint32_t>(k.swizzled ? 1 : B)};
-        if (cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, src, dims, strides, box, estr,
-                                   CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                   k.swizzled ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
-                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+        if (!encode_cube_map(&map, src, n, box, k.swizzled ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE)) {
           std::printf("cuTensorMapEncodeTiled failed (B=%d)\n", B);
           return 1;
         }
