@@ -1,10 +1,10 @@
 // Scaffolding shared by the standalone load probes (probe_xy_loads.cu, probe_yx_tma.cu,
 // probe_yx_cluster.cu): a checked CUDA call, the clean L2 state before every timed run
 // (the same 256 MiB read as bench/gpu_prefilter's "clean" state), medians of event-timed
-// runs, the N^3 test field every probe streams and a tensor map over it, and the block-side pieces the lone-block
-// kernels share (stage barriers, tickets; the cluster probe takes a ticket per cluster
-// and shares its barriers across blocks, so it has its own). Header-only, so each probe
-// still builds with one nvcc line.
+// runs, the N^3 test field every probe streams and a tensor map over it, and the
+// block-side pieces the lone-block kernels share (stage barriers, tickets; the cluster
+// probe takes a ticket per cluster and shares its barriers across blocks, so it has its
+// own). Header-only, so each probe still builds with one nvcc line.
 #pragma once
 
 #include <cuda.h>
