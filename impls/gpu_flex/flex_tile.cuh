@@ -45,6 +45,7 @@
 namespace splinebench::gpu::flex {
 
 inline constexpr float kPoleF = -0.267949192431122706472553658494127633f;
+inline constexpr float kGainF = 6.0f;
 
 // Index of the sample that position k (any integer) of a length-n axis reads.
 SPLINEBENCH_HD std::int64_t fold(int mode, std::int64_t k, std::int64_t n) {
@@ -88,29 +89,17 @@ SPLINEBENCH_HD float mul_rn(float a, float b) {
 #endif
 }
 
-// The gain-6 recursions c+[k] = 6 f[k] + z c+[k-1] and c[k] = z (c[k+1] - c+[k]) run
-// without their constants: e[k] = f[k] + z e[k-1] (= c+[k] / 6) and
-// a[k] = z a[k+1] - e[k] (= c[k] / (6 z)), one fused multiply-add per step and nothing
-// beside it; an axis's outputs are then a[k] times 6 z (axis_output).
-// Why: with the constants inside, every step was an FMA plus a multiplication (6 f[k],
-// z c+[k]); off the chain, but half the floating-point instructions, on every halo
-// step too (the one-pass stream_yx tile executed 60 M FMUL beside 60 M FFMA at 512^3).
-// Now two instructions per output and axis instead of one per step.
-// Rounding: one per step instead of two. fmaf is exact on host and device, and a
-// product that is stored or passed to fmaf is never fused, so both give the same bits.
-SPLINEBENCH_HD float causal_step(float previous, float sample) { return fmaf(kPoleF, previous, sample); }
-SPLINEBENCH_HD float anticausal_step(float next, float causal) { return fmaf(kPoleF, next, -causal); }
-
-// 6 z (z the pole the recursions use; exact in double, 27 significant bits) as an
-// unevaluated sum of two floats. Why two: 6 z rounded to one float is 3.7e-8 too small
-// relatively, the same error on every output of every axis (1.1e-7 of rel L2 on 3-D,
-// half the 2e-7 budget); a hi + a lo rounds like one exact multiplication. Why per
-// axis and not once per pass: unscaled values handed from axis to axis measured a
-// larger error on constant data (rms 1.1e-7 against 0.9e-7 over three axes).
-inline constexpr double kAxisScale = 6.0 * static_cast<double>(kPoleF);
-inline constexpr float kAxisScaleHi = static_cast<float>(kAxisScale);
-inline constexpr float kAxisScaleLo = static_cast<float>(kAxisScale - static_cast<double>(kAxisScaleHi));
-SPLINEBENCH_HD float axis_output(float a) { return fmaf(a, kAxisScaleHi, mul_rn(a, kAxisScaleLo)); }
+// c+[k] = 6 f[k] + z c+[k-1] and c[k] = z (c[k+1] - c+[k]), rounded the same way on
+// host and device. Both recursions are one fused multiply-add on the chain: the product
+// with the input (6 f[k], z c+[k]) does not depend on the previous step, so the chain
+// from one output to the next is one FMA rather than a subtraction and a multiplication.
+// Two roundings per step either way. Against z (c[k+1] - c+[k]) on the H100 this changed
+// no time, and the rel L2 error against the oracle fell by 3-4% (9.1e-8 against 9.5e-8 on
+// 3-D; results/h100/20261123-143900-gpu_flex-fma-anticausal).
+SPLINEBENCH_HD float causal_step(float previous, float sample) {
+  return fmaf(kPoleF, previous, mul_rn(kGainF, sample));
+}
+SPLINEBENCH_HD float anticausal_step(float next, float causal) { return fmaf(kPoleF, next, -mul_rn(kPoleF, causal)); }
 
 // Shared-memory index of position i inside a row of filtered values g: one padding
 // float every 32 so that items 32 positions apart hit different banks.
@@ -574,8 +563,7 @@ SPLINEBENCH_HD void fill_row_folds(const Block& blk, const PassDesc& P, const Ti
 
 // One line of `n` values in registers: causal from zero over all of them, then
 // anti-causal from zero back down to position kHalo. Positions [kHalo, n - kHalo)
-// then hold finished coefficients (axis_output); the look-ahead positions above them
-// are left unscaled, as no caller reads them.
+// then hold finished coefficients.
 template <int N>
 SPLINEBENCH_HD void filter_window(float (&v)[N]) {
   float c = 0.f;
@@ -588,7 +576,7 @@ SPLINEBENCH_HD void filter_window(float (&v)[N]) {
   SB_FLEX_UNROLL
   for (int k = N - 1; k >= kHalo; --k) {
     a = anticausal_step(a, v[k]);
-    v[k] = k < N - kHalo ? axis_output(a) : a;
+    v[k] = a;
   }
 }
 
@@ -671,9 +659,7 @@ SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
     }
   SB_FLEX_UNROLL
     for (int i = 0; i < kG; ++i)
-      if (g0 + i < kEnd)
-        *chunk(g0 + i) = Vec4{axis_output(v[4 * i]), axis_output(v[4 * i + 1]), axis_output(v[4 * i + 2]),
-                              axis_output(v[4 * i + 3])};
+      if (g0 + i < kEnd) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
   }
 }
 
@@ -708,7 +694,7 @@ SPLINEBENCH_HD void filter_column_streamed(const At& at, float* out, int out_ste
   SB_FLEX_UNROLL
     for (int i = kG - 1; i >= 0; --i) {
       a = anticausal_step(a, v[i]);
-      if (g0 + i < kHalo + SY) out[(g0 + i - kHalo) * out_step] = axis_output(a);
+      if (g0 + i < kHalo + SY) out[(g0 + i - kHalo) * out_step] = a;
     }
   }
 }
@@ -942,7 +928,7 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
           SB_FLEX_UNROLL
           for (int k = 0; k < kGroup; ++k) {
             a[k] = anticausal_step(a[k], ring[rs * ncols + col[k]]);
-            if (j < hi && valid[k]) P.dst[at[k]] = axis_output(a[k]);
+            if (j < hi && valid[k]) P.dst[at[k]] = a[k];
             at[k] -= P.s_stride;
           }
           rs = rs == 0 ? R - 1 : rs - 1;
@@ -1044,15 +1030,12 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
   SB_FLEX_UNROLL
           for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], r[e]);
           if (j < hi) {
-            float o[V];
-  SB_FLEX_UNROLL
-            for (int e = 0; e < V; ++e) o[e] = axis_output(a[e]);
             if (vec) {
-              Vec::put(out, o);
+              Vec::put(out, a);
             } else {
   SB_FLEX_UNROLL
               for (int e = 0; e < V; ++e)
-                if (e < nvalid) out[e] = o[e];
+                if (e < nvalid) out[e] = a[e];
             }
           }
           out -= P.s_stride;
@@ -1125,12 +1108,7 @@ SPLINEBENCH_HD void window_step(float (&c)[V], float (&prev)[kRegP][V], float (&
     for (int k = kRegP - 1; k >= 0; --k) {
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], prev[k][e]);
-      if (lo + k < hi) {
-        float o[V];
-  SB_FLEX_UNROLL
-        for (int e = 0; e < V; ++e) o[e] = axis_output(a[e]);
-        store(out, o);
-      }
+      if (lo + k < hi) store(out, a);
       out -= stride;
     }
   }
@@ -1783,10 +1761,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
                        P.y_stride % 2 == 0 && P.s_stride % 2 == 0;
 
   const int buffer_step = L.fp[1] - L.fp[0];
-  // Batch k goes to buffer and barrier k % S, at barrier phase (k / S) & 1. S is a
-  // run-time value, so the loop below counts slots instead of dividing (a division by
-  // a run-time divisor is about 20 instructions, several times per batch and thread).
-  auto buffer = [&](int slot) { return smem + L.fp[0] + slot * buffer_step; };
+  auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
   // PassDesc::tma: 0 the padded layout (issue_loads); 1 the swizzled layout by tensor
   // copies (1024-byte aligned planes, above); 2 the swizzled layout by per-thread loads.
   constexpr bool swizzled = kSwizzled;
@@ -1804,7 +1779,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   // The previous tile ended on a barrier: its table is free.
   if constexpr (swizzled) yx_fold_table(blk, P, T, strips, fold_table);
   if (swizzled) blk.sync();  // the barriers and the fold table are ready before the first request
-  auto request = [&](int k, int slot) {
+  auto request = [&](int k) {
     const int t = k * batch;
     const int np = count - t < batch ? count - t : batch;
     if constexpr (swizzled) {
@@ -1812,15 +1787,14 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       // loads of the swizzled layout.
       if (tma)
         blk.each([&](int tid, int) {
-          if (tid == 0) yx_tma_request(P, T, t, np, buffer(slot), bars + slot);
+          if (tid == 0) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
         });
     } else {
-      issue_loads<C>(blk, P, T, t, np, buffer(slot));
+      issue_loads<C>(blk, P, T, t, np, buffer(k));
       blk.commit_loads();
     }
   };
-  for (int k = 0; k < S - 1 && k < batches; ++k) request(k, k);
-  int slot = 0, phase = 0;  // k % S and (k / S) & 1 of batch k below
+  for (int k = 0; k < S - 1 && k < batches; ++k) request(k);
   for (int b = 0; b < nsub; ++b) {
     const int t0 = b * kRegP;
     const int np = count - t0 < kRegP ? count - t0 : kRegP;
@@ -1831,18 +1805,16 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       // Batches k .. k + S - 2 are requested; wait for k. After the barrier every thread
       // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
       if constexpr (swizzled) {
-        if (tma) blk.each([&](int, int) { bulk_wait(bars + slot, static_cast<std::uint32_t>(phase)); });
-        yx_fold_positions(blk, P, T, strips, fold_table, k * batch, nbp, buffer(slot));
+        if (tma) blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
+        yx_fold_positions(blk, P, T, strips, fold_table, k * batch, nbp, buffer(k));
       } else {
         const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
         blk.wait_loads(newer);
       }
       blk.sync();
-      // Batch k + S - 1 takes the buffer of batch k - 1: slot (k + S - 1) % S.
-      if (k + S - 1 < batches) request(k + S - 1, slot == 0 ? S - 1 : slot - 1);
-      float* fp = buffer(slot);
-      if (++slot == S) slot = 0, phase ^= 1;
+      if (k + S - 1 < batches) request(k + S - 1);
       if (!skip_plane) {
+        float* fp = buffer(k);
         if constexpr (swizzled) {
           filter_swizzled_rows(blk, nbp, fp);
           blk.sync();
