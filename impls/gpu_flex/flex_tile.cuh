@@ -633,11 +633,16 @@ SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
       v[4 * i + 3] = q.w;
     }
   };
+  // Each group's loads are issued one group ahead, before the stores of the group in
+  // hand: the chunks differ, and the row is this thread's alone, so the values are the
+  // same. Why: the shared-memory latency of each group was exposed before its recursion
+  // steps (short-scoreboard stalls on the first step of every group under Nsight Compute).
+  float v[4 * kG], next[4 * kG] = {};  // (next: zeros the compiler drops; quiets host warnings)
+  load(0, v);
   float c = 0.f;
   SB_FLEX_UNROLL
   for (int g0 = 0; g0 < kChunks; g0 += kG) {
-    float v[4 * kG];
-    load(g0, v);
+    if (g0 + kG < kChunks) load(g0 + kG, next);
   SB_FLEX_UNROLL
     for (int k = 0; k < 4 * kG; ++k) {
       c = causal_step(c, v[k]);
@@ -646,12 +651,15 @@ SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
     if (g0 >= kFirst)
   SB_FLEX_UNROLL
       for (int i = 0; i < kG; ++i) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+    if (g0 + kG < kChunks)
+  SB_FLEX_UNROLL
+      for (int k = 0; k < 4 * kG; ++k) v[k] = next[k];
   }
   float a = 0.f;
+  load(kChunks - kG, v);
   SB_FLEX_UNROLL
   for (int g0 = kChunks - kG; g0 >= kFirst; g0 -= kG) {
-    float v[4 * kG];
-    load(g0, v);
+    if (g0 - kG >= kFirst) load(g0 - kG, next);
   SB_FLEX_UNROLL
     for (int k = 4 * kG - 1; k >= 0; --k) {
       a = anticausal_step(a, v[k]);
@@ -660,22 +668,30 @@ SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
   SB_FLEX_UNROLL
     for (int i = 0; i < kG; ++i)
       if (g0 + i < kEnd) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+    if (g0 - kG >= kFirst)
+  SB_FLEX_UNROLL
+      for (int k = 0; k < 4 * kG; ++k) v[k] = next[k];
   }
 }
 
 // filter_column_to with the column in shared memory instead of registers (the reason and
-// the order of steps as filter_row_chunks_streamed): at(k) is a float* to position k of
-// the column, kG values at a time; the causal values of positions [kHalo, FY) are stored
-// back through at(), the SY interior outputs go to out[k * out_step].
+// the order of steps as filter_row_chunks_streamed, its loads one group ahead as there):
+// at(k) is a float* to position k of the column, kG values at a time; the causal values
+// of positions [kHalo, FY) are stored back through at(), the SY interior outputs go to
+// out[k * out_step].
 template <int FY, int SY, int kG, class At>
 SPLINEBENCH_HD void filter_column_streamed(const At& at, float* out, int out_step) {
   static_assert(FY % kG == 0 && kHalo % kG == 0, "groups of kG values");
+  auto load = [&at](int g0, float(&v)[kG]) {
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
+  };
+  float v[kG], next[kG] = {};  // (as in filter_row_chunks_streamed)
+  load(0, v);
   float c = 0.f;
   SB_FLEX_UNROLL
   for (int g0 = 0; g0 < FY; g0 += kG) {
-    float v[kG];
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
+    if (g0 + kG < FY) load(g0 + kG, next);
   SB_FLEX_UNROLL
     for (int i = 0; i < kG; ++i) {
       c = causal_step(c, v[i]);
@@ -684,18 +700,23 @@ SPLINEBENCH_HD void filter_column_streamed(const At& at, float* out, int out_ste
     if (g0 >= kHalo)
   SB_FLEX_UNROLL
       for (int i = 0; i < kG; ++i) *at(g0 + i) = v[i];
+    if (g0 + kG < FY)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) v[i] = next[i];
   }
   float a = 0.f;
+  load(FY - kG, v);
   SB_FLEX_UNROLL
   for (int g0 = FY - kG; g0 >= kHalo; g0 -= kG) {
-    float v[kG];
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
+    if (g0 - kG >= kHalo) load(g0 - kG, next);
   SB_FLEX_UNROLL
     for (int i = kG - 1; i >= 0; --i) {
       a = anticausal_step(a, v[i]);
       if (g0 + i < kHalo + SY) out[(g0 + i - kHalo) * out_step] = a;
     }
+    if (g0 - kG >= kHalo)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) v[i] = next[i];
   }
 }
 
@@ -1533,7 +1554,7 @@ SPLINEBENCH_HD int yx_swizzled(int r, int x) {
 
 // Requests planes [t, t + np) of the tile's footprint into fp (planes kYxTmaPlane floats
 // apart), two tensor copies of a 32 x 64 box per plane, completing on `bar`; on the
-// device only thread 0 calls it. Planes outside the stream axis are requested at their
+// device one thread calls it. Planes outside the stream axis are requested at their
 // folded position; positions outside the (y, x) plane arrive as zeros and are folded by
 // yx_fold_positions. On the host: what the copy engine writes.
 SPLINEBENCH_HD void yx_tma_request(const PassDesc& P, const TileSpan& T, int t, int np, float* fp, std::uint64_t* bar) {
@@ -1682,7 +1703,7 @@ SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
     for (int item = tid; item < np * kYxTmaRows; item += nt) {
       const int r = item % kYxTmaRows;
       float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
-      filter_row_chunks_streamed<FX, SX, 4>(
+      filter_row_chunks_streamed<FX, SX, 2>(
           [plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); });
     }
   });
@@ -1699,7 +1720,7 @@ SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, float* fp,
     for (int item = tid; item < np * SX; item += nt) {
       const int xi = item % SX, p = item / SX;
       float* plane = fp + p * kYxTmaPlane;
-      filter_column_streamed<FY, SY, 16>([plane, xi](int k) { return plane + yx_swizzled(k, kHalo + xi); },
+      filter_column_streamed<FY, SY, 8>([plane, xi](int k) { return plane + yx_swizzled(k, kHalo + xi); },
                                          dst + p * dst_plane + xi, dst_row);
     }
   });
@@ -1769,9 +1790,14 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   int* fold_table = reinterpret_cast<int*>(smem + L.xfold);
   const YxFoldStrips strips(P, T, !tma);
+  // One thread of the last warp sets up and requests the tensor copies. Why not thread 0:
+  // the x filter of a batch of up to 7 planes (64 rows each) runs on the first warps and
+  // the rest wait for its slowest warp at the next barrier; the requests, issued right
+  // before it, made warp 0 that warp. The last warp has no x rows then.
+  constexpr int kRequester = kThreads - 32;
   blk.each([&](int tid, int) {
     window(tid).clear();
-    if (tma && tid == 0) {
+    if (tma && tid == kRequester) {
       for (int k = 0; k < S; ++k) bulk_init(bars + k);
       yx_tma_prefetch_map(P);
     }
@@ -1787,7 +1813,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const
       // loads of the swizzled layout.
       if (tma)
         blk.each([&](int tid, int) {
-          if (tid == 0) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
+          if (tid == kRequester) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
         });
     } else {
       issue_loads<C>(blk, P, T, t, np, buffer(k));
