@@ -332,7 +332,7 @@ TEST(GpuFlex, RegisterYxTileBatchesMatchEmulation) {
   }
 }
 
-// The register stream_yx tile with TMA footprints (Tuning::yx_tma, the default) and with
+// The register stream_yx tile with TMA footprints (Tuning::yx_tma = 1; off by default) and with
 // per-thread copies: bit for bit the emulation, within the oracle tolerance, the same
 // bits in the adversarial order; interior and edge patches, planes shorter than the
 // footprint, two fields, a 4-D field, stream ranges, every mode. The description says

@@ -70,7 +70,7 @@ fi
 if has sanitize; then
   for tool in racecheck synccheck memcheck; do
     step "compute-sanitizer $tool"
-    timeout -k 5 "${TIMEOUT_SANITIZER:-120}" "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin/test_gpu_flex" \
+    timeout -k 5 "${TIMEOUT_SANITIZER:-240}" "$sanitizer" --tool "$tool" --error-exitcode 1 "$bin/test_gpu_flex" \
       --gtest_filter='FlexSanitizer.*' > "$out/$tool.log" 2>&1
     rc=$?
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$out/$tool.log"
