@@ -508,7 +508,9 @@ TEST(FlexSanitizer, EveryKindOnce) {
       other.tuning.layout3d = layout;
       const DeviceRun f = check_both_orders(c, in, ref, other, std::string(to_string(layout)));
       if (layout == Layout3D::yx_patches && c.channels == 1) {
-        // The register stream_yx tile with several batches in flight (buffer reuse).
+        // The register stream_yx tile with several batches in flight (buffer reuse), in
+        // the adversarial order (check_both_orders took `other` by value).
+        other.adversarial = true;
         other.tuning.yx_batch = 2;
         other.tuning.yx_stages = 4;
         EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out),
