@@ -268,9 +268,9 @@ SPLINEBENCH_HD void yx_patch_of(const PassDesc& P, std::int64_t r, std::int64_t&
     yt = 1 + (k < side ? k : k - side);
     xt = k < side ? 0 : X - 1;
   } else {
-    const std::int64_t i = r - border, w = X - 2;
-    yt = 1 + i / w;
-    xt = 1 + (i - (i / w) * w);
+    const std::int64_t i = r - border, w = X - 2, row = i / w;
+    yt = 1 + row;
+    xt = 1 + (i - row * w);
   }
 }
 
