@@ -580,171 +580,167 @@ SPLINEBENCH_HD void filter_window(float (&v)[N]) {
   }
 }
 
-// ---- split-window line filters of the stream_yx tiles ---------------------------
-//
-// The stream_yx tiles filter short footprint lines (FX or FY = S + 2 kHalo values for S
-// outputs) and need only their S interior outputs. The filter's impulse response is
-// A z^|m| (A = sqrt 3, flex_pass.hpp), so each output is
-//     c[k] = A (p[k] + z q[k+1]),   p[k] = f[k] + z p[k-1],   q[k] = f[k] + z q[k+1]:
-// a causal and an anti-causal recursion, both of the samples themselves. Neither needs
-// the other's values, so a line's outputs can be split into parts, each with its own
-// kHalo warm-up and kHalo look-ahead read from the footprint, on threads of their own.
-// Why: with one thread per line (the causal values stored back, then the anti-causal
-// pass over them), the one-pass tile's x filter ran on 8 of its 16 warps and its y
-// filter on 4, each a chain of FX + FX - kHalo dependent steps; the two in-plane phases
-// took about two thirds of the tile's time (results/h100/20261125-150700-gpu_flex-yx-
-// tma-full-profile). Split, the x filter runs 2 parts per row and the y filter 4 per
-// column, on every warp, with chains of kHalo + S/part steps each way.
-// Rounding: one fused multiply-add per step, one for the sum, and A as a float pair
-// (A_hi s + A_lo s), since float(A) alone is 1.8e-8 too small relatively on every
-// output of every axis.
-inline constexpr float kSqrt3Hi = 1.73205077648162841796875f;  // float(sqrt 3)
-inline constexpr float kSqrt3Lo = 3.10872488755e-8f;          // sqrt 3 - kSqrt3Hi
-SPLINEBENCH_HD float unit_step(float previous, float sample) { return fmaf(kPoleF, previous, sample); }
-SPLINEBENCH_HD float split_output(float causal, float anticausal_next) {
-  const float s = fmaf(kPoleF, anticausal_next, causal);
-  return fmaf(kSqrt3Hi, s, mul_rn(kSqrt3Lo, s));
-}
-
-// Where a footprint row of the split x filter leaves output i (0 <= i < SX): in the
-// samples that only its own half reads. Half 0 (outputs [kHalo, kHalo + SX/2)) reads
-// [0, 2 kHalo + SX/2) and half 1 reads [SX/2, 2 kHalo + SX), so positions [0, SX/2) are
-// half 0's alone and [2 kHalo + SX/2, 2 kHalo + SX) half 1's: each half stores its
-// outputs where it has already read everything, and neither waits for the other.
-template <int SX>
-SPLINEBENCH_HD int split_row_slot(int i) {
-  return i < SX / 2 ? i : i + 2 * kHalo;
-}
-
-// Half `half` of one footprint row of FX = SX + 2 kHalo values, 16 bytes at a time through
-// chunk(k) (a Vec4* to the row's chunk k; each chunk's load issued one chunk ahead): its
-// SX/2 outputs go to positions split_row_slot(i). Reads only its own window; writes only
-// its own slots (above), so the two halves of a row need no order between them.
+// One footprint row of FX values, 16 bytes at a time through chunk(k) (a Vec4* to the
+// row's chunk k), filtered in registers (filter_window); chunks [kHalo / 4, (kHalo + SX) / 4)
+// are written back. The padded and the swizzled footprint layouts differ only in chunk().
 template <int FX, int SX, class Chunk>
-SPLINEBENCH_HD void filter_row_half(const Chunk& chunk, int half) {
-  constexpr int H = kHalo, M = SX / 2, kChunks = (H + M) / 4;
-  static_assert(FX == SX + 2 * H && M % 4 == 0 && H % 4 == 0, "whole chunks in every window");
-  const int first = half * (M / 4);  // the half's window is chunks [first, first + (2H + M) / 4)
-  const int slot = half == 0 ? -H / 4 : H / 4;  // output chunk c goes to chunk c + slot
-  float out[M];
-  // Causal, over chunks [first, first + kChunks): outputs' p kept in out[].
-  float p = 0.f;
-  Vec4 next = *chunk(first);
+SPLINEBENCH_HD void filter_row_chunks(const Chunk& chunk) {
+  float v[FX];
   SB_FLEX_UNROLL
-  for (int j = 0; j < kChunks; ++j) {
-    const Vec4 v = next;
-    if (j + 1 < kChunks) next = *chunk(first + j + 1);
-    const float f[4] = {v.x, v.y, v.z, v.w};
-  SB_FLEX_UNROLL
-    for (int i = 0; i < 4; ++i) {
-      p = unit_step(p, f[i]);
-      if (4 * j + i >= H) out[4 * j + i - H] = p;
-    }
+  for (int k = 0; k < FX / 4; ++k) {
+    const Vec4 q = *chunk(k);
+    v[4 * k] = q.x;
+    v[4 * k + 1] = q.y;
+    v[4 * k + 2] = q.z;
+    v[4 * k + 3] = q.w;
   }
-  // Anti-causal, down over chunks [first + H / 4, first + (2H + M) / 4): each finished
-  // chunk of outputs is stored at once.
-  float q = 0.f;
-  const int top = first + (2 * H + M) / 4 - 1;
-  next = *chunk(top);
+  filter_window(v);
   SB_FLEX_UNROLL
-  for (int j = 0; j < kChunks; ++j) {
-    const Vec4 v = next;
-    if (j + 1 < kChunks) next = *chunk(top - j - 1);
-    const float f[4] = {v.x, v.y, v.z, v.w};
-    const int k0 = 4 * (kChunks - 1 - j);  // window position of f[0], less H
-  SB_FLEX_UNROLL
-    for (int i = 3; i >= 0; --i) {
-      if (k0 + i < M) out[k0 + i] = split_output(out[k0 + i], q);
-      q = unit_step(q, f[i]);
-    }
-    if (k0 < M) *chunk(first + H / 4 + k0 / 4 + slot) = Vec4{out[k0], out[k0 + 1], out[k0 + 2], out[k0 + 3]};
-  }
+  for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k) *chunk(k) = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
 }
 
-// Part `part` (of kParts) of one footprint column of FY = SY + 2 kHalo values read through
-// at(k) (a value; kG loads issued one group ahead): outputs [part SY/kParts, (part + 1)
-// SY/kParts) of the column go to out[i * out_step]. Reads only the column.
-template <int FY, int SY, int kParts, int kG, class At>
-SPLINEBENCH_HD void filter_column_part(const At& at, int part, float* out, int out_step) {
-  constexpr int H = kHalo, M = SY / kParts, kLen = H + M;
-  static_assert(FY == SY + 2 * H && SY % kParts == 0 && kLen % kG == 0, "whole groups in every window");
-  const int first = part * M;  // the part's window is positions [first, first + 2H + M)
-  float acc[M];
-  float v[kG] = {}, next[kG] = {};  // (zeros the compiler drops; quiets host warnings)
-  auto load = [&at](int k0, float(&w)[kG]) {
+// One footprint column of FY values read through at(k), filtered in registers; its SY
+// interior values go to out[k * out_step]. The layouts differ only in at().
+template <int FY, int SY, class At>
+SPLINEBENCH_HD void filter_column_to(const At& at, float* out, int out_step) {
+  float v[FY];
   SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) w[i] = at(k0 + i);
-  };
-  float p = 0.f;
-  load(first, next);
+  for (int k = 0; k < FY; ++k) v[k] = at(k);
+  filter_window(v);
   SB_FLEX_UNROLL
-  for (int j = 0; j < kLen; j += kG) {
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) v[i] = next[i];
-    if (j + kG < kLen) load(first + j + kG, next);
+  for (int k = 0; k < SY; ++k) out[k * out_step] = v[kHalo + k];
+}
+
+// filter_row_chunks with the line in shared memory instead of registers: the causal pass
+// goes through the chunks kG at a time and stores the causal values of chunks
+// [kHalo / 4, FX / 4) back in place; the anti-causal pass reads them back from the end and
+// stores the finished chunks [kHalo / 4, (kHalo + SX) / 4). The same steps on the same
+// values in the same order as filter_window, so the same bits; chunks [(kHalo + SX) / 4,
+// FX / 4) are left holding causal values, which no later filter reads. Why: the line's FX
+// registers, live beside the register stream_yx tile's z window, made that tile spill its
+// window to local memory, and reload it through L2, on every sub-block.
+template <int FX, int SX, int kG, class Chunk>
+SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
+  constexpr int kChunks = FX / 4, kFirst = kHalo / 4, kEnd = (kHalo + SX) / 4;
+  static_assert(kChunks % kG == 0 && kFirst % kG == 0, "groups of kG chunks");
+  auto load = [&chunk](int g0, float(&v)[4 * kG]) {
   SB_FLEX_UNROLL
     for (int i = 0; i < kG; ++i) {
-      p = unit_step(p, v[i]);
-      if (j + i >= H) acc[j + i - H] = p;
+      const Vec4 q = *chunk(g0 + i);
+      v[4 * i] = q.x;
+      v[4 * i + 1] = q.y;
+      v[4 * i + 2] = q.z;
+      v[4 * i + 3] = q.w;
     }
+  };
+  // Each group's loads are issued one group ahead, before the stores of the group in
+  // hand: the chunks differ, and the row is this thread's alone, so the values are the
+  // same. Why: the shared-memory latency of each group was exposed before its recursion
+  // steps (short-scoreboard stalls on the first step of every group under Nsight Compute).
+  float v[4 * kG], next[4 * kG] = {};  // (next: zeros the compiler drops; quiets host warnings)
+  load(0, v);
+  float c = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = 0; g0 < kChunks; g0 += kG) {
+    if (g0 + kG < kChunks) load(g0 + kG, next);
+  SB_FLEX_UNROLL
+    for (int k = 0; k < 4 * kG; ++k) {
+      c = causal_step(c, v[k]);
+      v[k] = c;
+    }
+    if (g0 >= kFirst)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+    if (g0 + kG < kChunks)
+  SB_FLEX_UNROLL
+      for (int k = 0; k < 4 * kG; ++k) v[k] = next[k];
   }
-  float q = 0.f;
-  const int last = first + H;  // the anti-causal pass covers [last, last + kLen), downwards
-  load(last + kLen - kG, next);
+  float a = 0.f;
+  load(kChunks - kG, v);
   SB_FLEX_UNROLL
-  for (int j = kLen - kG; j >= 0; j -= kG) {
+  for (int g0 = kChunks - kG; g0 >= kFirst; g0 -= kG) {
+    if (g0 - kG >= kFirst) load(g0 - kG, next);
   SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) v[i] = next[i];
-    if (j - kG >= 0) load(last + j - kG, next);
+    for (int k = 4 * kG - 1; k >= 0; --k) {
+      a = anticausal_step(a, v[k]);
+      v[k] = a;
+    }
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i)
+      if (g0 + i < kEnd) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
+    if (g0 - kG >= kFirst)
+  SB_FLEX_UNROLL
+      for (int k = 0; k < 4 * kG; ++k) v[k] = next[k];
+  }
+}
+
+// filter_column_to with the column in shared memory instead of registers (the reason and
+// the order of steps as filter_row_chunks_streamed, its loads one group ahead as there):
+// at(k) is a float* to position k of the column, kG values at a time; the causal values
+// of positions [kHalo, FY) are stored back through at(), the SY interior outputs go to
+// out[k * out_step].
+template <int FY, int SY, int kG, class At>
+SPLINEBENCH_HD void filter_column_streamed(const At& at, float* out, int out_step) {
+  static_assert(FY % kG == 0 && kHalo % kG == 0, "groups of kG values");
+  auto load = [&at](int g0, float(&v)[kG]) {
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
+  };
+  float v[kG], next[kG] = {};  // (as in filter_row_chunks_streamed)
+  load(0, v);
+  float c = 0.f;
+  SB_FLEX_UNROLL
+  for (int g0 = 0; g0 < FY; g0 += kG) {
+    if (g0 + kG < FY) load(g0 + kG, next);
+  SB_FLEX_UNROLL
+    for (int i = 0; i < kG; ++i) {
+      c = causal_step(c, v[i]);
+      v[i] = c;
+    }
+    if (g0 >= kHalo)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) *at(g0 + i) = v[i];
+    if (g0 + kG < FY)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) v[i] = next[i];
+  }
+  float a = 0.f;
+  load(FY - kG, v);
+  SB_FLEX_UNROLL
+  for (int g0 = FY - kG; g0 >= kHalo; g0 -= kG) {
+    if (g0 - kG >= kHalo) load(g0 - kG, next);
   SB_FLEX_UNROLL
     for (int i = kG - 1; i >= 0; --i) {
-      if (j + i < M) out[(first + j + i) * out_step] = split_output(acc[j + i], q);
-      q = unit_step(q, v[i]);
+      a = anticausal_step(a, v[i]);
+      if (g0 + i < kHalo + SY) out[(g0 + i - kHalo) * out_step] = a;
     }
+    if (g0 - kG >= kHalo)
+  SB_FLEX_UNROLL
+      for (int i = 0; i < kG; ++i) v[i] = next[i];
   }
 }
 
-// Work items of the split x filter over `rows` footprint rows: two halves per row, warps
-// alternating between the halves of 32 consecutive rows (32 rows at one column: the
-// swizzled and padded layouts' conflict-free pattern). Calls row_half(row, half).
-template <class Block, class RowHalf>
-SPLINEBENCH_HD void each_row_half(const Block& blk, int rows, const RowHalf& row_half) {
-  blk.each([&](int tid, int nt) {
-    const int items = 2 * ((rows + 31) & ~31);
-    for (int item = tid; item < items; item += nt) {
-      const int row = (item >> 6) * 32 + (item & 31), half = (item >> 5) & 1;
-      if (row < rows) row_half(row, half);
-    }
-  });
-}
-
-// stream_yx: every footprint row along x (rows [0, FY) of the np planes), split in two
-// halves (filter_row_half). Afterwards column split_row_slot<sx>(i) of every row holds
-// the row's filtered value i.
+// stream_yx: every footprint row along x, in place (rows [0, FY) of the np planes).
+// Afterwards columns [kHalo, kHalo + sx) of every row hold the row's filtered values.
 template <int C, class Block>
 SPLINEBENCH_HD void filter_patch_rows(const Block& blk, const PassDesc& P, int np, float* fp) {
   constexpr int SX = PlanePatch<C>::sx;
   constexpr int FY = PlanePatch<C>::sy + 2 * kHalo, FX = SX + 2 * kHalo;
   const SmemLayout& L = P.smem;
   const int fp_plane = L.fp_plane, fp_chan = L.fp_chan, fp_row = L.fp_row;
-  each_row_half(blk, np * C * FY, [&](int item, int half) {
-    const int r = item % FY, pc = item / FY;
-    float* row = fp + (pc / C) * fp_plane + (pc % C) * fp_chan + r * fp_row;
-    // Rows are 16-byte aligned (fp_row, fp_chan, fp_plane are multiples of 4).
-    Vec4* row4 = reinterpret_cast<Vec4*>(row);
-    filter_row_half<FX, SX>([row4](int k) { return row4 + k; }, half);
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * C * FY; item += nt) {
+      const int r = item % FY, pc = item / FY;
+      float* row = fp + (pc / C) * fp_plane + (pc % C) * fp_chan + r * fp_row;
+      // Rows are 16-byte aligned (fp_row, fp_chan, fp_plane are multiples of 4).
+      Vec4* row4 = reinterpret_cast<Vec4*>(row);
+      filter_row_chunks<FX, SX>([row4](int k) { return row4 + k; });
+    }
   });
 }
 
-// Parts per footprint column of the split y filter (filter_column_part): 4 x 32 columns
-// x 4 planes is one item per thread of the one-pass tile's batch.
-inline constexpr int kColumnParts = 4;
-
-// stream_yx, after filter_patch_rows: every interior column along y, in kColumnParts
-// parts. Output row y of column xi, channel ch of plane p goes to
-// dst[p * dst_plane + ch * dst_chan + y * dst_row + xi]. The columns read are
-// split_row_slot's, which no output position [kHalo, kHalo + sx) is, so dst may be the
-// footprint itself (filter_plane_patch).
+// stream_yx, after filter_patch_rows: every interior column along y. Output row y of
+// column xi, channel ch of plane p goes to dst[p * dst_plane + ch * dst_chan + y * dst_row + xi].
 template <int C, class Block>
 SPLINEBENCH_HD void filter_patch_columns(const Block& blk, const PassDesc& P, int np, const float* fp, float* dst,
                                          int dst_plane, int dst_chan, int dst_row) {
@@ -753,13 +749,12 @@ SPLINEBENCH_HD void filter_patch_columns(const Block& blk, const PassDesc& P, in
   const SmemLayout& L = P.smem;
   const int fp_plane = L.fp_plane, fp_chan = L.fp_chan, fp_row = L.fp_row;
   blk.each([&](int tid, int nt) {
-    for (int item = tid; item < np * C * SX * kColumnParts; item += nt) {
-      const int xi = item % SX, rest = item / SX;
-      const int part = rest % kColumnParts, pc = rest / kColumnParts;
+    for (int item = tid; item < np * C * SX; item += nt) {
+      const int xi = item % SX, pc = item / SX;
       const int p = pc / C, ch = pc % C;
-      const float* col = fp + p * fp_plane + ch * fp_chan + split_row_slot<SX>(xi);
-      filter_column_part<FY, SY, kColumnParts, 4>([col, fp_row](int k) { return col[k * fp_row]; }, part,
-                                                  dst + p * dst_plane + ch * dst_chan + xi, dst_row);
+      const float* col = fp + p * fp_plane + ch * fp_chan + kHalo + xi;
+      filter_column_to<FY, SY>([col, fp_row](int k) { return col[k * fp_row]; },
+                               dst + p * dst_plane + ch * dst_chan + xi, dst_row);
     }
   });
 }
@@ -1704,29 +1699,29 @@ SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const
 template <class Block>
 SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
   constexpr int SX = PlanePatch<1>::sx, FX = SX + 2 * kHalo;
-  each_row_half(blk, np * kYxTmaRows, [&](int item, int half) {
-    const int r = item % kYxTmaRows;
-    float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
-    filter_row_half<FX, SX>([plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); },
-                            half);
+  blk.each([&](int tid, int nt) {
+    for (int item = tid; item < np * kYxTmaRows; item += nt) {
+      const int r = item % kYxTmaRows;
+      float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
+      filter_row_chunks_streamed<FX, SX, 2>(
+          [plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); });
+    }
   });
 }
 
 // filter_patch_columns on the swizzled planes (C == 1): the same operations on the same
 // values; output row y of column xi of plane p goes to dst[p * dst_plane + y * dst_row + xi].
 template <class Block>
-SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, const float* fp, float* dst, int dst_plane,
+SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, float* fp, float* dst, int dst_plane,
                                             int dst_row) {
   constexpr int SY = PlanePatch<1>::sy, SX = PlanePatch<1>::sx;
   constexpr int FY = SY + 2 * kHalo;
   blk.each([&](int tid, int nt) {
-    for (int item = tid; item < np * SX * kColumnParts; item += nt) {
-      const int xi = item % SX, rest = item / SX;
-      const int part = rest % kColumnParts, p = rest / kColumnParts;
-      const float* plane = fp + p * kYxTmaPlane;
-      const int x = split_row_slot<SX>(xi);
-      filter_column_part<FY, SY, kColumnParts, 4>([plane, x](int k) { return plane[yx_swizzled(k, x)]; }, part,
-                                                  dst + p * dst_plane + xi, dst_row);
+    for (int item = tid; item < np * SX; item += nt) {
+      const int xi = item % SX, p = item / SX;
+      float* plane = fp + p * kYxTmaPlane;
+      filter_column_streamed<FY, SY, 8>([plane, xi](int k) { return plane + yx_swizzled(k, kHalo + xi); },
+                                         dst + p * dst_plane + xi, dst_row);
     }
   });
 }
