@@ -7,8 +7,8 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "reference/oracle.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/registry.hpp"

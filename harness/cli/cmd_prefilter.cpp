@@ -6,7 +6,7 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/registry.hpp"
 

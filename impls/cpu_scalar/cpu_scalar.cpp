@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "reference/oracle.hpp"
+#include "splinebench/oracle.hpp"
 #include "splinebench/bspline_math.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"

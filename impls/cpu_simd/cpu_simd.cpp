@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "cpu_common/cpu_simd_base.hpp"
+#include "cpu_common/cpu_vector_base.hpp"
 #include "cpu_simd/simd_kernels.hpp"
 
 namespace splinebench::impls {
 namespace {
 
-class CpuSimd final : public cpu::CpuSimdBase {
+class CpuSimd final : public cpu::CpuVectorBase {
  public:
   std::string_view name() const override { return "cpu_simd"; }
   std::string_view description() const override {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_common/cpu_simd_base.hpp"
+#include "cpu_common/cpu_vector_base.hpp"
 #include "cpu_sse/sse_kernels.hpp"
 
 namespace splinebench::impls {
@@ -18,7 +18,7 @@ bool cpu_has_sse41() {
 #endif
 }
 
-class CpuSse final : public cpu::CpuSimdBase {
+class CpuSse final : public cpu::CpuVectorBase {
  public:
   std::string_view name() const override { return "cpu_sse"; }
   std::string_view description() const override {

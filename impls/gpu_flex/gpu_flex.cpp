@@ -18,9 +18,9 @@
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_launch.hpp"
-#include "gpu_naive/evaluate_global.hpp"
-#include "gpu_naive/gpu_pipeline.hpp"
-#include "gpu_texture/texture_field.hpp"
+#include "gpu_common/evaluate_global.hpp"
+#include "gpu_common/gpu_pipeline.hpp"
+#include "gpu_common/texture_field.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
 

@@ -2,8 +2,8 @@
 // in place with the axis stride, one launch per axis (prefilter_step.hpp); evaluation
 // with 4^D loads from global memory per query (evaluate_global.hpp). Same float32
 // algorithm as cpu_scalar, so it answers to cpu_scalar's tolerances.
-#include "gpu_naive/evaluate_global.hpp"
-#include "gpu_naive/gpu_pipeline.hpp"
+#include "gpu_common/evaluate_global.hpp"
+#include "gpu_common/gpu_pipeline.hpp"
 #include "splinebench/registry.hpp"
 
 namespace splinebench::impls {

@@ -22,9 +22,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "gpu_naive/gpu_pipeline.hpp"
+#include "gpu_common/gpu_pipeline.hpp"
 #include "gpu_texture/query_binner.hpp"
-#include "gpu_texture/texture_field.hpp"
+#include "gpu_common/texture_field.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
 

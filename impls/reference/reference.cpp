@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/implementation.hpp"
 
 namespace splinebench::impls {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "common/accuracy.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/registry.hpp"
 

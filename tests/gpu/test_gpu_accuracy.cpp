@@ -10,7 +10,7 @@
 #include <iostream>
 
 #include "gpu_case.hpp"
-#include "gpu_texture/texture_field.hpp"
+#include "gpu_common/texture_field.hpp"
 #include "splinebench/registry.hpp"
 
 namespace splinebench::gpu_tests {

@@ -15,7 +15,7 @@
 #include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_plan.hpp"
 #include "gpu_flex/flex_tile.cuh"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/error.hpp"
 
 using namespace splinebench;

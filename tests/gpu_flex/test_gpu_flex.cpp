@@ -27,7 +27,7 @@
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_emulate.hpp"
 #include "gpu_flex/flex_launch.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/registry.hpp"
 
 using namespace splinebench;

@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::testing {

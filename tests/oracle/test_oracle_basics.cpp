@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "rounding_bounds.hpp"
 
 using namespace splinebench;

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "reference/oracle.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle.hpp"
+#include "splinebench/oracle_batch.hpp"
 
 using namespace splinebench;
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
-#include "reference/oracle.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "rounding_bounds.hpp"
 #include "splinebench/datasets.hpp"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/implementation.hpp"
 

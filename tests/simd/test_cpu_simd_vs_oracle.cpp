@@ -11,7 +11,7 @@
 // per pass times the later passes' noise gain, ~2 per axis on smooth data; on white
 // noise the errors only add per pass, <= 8u D, asserted as well; interpolation
 // max |s - s_ref| <= 1e-5 max|f|). Why the SIMD kernels obey the same model:
-// impls/cpu_common/cpu_simd_base.cpp.
+// impls/cpu_common/cpu_vector_base.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

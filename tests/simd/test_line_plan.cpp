@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cpu_common/line_plan.hpp"
-#include "reference/oracle.hpp"
+#include "splinebench/oracle.hpp"
 
 using namespace splinebench;
 

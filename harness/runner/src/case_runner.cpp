@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "reference/oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
 

@@ -1,11 +1,11 @@
-#include "gpu_naive/gpu_pipeline.hpp"
+#include "gpu_common/gpu_pipeline.hpp"
 
 #include <cstring>
 #include <string>
 
 #include "gpu_common/cuda_check.hpp"
-#include "gpu_naive/axis_limits.hpp"
-#include "gpu_naive/prefilter_step.hpp"
+#include "gpu_common/axis_limits.hpp"
+#include "gpu_common/prefilter_step.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

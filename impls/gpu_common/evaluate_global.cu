@@ -4,8 +4,8 @@
 #include <string>
 
 #include "gpu_common/cuda_check.hpp"
-#include "gpu_naive/evaluate_global.hpp"
-#include "gpu_naive/evaluate_global_kernel.cuh"
+#include "gpu_common/evaluate_global.hpp"
+#include "gpu_common/evaluate_global_kernel.cuh"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "gpu_common/cuda_check.hpp"
-#include "gpu_naive/axis_math.cuh"
-#include "gpu_naive/prefilter_step.hpp"
-#include "gpu_naive/prefilter_step_kernel.cuh"
+#include "gpu_common/axis_math.cuh"
+#include "gpu_common/prefilter_step.hpp"
+#include "gpu_common/prefilter_step_kernel.cuh"
 #include "splinebench/bspline_math.hpp"
 #include "splinebench/error.hpp"
 

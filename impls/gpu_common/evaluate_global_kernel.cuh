@@ -12,8 +12,8 @@
 
 #include <cstdint>
 
-#include "gpu_naive/axis_math.cuh"
-#include "gpu_naive/device_vec.cuh"
+#include "gpu_common/axis_math.cuh"
+#include "gpu_common/device_vec.cuh"
 
 namespace splinebench::gpu::detail {
 

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "gpu_naive/device_vec.cuh"
+#include "gpu_common/device_vec.cuh"
 
 namespace splinebench::gpu::detail {
 

@@ -16,7 +16,7 @@
 
 namespace splinebench::cpu {
 
-class CpuSimdBase : public Implementation {
+class CpuVectorBase : public Implementation {
  public:
   Capabilities capabilities() const override;
   Tolerance tolerance(const GridShape& shape) const override;

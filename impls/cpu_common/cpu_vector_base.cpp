@@ -1,4 +1,4 @@
-#include "cpu_simd_base.hpp"
+#include "cpu_vector_base.hpp"
 
 #include <omp.h>
 
@@ -10,13 +10,13 @@
 
 namespace splinebench::cpu {
 
-Capabilities CpuSimdBase::capabilities() const {
+Capabilities CpuVectorBase::capabilities() const {
   Capabilities caps;
   caps.threads = uses_threads();
   return caps;
 }
 
-Tolerance CpuSimdBase::tolerance(const GridShape& shape) const {
+Tolerance CpuVectorBase::tolerance(const GridShape& shape) const {
   // The same documented bounds as cpu_scalar, for the same reasons. Prefilter: every
   // pass rounds like cpu_scalar's (the same recursion; with FMA, where the ISA has it,
   // one rounding fewer per step) and the initial values' dropped terms add < 2^-24/40
@@ -29,7 +29,7 @@ Tolerance CpuSimdBase::tolerance(const GridShape& shape) const {
           "estimate 1e-5 max|f|"};
 }
 
-void CpuSimdBase::configure(const Options& options) {
+void CpuVectorBase::configure(const Options& options) {
   if (options.threads < 0)
     throw Error(std::string(name()) + ": threads must be >= 0 (0 = all cores), got " +
                 std::to_string(options.threads));
@@ -37,7 +37,7 @@ void CpuSimdBase::configure(const Options& options) {
   threads_ = options.threads == 0 ? omp_get_num_procs() : options.threads;
 }
 
-void CpuSimdBase::prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode,
+void CpuVectorBase::prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode,
                           bool prefilter, PhaseTimes& times) {
   shape.validate();
   const std::string who(name());
@@ -60,13 +60,13 @@ void CpuSimdBase::prepare(const GridShape& shape, std::int64_t fields, const flo
   prepared_ = true;
 }
 
-void CpuSimdBase::read_coefficients(float* out, PhaseTimes& times) {
+void CpuVectorBase::read_coefficients(float* out, PhaseTimes& times) {
   if (!prepared_) throw Error(std::string(name()) + ": read_coefficients before prepare");
   ScopedPhase p(times, phase::readback);
   std::copy(coeffs_.data(), coeffs_.data() + coeffs_.size(), out);
 }
 
-void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, PhaseTimes& times) {
+void CpuVectorBase::evaluate(const float* coords, std::int64_t n, float* out, PhaseTimes& times) {
   if (!prepared_) throw Error(std::string(name()) + ": evaluate before prepare");
   if (n < 0) throw Error(std::string(name()) + ": negative query count");
   const EvalGrid grid = make_eval_grid(shape_, mode_);
@@ -102,7 +102,7 @@ void CpuSimdBase::evaluate(const float* coords, std::int64_t n, float* out, Phas
   }
 }
 
-void CpuSimdBase::release() {
+void CpuVectorBase::release() {
   coeffs_.clear();
   prepared_ = false;
 }

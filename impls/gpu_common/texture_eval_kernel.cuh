@@ -17,8 +17,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gpu_naive/axis_math.cuh"
-#include "gpu_naive/device_vec.cuh"
+#include "gpu_common/axis_math.cuh"
+#include "gpu_common/device_vec.cuh"
 
 namespace splinebench::gpu::detail {
 

@@ -8,7 +8,7 @@
 
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
-#include "gpu_texture/texture_field.hpp"
+#include "gpu_common/texture_field.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

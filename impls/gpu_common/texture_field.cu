@@ -21,10 +21,10 @@
 
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
-#include "gpu_naive/axis_limits.hpp"
-#include "gpu_naive/axis_math.cuh"
-#include "gpu_texture/texture_eval_kernel.cuh"
-#include "gpu_texture/texture_field.hpp"
+#include "gpu_common/axis_limits.hpp"
+#include "gpu_common/axis_math.cuh"
+#include "gpu_common/texture_eval_kernel.cuh"
+#include "gpu_common/texture_field.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

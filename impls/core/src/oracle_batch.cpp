@@ -1,8 +1,8 @@
-#include "oracle_batch.hpp"
+#include "splinebench/oracle_batch.hpp"
 
 #include <numeric>
 
-#include "oracle.hpp"
+#include "splinebench/oracle.hpp"
 
 namespace splinebench::oracle {
 

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "gpu_naive/axis_limits.hpp"
+#include "gpu_common/axis_limits.hpp"
 
 namespace splinebench::gpu::detail {
 

@@ -15,7 +15,7 @@
 
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_common/event_timer.hpp"
-#include "gpu_naive/event_chain.hpp"
+#include "gpu_common/event_chain.hpp"
 #include "splinebench/implementation.hpp"
 
 namespace splinebench::gpu {
