@@ -71,8 +71,8 @@ def _context_table(runs: Sequence[Run], out_dir: Path) -> str:
     for name, getter in CONTEXT_ROWS:
         cells = "".join(f"<td>{html.escape(str(getter(r)))}</td>" for r in runs)
         rows.append(f"<tr><th>{html.escape(name)}</th>{cells}</tr>")
-    links = "".join(f'<td><a href="{html.escape(_rel(r.path / "results.json", out_dir))}">results.json</a></td>'
-                    for r in runs)
+    files = [r.file or r.path / "results.json" for r in runs]
+    links = "".join(f'<td><a href="{html.escape(_rel(f, out_dir))}">{html.escape(f.name)}</a></td>' for f in files)
     rows.append(f"<tr><th>raw data</th>{links}</tr>")
     return '<table class="ctx">' + "\n".join(rows) + "</table>"
 

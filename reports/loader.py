@@ -1,4 +1,5 @@
-"""Loads and validates `results.json` files (schema: results/README.md).
+"""Loads and validates `results.json` files (schema: results/README.md), plain or in
+the compact form a committed run is stored in (`results.json.gz`, see reports/compact.py).
 
 Every check names the file, the record and the field, so that a truncated file
 or a writer bug reads as one clear sentence instead of a KeyError deep inside a
@@ -7,8 +8,10 @@ plot. Only the fields the reports use are required; documented optional parts
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,10 @@ from .errors import ResultsFormatError
 SCHEMA_NAME = "splinebench-results"
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.json"
+COMPACT_RESULTS_FILE = "results.json.gz"
+# A run directory holds one of them; the plain file wins if both are present, since
+# it is what the run itself wrote.
+RESULTS_FILES = (RESULTS_FILE, COMPACT_RESULTS_FILE)
 
 STATUSES = ("ok", "skipped", "error")
 VERDICTS = ("pass", "fail", "n/a")
@@ -98,12 +105,13 @@ class Record:
 
 @dataclass
 class Run:
-    """One run directory (or one results.json file)."""
+    """One run directory (or one results file)."""
 
     path: Path
     context: dict[str, Any]
     records: list[Record]
     label: str = ""  # how rows from this run are labelled in a merged report
+    file: Path | None = None  # the results file read (results.json or results.json.gz)
 
     @property
     def machine(self) -> str:
@@ -126,14 +134,35 @@ class Run:
 
 
 def results_file(path: Path) -> Path:
+    """The results file of a run directory: results.json, else results.json.gz (the
+    plain name when neither exists, for the error message). A file path is itself."""
     path = Path(path)
     if path.is_dir():
+        for name in RESULTS_FILES:
+            if (path / name).is_file():
+                return path / name
         return path / RESULTS_FILE
     return path
 
 
+def read_results_text(file: Path) -> str:
+    """The JSON text of a results file, gunzipped when its name ends in .gz."""
+    file = Path(file)
+    try:
+        if file.suffix == ".gz":
+            with gzip.open(file, "rt", encoding="utf-8") as stream:
+                return stream.read()
+        return file.read_text(encoding="utf-8")
+    except EOFError as exc:
+        raise ResultsFormatError(f"{file}: truncated gzip stream (interrupted write?): {exc}") from exc
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        raise ResultsFormatError(f"{file}: not a valid gzip file: {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultsFormatError(f"{file}: cannot read: {exc}") from exc
+
+
 def load_run(path: str | Path) -> Run:
-    """Reads a run directory (or its results.json) and validates it."""
+    """Reads a run directory (or its results.json / results.json.gz) and validates it."""
     path = Path(path)
     file = results_file(path)
     if not file.exists():
@@ -141,11 +170,10 @@ def load_run(path: str | Path) -> Run:
         if path.is_dir() and (path / "cases").is_dir():
             hint = (" (cases/ exists: the run did not finish; `splinebench run --resume "
                     f"{path}` completes it and writes results.json)")
+        elif path.is_dir():
+            hint = f" (nor {COMPACT_RESULTS_FILE})"
         raise ResultsFormatError(f"{file}: no such results file{hint}")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsFormatError(f"{file}: cannot read: {exc}") from exc
+    text = read_results_text(file)
     if not text.strip():
         raise ResultsFormatError(f"{file}: file is empty (interrupted write?)")
     try:
@@ -159,6 +187,7 @@ def load_run(path: str | Path) -> Run:
             f"{file}: {what} at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
     run = parse_results(doc, where=str(file))
     run.path = file.parent
+    run.file = file
     return run
 
 
@@ -178,6 +207,7 @@ def parse_results(doc: Any, where: str = "results") -> Run:
                 f"{where}: context", f"'{key}' must be a non-empty string, found {context.get(key)!r}")
     gpu = context.get("gpu")
     _expect(gpu is None or isinstance(gpu, dict), f"{where}: context", "'gpu' must be an object or null")
+    _check_registry(context.get("registry"), f"{where}: context.registry")
     records_doc = doc.get("records")
     _expect(isinstance(records_doc, list), where, "'records' must be a list")
     run = Run(path=Path(where), context=context, records=[], label=str(context["machine"]))
@@ -186,6 +216,27 @@ def parse_results(doc: Any, where: str = "results") -> Run:
         record.run = run
         run.records.append(record)
     return run
+
+
+def _check_registry(registry: Any, where: str) -> None:
+    """The registry list a run records (absent in runs written before it was):
+    [{"name", "device", "available", "reason"}, ...] in registry order."""
+    if registry is None:
+        return
+    _expect(isinstance(registry, list), where, f"must be a list, found {type(registry).__name__}")
+    seen: set[str] = set()
+    for index, entry in enumerate(registry):
+        at = f"{where}[{index}]"
+        _expect(isinstance(entry, dict), at, "must be an object")
+        name = entry.get("name")
+        _expect(isinstance(name, str) and name != "", at, f"'name' must be a non-empty string, found {name!r}")
+        _expect(name not in seen, at, f"'{name}' is listed twice")
+        seen.add(name)
+        device = entry.get("device")
+        _expect(device in DEVICES, at, f"'device' must be one of {DEVICES}, found {device!r}")
+        _expect(isinstance(entry.get("available"), bool), at,
+                f"'available' must be true or false, found {entry.get('available')!r}")
+        _expect(isinstance(entry.get("reason", ""), str), at, "'reason' must be a string")
 
 
 def _parse_record(item: Any, where: str) -> Record:

@@ -80,8 +80,10 @@ RunStore RunStore::open_for_resume(const fs::path& run_dir) {
     throw Error("--resume: " + (run_dir / "run.json").string() + " has schema_version " +
                 manifest->value("schema_version", json(nullptr)).dump() + "; this build writes " +
                 std::to_string(kSchemaVersion));
-  if (fs::exists(run_dir / "results.json"))
-    throw Error("--resume: " + run_dir.string() + " is complete (results.json exists); start a new run instead");
+  // results.json.gz: the compact form a committed run is stored in (reports/compact.py).
+  for (const char* done : {"results.json", "results.json.gz"})
+    if (fs::exists(run_dir / done))
+      throw Error("--resume: " + run_dir.string() + " is complete (" + done + " exists); start a new run instead");
   RunStore store(run_dir);
   store.manifest_ = *manifest;
   std::error_code ec;
