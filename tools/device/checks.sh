@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# On a GPU machine without a package registry: build against the unpacked Debian
+# packages in .deps/ (made by tools/device/make_deps.sh and carried along), then any of
+#   tests     every test (ctest): the GPU tests run here instead of skipping
+#   sanitize  compute-sanitizer memcheck, racecheck and synccheck over the GPU tests
+#             (the gpu_flex tiles in adversarial order, and a subset of test_gpu that
+#             reaches every other kernel)
+#   bench     the two GPU benchmarks (bench/gpu_prefilter, bench/gpu_eval), JSON
+#   suites    harness runs of $SUITES (results/<machine>/<run>/, compact form)
+# The output folder gets at most a handful of files, as a lent machine returns few:
+#   summary.txt      each step's verdict lines
+#   logs.tar.gz      every log
+#   results.tar.gz   benchmark JSON and compact runs, laid out as under results/
+#
+# Usage there:  tools/device/checks.sh OUT_DIR
+# Environment:
+#   STEPS        default "build tests sanitize bench"; add "suites" for harness runs
+#   MACHINE      results label (default h100)
+#   SUITES       default "gpu thesis ruijters"
+#   IMPLS        implementations of the non-gpu suites (default: all but reference and
+#                cpu_scalar, which take minutes on the thesis' 64^4 rows)
+#   BENCH_ARGS   extra arguments of bench_gpu_prefilter
+#   SPLINEBENCH_GIT_SHA, SPLINEBENCH_GIT_DIRTY   the revision sent (the copy may lack .git)
+#   TIMEOUT_TESTS, TIMEOUT_SANITIZER, TIMEOUT_BENCH, TIMEOUT_SUITE   seconds per step
+# Exit status: non-zero when any step fails.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: tools/device/checks.sh OUT_DIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+logs="$out/.logs"
+stage="$out/.results"
+mkdir -p "$logs" "$stage"
+build="$root/${BUILD_DIR:-build-device}"
+deps="$root/.deps/usr"
+export LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+steps=${STEPS:-"build tests sanitize bench"}
+machine=${MACHINE:-h100}
+jobs=$(nproc)
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+summary="$out/summary.txt"
+: > "$summary"
+status=0
+has() { [[ " $steps " == *" $1 "* ]]; }
+say() { echo "$*" | tee -a "$summary"; }
+step() { say "== $1 ($(date +%T))"; }
+fail() { say "FAILED: $*"; status=1; }
+
+pack() {
+  tar -C "$logs" -czf "$out/logs.tar.gz" . 2>/dev/null
+  tar -C "$stage" -czf "$out/results.tar.gz" . 2>/dev/null
+  rm -rf "$logs" "$stage"
+}
+trap pack EXIT
+
+{ nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; nvcc --version; "$sanitizer" --version; } > "$logs/environment.txt" 2>&1
+say "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,persistence_mode --format=csv,noheader 2>&1 | head -1)"
+
+if has build; then
+  step build
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" \
+    > "$logs/build.log" 2>&1 && cmake --build "$build" -j "$jobs" >> "$logs/build.log" 2>&1 ||
+    { fail build; tail -40 "$logs/build.log"; exit 1; }
+fi
+
+if has tests; then
+  step "tests (ctest)"
+  timeout -k 5 "${TIMEOUT_TESTS:-420}" ctest --test-dir "$build" -j "$jobs" --output-on-failure \
+    > "$logs/ctest.log" 2>&1 || fail "ctest (see ctest.log)"
+  grep -E "tests passed|tests failed|Total Test time|\(Failed\)|\(SEGFAULT\)|\(Timeout\)" "$logs/ctest.log" | tee -a "$summary"
+  # A GPU test that skipped here means it never ran: name them.
+  skipped=$(grep -c "Skipped" "$logs/ctest.log" || true)
+  say "skipped: $skipped"
+  grep -E "no CUDA device" "$logs/ctest.log" | head -5 | tee -a "$summary"
+fi
+
+# Each sanitizer over a binary and a filter: the flex tiles in adversarial order, and
+# test_gpu's cases that reach every kernel of gpu_common and gpu_texture.
+sanitize() {
+  local tool=$1 binary=$2 filter=$3 name
+  name="$tool-$(basename "$binary")"
+  timeout -k 5 "${TIMEOUT_SANITIZER:-300}" "$sanitizer" --tool "$tool" --error-exitcode 1 "$binary" \
+    --gtest_filter="$filter" > "$logs/$name.log" 2>&1
+  local rc=$?
+  say "$name: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$logs/$name.log" | tail -1)" \
+      "$(grep -cE "^\[       OK \]" "$logs/$name.log") tests ok"
+  [[ $rc -eq 0 ]] || { fail "$name (rc=$rc)"; grep -m 20 "=========" "$logs/$name.log" | tee -a "$summary"; }
+}
+if has sanitize; then
+  step "compute-sanitizer"
+  gpu_filter=${SANITIZE_GPU_FILTER:-"-GpuErrors.OutOfMemoryIsUnsupported"}
+  for tool in memcheck racecheck synccheck; do
+    sanitize "$tool" "$build/tests/test_gpu_flex" "FlexSanitizer.*"
+    sanitize "$tool" "$build/tests/test_gpu" "$gpu_filter"
+  done
+fi
+
+if has bench; then
+  step "benchmarks"
+  mkdir -p "$stage/$machine"
+  sha=${SPLINEBENCH_GIT_SHA:-unknown}
+  # shellcheck disable=SC2086
+  timeout -k 5 "${TIMEOUT_BENCH:-300}" "$build/bin/bench_gpu_prefilter" --out "$stage/$machine/gpu_prefilter.json" \
+    --git-sha "$sha" --machine "$machine" ${BENCH_ARGS:-} > "$logs/bench_gpu_prefilter.log" 2>&1 ||
+    fail bench_gpu_prefilter
+  grep -vE "^case " "$logs/bench_gpu_prefilter.log" | tail -30 | tee -a "$summary"
+  timeout -k 5 "${TIMEOUT_BENCH:-300}" "$build/bin/gpu_eval_bench" --out "$stage/$machine/gpu_eval.json" \
+    --git-sha "$sha" > "$logs/gpu_eval_bench.log" 2>&1 || fail gpu_eval_bench
+  tail -20 "$logs/gpu_eval_bench.log" >> "$summary"
+fi
+
+if has suites; then
+  step "suites: ${SUITES:-gpu thesis ruijters}"
+  bin="$build/bin/splinebench"
+  "$bin" list > "$logs/list.txt" 2>&1
+  runs="$root/results.device"
+  rm -rf "$runs"
+  impls=${IMPLS:-cpu_sse,cpu_simd,gpu_naive,gpu_texture,gpu_texture_binned,gpu_flex,gpu_flex_fixed}
+  for suite in ${SUITES:-gpu thesis ruijters}; do
+    impl_args=()
+    [[ $suite != gpu ]] && impl_args=(--impl "$impls")
+    timeout -k 5 "${TIMEOUT_SUITE:-600}" "$bin" run --suite "$suite" --results-dir "$runs" --machine "$machine" \
+      "${impl_args[@]}" > "$logs/run-$suite.log" 2>&1 || fail "suite $suite"
+    tail -3 "$logs/run-$suite.log" | tee -a "$summary"
+  done
+  # Compact form, as committed: run.json + results.json.gz, no per-case files.
+  for run in "$runs/$machine"/*/; do
+    [[ -f $run/results.json ]] && python3 -m reports.compact "$run" >> "$logs/compact.log" 2>&1
+  done
+  mkdir -p "$stage/$machine"
+  tar -C "$runs/$machine" --exclude=cases --exclude=.partial --exclude=results.csv --exclude=results.json \
+    -cf - . | tar -C "$stage/$machine" -xf -
+fi
+
+step "done (status $status)"
+exit $status
