@@ -45,8 +45,9 @@ def accuracy_table(runs: Sequence[Run]) -> Table:
                  Column("worst / tol", "", True), Column("verdict")])
     failing: list[str] = []
     not_ok: list[str] = []
+    registry = implementations.for_runs(runs)
     for run in runs:
-        names = implementations.ordered(r.impl for r in run.records)
+        names = registry.ordered(r.impl for r in run.records)
         for impl in names:
             records = [r for r in run.records if r.impl == impl]
             ok = [r for r in records if r.ok]

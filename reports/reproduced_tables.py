@@ -32,10 +32,9 @@ def pub(value: float) -> str:
 
 
 def _impl_names(runs: Sequence[Run]) -> list[str]:
-    names = set(implementations.KNOWN)
-    for run in runs:
-        names.update(r.impl for r in run.records)
-    return implementations.ordered(names)
+    """Every implementation of the runs' registry, run or not (an absent one gets a
+    row saying so), in the registry's display order."""
+    return implementations.for_runs(runs).names
 
 
 def _add_impl_rows(table: Table, runs: Sequence[Run], impl: str, case: Predicate,
@@ -216,8 +215,8 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
                  Column("CPU", "ms", True), Column("GPU impl"), Column("GPU", "ms", True),
                  Column("speed-up", "×", True), Column("n (CPU/GPU)", "", True)])
     names = _impl_names(runs)
-    gpu_impls = [n for n in names if implementations.KNOWN.get(n) == "gpu"
-                 or any(r.impl == n and r.device == "gpu" for run in runs for r in run.records)]
+    registry = implementations.for_runs(runs)
+    gpu_impls = [n for n in names if registry.device(n) == "gpu"]
     cpu_order = [n for n in THESIS_CPU_ORDER] + [n for n in names if n not in THESIS_CPU_ORDER
                                                  and n not in gpu_impls and n != "reference"]
     preference = pref(("mode", "mirror"), ("pattern", "uniform"), ("data", "noise"), ("threads", 1))

@@ -20,7 +20,8 @@ def status_table(runs: Sequence[Run]) -> Table:
                  Column("facts / message")])
     for run in runs:
         facts = run.context.get("implementations") or {}
-        names = implementations.ordered(list(r.impl for r in run.records))
+        registry = implementations.for_runs([run])
+        names = registry.ordered(list(r.impl for r in run.records))
         for impl in names:
             records = [r for r in run.records if r.impl == impl]
             count = {s: sum(1 for r in records if r.status == s) for s in ("ok", "skipped", "error")}
@@ -32,8 +33,9 @@ def status_table(runs: Sequence[Run]) -> Table:
                 text += f"; … ({len(messages) - 3} more)"
             table.add(Row([run.label, impl, records[0].device, str(count["ok"]), str(count["skipped"]),
                            str(count["error"]), f"FAIL {fails}" if fails else "0", text or "—"], "ours"))
-        missing = [n for n in implementations.KNOWN if n not in names]
+        missing = [n for n in registry.names if n not in names]
         if missing:
-            table.notes.append(f"{run.label}: no records at all for {', '.join(missing)} "
-                               "(not built on that machine, or not selected with --impl).")
+            said = [f"{n} ({registry.entry(n).reason})" if registry.entry(n).reason else n for n in missing]
+            table.notes.append(f"{run.label}: no records at all for {', '.join(said)} "
+                               "(not available on that machine, or not selected with --impl).")
     return table

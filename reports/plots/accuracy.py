@@ -38,9 +38,10 @@ def plot_accuracy(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Sk
         return style.Skipped(stem, title, "no record carries accuracy numbers")
     fig, axes = style.panels(len(metrics), max_cols=2)
     zero_seen = False
+    registry = implementations.for_runs(runs)
     for ax, (part, key, tol_key, label) in zip(axes, metrics):
         for run in runs:
-            impls = implementations.ordered(r.impl for r in records if r.run is run)
+            impls = registry.ordered(r.impl for r in records if r.run is run)
             for impl in impls:
                 own = [r for r in records if r.run is run and r.impl == impl
                        and r.accuracy_value(part, key) is not None]
@@ -48,7 +49,7 @@ def plot_accuracy(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Sk
                     continue
                 dims = sorted({r.dims for r in own})
                 errors = [max(r.accuracy_value(part, key) for r in own if r.dims == d) for d in dims]
-                colour = implementations.colour(impl)
+                colour = registry.colour(impl)
                 marker = style.run_marker(runs, run)
                 name = style.line_label(runs, run, impl)
                 shown = [max(e, ZERO_FLOOR) for e in errors]

@@ -45,11 +45,12 @@ def plot_prefilter_axes(runs: Sequence[Run], out_dir: Path) -> style.Figure | st
         groups.setdefault((record.dims, record.shape, record.channels, record.fields), []).append(record)
     keys = _panel_order(groups)
     fig, axes = style.panels(len(keys))
+    registry = implementations.for_runs(runs)
     for ax, key in zip(axes, keys):
         dims, shape, channels, fields = key
         bars: dict[tuple, Record] = {}
         for record in sorted(groups[key], key=lambda r: (r.mode != "half", r.queries != 0)):
-            bars.setdefault((implementations.order_key(record.impl), record.run.label, record.threads), record)
+            bars.setdefault((registry.order_key(record.impl), record.run.label, record.threads), record)
         entries = sorted(bars.items())
         all_heights: list[float] = []
         width = 0.8 / max(len(entries), 1)
@@ -59,7 +60,7 @@ def plot_prefilter_axes(runs: Sequence[Run], out_dir: Path) -> style.Figure | st
             values = [timing.axis_seconds(record, a) for a in range(dims)]
             heights = [v * 1e3 / fields if v is not None else np.nan for v in values]
             ax.bar(axis_positions - 0.4 + width * (i + 0.5), heights, width,
-                   color=style.variant_colour(record.impl, threads), edgecolor="white", linewidth=0.5,
+                   color=style.variant_colour(runs, record.impl, threads), edgecolor="white", linewidth=0.5,
                    hatch=None if list(runs).index(run) == 0 else "//",
                    label=style.line_label(runs, run, style.variant_name(record.impl, threads)))
             all_heights += [h for h in heights if h == h]

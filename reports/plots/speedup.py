@@ -58,12 +58,12 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Fig
             for record in own:
                 if base.get(record.queries) is not record:  # the baseline is the y = 1 line
                     lines.setdefault((record.impl, record.threads), []).append(record)
-            for (impl, threads), recs in sorted(lines.items(), key=lambda kv: implementations.order_key(kv[0][0])):
+            for (impl, threads), recs in sorted(lines.items(), key=lambda kv: implementations.for_runs(runs).order_key(kv[0][0])):
                 recs = sorted((r for r in recs if r.queries in base), key=lambda r: r.queries)
                 if not recs:
                     continue
                 label = style.line_label(runs, run, style.variant_name(impl, threads))
-                colour = style.variant_colour(impl, threads)
+                colour = style.variant_colour(runs, impl, threads)
                 marker = style.variant_marker(runs, run, threads)
                 xs = [r.queries for r in recs]
                 ys = [timing.evaluate_seconds(base[r.queries]) / timing.evaluate_seconds(r) for r in recs]

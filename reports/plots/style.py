@@ -89,10 +89,10 @@ def variant_name(impl: str, threads: int) -> str:
     return impl if threads == 1 else f"{impl} ({threads} thr)"
 
 
-def variant_colour(impl: str, threads: int) -> str:
-    """The implementation's colour; darker for multi-threaded variants so that
-    both stay apart in one legend."""
-    colour = implementations.colour(impl)
+def variant_colour(runs: Sequence[Run], impl: str, threads: int) -> str:
+    """The implementation's colour (by its position in the runs' registry); darker
+    for multi-threaded variants so that both stay apart in one legend."""
+    colour = implementations.for_runs(runs).colour(impl)
     if threads == 1:
         return colour
     r, g, b = matplotlib.colors.to_rgb(colour)

@@ -33,11 +33,11 @@ def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str
                     # One point per grid: the first record of that grid in the run.
                     lines.setdefault((record.impl, record.threads), {}).setdefault(record.shape, record)
             for (impl, threads), by_shape in sorted(lines.items(),
-                                                    key=lambda kv: implementations.order_key(kv[0][0])):
+                                                    key=lambda kv: implementations.for_runs(runs).order_key(kv[0][0])):
                 points = sorted(by_shape.values(), key=lambda r: r.points)
                 ax.plot([r.points for r in points], [rate(r) for r in points],
                         marker=style.variant_marker(runs, run, threads),
-                        color=style.variant_colour(impl, threads),
+                        color=style.variant_colour(runs, impl, threads),
                         label=style.line_label(runs, run, style.variant_name(impl, threads)),
                         linewidth=1.6, markersize=4.5)
         s = seed("ruijters_reconstruction")

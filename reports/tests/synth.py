@@ -16,14 +16,17 @@ GPU_H100 = {"name": "NVIDIA H100 80GB HBM3", "sm_count": 132, "l2_bytes": 524288
 def context(machine: str, suite: str, gpu: dict | None = None, run_id: str | None = None,
             cpu_model: str = "Intel(R) Xeon(R) Platinum 8480+", cpu_threads: int = 2,
             implementations: dict | None = None, git_sha: str = "0123456789abcdef0123456789abcdef01234567",
-            date: str = "2026-11-22T10:00:00Z") -> dict:
-    return {
+            date: str = "2026-11-22T10:00:00Z", registry: list[dict] | None = None) -> dict:
+    ctx = {
         "machine": machine, "run_id": run_id or f"20261122-100000-{suite}", "suite": suite,
         "date": date, "git_sha": git_sha, "git_dirty": False, "compiler": "GNU 12.2.0",
         "cuda_runtime": "13.0" if gpu else None, "cuda_driver": "13.0" if gpu else None,
         "gpu": gpu, "cpu_model": cpu_model, "cpu_threads": cpu_threads, "hostname": f"{machine}-host",
         "implementations": implementations or {},
     }
+    if registry is not None:  # runs written before the context recorded the registry have none
+        ctx["registry"] = registry
+    return ctx
 
 
 def phase(samples: list[float]) -> dict:

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "splinebench/error.hpp"
+#include "splinebench/registry.hpp"
 #include "splinebench/runner/build_info.hpp"
 
 namespace splinebench::runner {
@@ -101,6 +102,27 @@ nlohmann::json git_state() {
   return {{"git_sha", trim(*sha)}, {"git_dirty", dirty}};
 }
 
+nlohmann::json registry_list() {
+  // Every registered implementation, not only those a run selects: a report can then
+  // say which ones a machine lacked and why, and takes names and order from here
+  // rather than from a list of its own.
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& entry : registry()) {
+    bool available = false;
+    std::string reason;
+    try {
+      const auto availability = entry.make()->availability();
+      available = availability.ok;
+      if (!available) reason = availability.reason;
+    } catch (const std::exception& e) {
+      reason = std::string("cannot be created: ") + e.what();
+    }
+    list.push_back({{"name", entry.name}, {"device", std::string(to_string(entry.device))}, {"available", available},
+                    {"reason", reason}});
+  }
+  return list;
+}
+
 nlohmann::json collect_context(const std::string& machine, const std::string& run_id, const std::string& suite,
                                Clock::time_point start, const nlohmann::json& implementations) {
   nlohmann::json ctx = {{"machine", machine}, {"run_id", run_id}, {"suite", suite}, {"date", utc_iso8601(start)}};
@@ -114,6 +136,7 @@ nlohmann::json collect_context(const std::string& machine, const std::string& ru
   ctx["cpu_threads"] = std::thread::hardware_concurrency();
   ctx["hostname"] = host_name();
   ctx["implementations"] = implementations;
+  ctx["registry"] = registry_list();
   return ctx;
 }
 

@@ -30,6 +30,11 @@ nlohmann::json git_state();
 // cuda_context_none.cpp depending on the build.
 nlohmann::json cuda_context();
 
+// [{"name", "device", "available", "reason"}, ...]: every registered implementation in
+// registry order and whether it can run here (reason "" when it can). `splinebench
+// list --json` prints it; every run records it in its context as "registry".
+nlohmann::json registry_list();
+
 // Everything above plus compiler, CPU and threads. `implementations` maps each
 // implementation used to its run_facts().
 nlohmann::json collect_context(const std::string& machine, const std::string& run_id, const std::string& suite,
