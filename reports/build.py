@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m reports.build",
         description="Build tables, plots and index.html from splinebench run directories.")
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR",
-                        help="run directory (holding results.json) or a results.json file; several are merged")
+                        help="run directory (holding results.json or results.json.gz) or such a file; several are merged")
     parser.add_argument("--out", type=Path, default=None,
                         help="output directory (default: <first RUN_DIR>/report)")
     args = parser.parse_args(argv)
