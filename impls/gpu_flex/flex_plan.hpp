@@ -90,7 +90,7 @@ struct Tuning {
   // range, then the interior row by row; 0 = row by row. Border patches fold the
   // positions of their footprint that leave the plane, the TMA instance on every batch,
   // which makes them its longest tiles; taken last, they were the launch's tail
-  // (results/h100/20261125-144900-gpu_flex-yx-tma-loads-profile). The order changes no
+  // (lab/evidence/h100/20261125-144900-gpu_flex-yx-tma-loads-profile). The order changes no
   // value: every tile computes the same outputs either way.
   int yx_edge_first = 1;
   // Register stream_only tiles of two columns per thread over whole chunks of

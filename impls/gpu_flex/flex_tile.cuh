@@ -95,7 +95,7 @@ SPLINEBENCH_HD float mul_rn(float a, float b) {
 // from one output to the next is one FMA rather than a subtraction and a multiplication.
 // Two roundings per step either way. Against z (c[k+1] - c+[k]) on the H100 this changed
 // no time, and the rel L2 error against the oracle fell by 3-4% (9.1e-8 against 9.5e-8 on
-// 3-D; results/h100/20261123-143900-gpu_flex-fma-anticausal).
+// 3-D; lab/evidence/h100/20261123-143900-gpu_flex-fma-anticausal).
 SPLINEBENCH_HD float causal_step(float previous, float sample) {
   return fmaf(kPoleF, previous, mul_rn(kGainF, sample));
 }
@@ -495,7 +495,7 @@ SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileS
 // outside the axis, the tail of an axis that is not a multiple of 4) one float each
 // through xfold. (One loop with the branch inside made the compiler predicate both
 // paths for every group: the loads were 31% of the 256^3 x-y pass's executed
-// instructions at c0a4d03, results/h100/20261123-052000-gpu_flex-ncu-256.)
+// instructions at c0a4d03, lab/evidence/h100/20261123-052000-gpu_flex-ncu-256.)
 template <int C, bool kGrouped, class Block>
 SPLINEBENCH_HD void issue_row_loads(const Block& blk, const PassDesc& P, const TileSpan& T, int t0, int np, float* fp,
                                     const int* xfold) {
@@ -1315,7 +1315,7 @@ struct YWindows {
 // kGrouped: the tile holds P.group slices side by side (Tuning::x_group); a template
 // switch (as in issue_row_loads), so one-slice tiles keep their code: a run-time group
 // in the one-slice path cost 9% at 512^3 on the H100 (tools/device/ab_bench.sh,
-// results/h100/20261123-032500-gpu_flex-ab).
+// lab/evidence/h100/20261123-032500-gpu_flex-ab).
 template <int C, bool kGrouped, class Block>
 SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
                                                        float* smem) {

@@ -32,7 +32,7 @@ using gpu::flex::Variant;
 enum class EvalPath { global, texture };
 
 // Reconstruction kernel per D (index D - 1): the faster one on the H100 for 2^20
-// uniform queries on gpu_flex coefficients (results/h100/20261122-050115-gpu_prefilter,
+// uniform queries on gpu_flex coefficients (lab/evidence/h100/20261122-050115-gpu_prefilter,
 // "evaluate" section): texture fetches for D = 2..5 (1.6x to 1.7x faster than 4^D
 // global loads); D = 1 global (the texture path refused the 2^20-sample line: 1-D
 // arrays hold at most 131072 texels); D = 6, not measured, follows D = 4 and 5.
