@@ -1,6 +1,15 @@
-"""The nightly baseline of a machine: results/<machine>/baseline/. It changes only
-through `python -m reports.compare --promote RUN_DIR`, which copies that run's
-results in atomically and records where they came from (PROMOTED.json)."""
+"""The nightly baseline of a machine: results/<machine>/baseline/, several runs of
+the same code on that machine (A/A reruns). Their run-to-run spread is the noise
+a later run is judged against (reports/compare_stats.py), so one run is a weak
+baseline and five or more a good one.
+
+    baseline/PROMOTED.json        where each run came from and when it was promoted
+    baseline/<run-id>/            one folder per run: its results file (plain or
+                                  compact), and run.json when the run had one
+
+It changes only through `python -m reports.compare --promote RUN_DIR [RUN_DIR ...]`
+(`--add` keeps the runs already there), which copies the runs in and swaps the
+folder in one rename, so a reader never sees a half-made baseline."""
 from __future__ import annotations
 
 import json
@@ -15,10 +24,39 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RESULTS_ROOT = REPO_ROOT / "results"
 BASELINE_DIR = "baseline"
 PROVENANCE_FILE = "PROMOTED.json"
+# What a baseline keeps of each run: the records (plain or gzipped) and the manifest.
+RUN_FILES = (RESULTS_FILE, RESULTS_FILE + ".gz", "run.json")
+# Below this many runs the baseline cannot say much about run-to-run noise.
+RECOMMENDED_RUNS = 5
 
 
 def baseline_dir(results_root: Path, machine: str) -> Path:
     return Path(results_root) / machine / BASELINE_DIR
+
+
+def has_results(path: Path) -> bool:
+    return any((Path(path) / name).is_file() for name in RUN_FILES[:2])
+
+
+def is_baseline(path: Path) -> bool:
+    """A promoted baseline folder (as opposed to one run directory)."""
+    return (Path(path) / PROVENANCE_FILE).is_file()
+
+
+def baseline_run_dirs(path: Path) -> list[Path]:
+    """The run folders of a baseline, oldest run id first."""
+    path = Path(path)
+    if has_results(path):
+        return [path]  # a baseline promoted as one run, before baselines held several
+    return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".") and has_results(p))
+
+
+def load_baseline(path: Path) -> list[Run]:
+    dirs = baseline_run_dirs(path)
+    if not dirs:
+        raise ReportError(f"{path}: baseline holds no run (promote some with `python -m reports.compare "
+                          "--promote RUN_DIR ...`)")
+    return [load_run(d) for d in dirs]
 
 
 def problems_in(run: Run) -> list[str]:
@@ -28,40 +66,89 @@ def problems_in(run: Run) -> list[str]:
     return problems
 
 
-def promote(run_dir: Path, results_root: Path = DEFAULT_RESULTS_ROOT, force: bool = False) -> Path:
-    """Makes `run_dir` the baseline of its machine; returns the baseline directory."""
-    run = load_run(run_dir)
-    problems = problems_in(run)
-    if problems and not force:
-        shown = "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-        raise ReportError(f"refusing to promote {run_dir}: {len(problems)} unhealthy record(s): {shown} "
-                          "(use --force to promote anyway)")
-    target = baseline_dir(results_root, run.machine)
-    if target.resolve() == Path(run.path).resolve():
-        raise ReportError(f"{run_dir} already is the baseline of machine {run.machine!r}")
+def _provenance(run: Run, source: Path, promoted_at: str, forced: bool) -> dict:
+    return {"run_id": run.context.get("run_id"), "source": str(source.resolve()),
+            "git_sha": run.context.get("git_sha"), "git_dirty": run.context.get("git_dirty"),
+            "date": run.context.get("date"), "suite": run.context.get("suite"),
+            "promoted_at": promoted_at, "forced": forced}
+
+
+def promote(run_dirs: list[Path] | Path, results_root: Path = DEFAULT_RESULTS_ROOT, force: bool = False,
+            add: bool = False) -> tuple[Path, list[str]]:
+    """Makes `run_dirs` the baseline of their machine (with `add`: adds them to the
+    runs already there). Returns the baseline folder and warnings worth printing."""
+    if isinstance(run_dirs, (str, Path)):
+        run_dirs = [run_dirs]
+    runs = [load_run(d) for d in run_dirs]
+    machines = sorted({r.machine for r in runs})
+    if len(machines) != 1:
+        raise ReportError(f"refusing to promote runs of several machines together: {', '.join(machines)}")
+    machine = machines[0]
+    target = baseline_dir(results_root, machine)
+    unhealthy = {str(d): problems_in(r) for d, r in zip(run_dirs, runs) if problems_in(r)}
+    if unhealthy and not force:
+        lines = []
+        for where, problems in unhealthy.items():
+            shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+            lines.append(f"{where}: {len(problems)} unhealthy record(s): {shown}")
+        raise ReportError("refusing to promote: " + " | ".join(lines) + " (use --force to promote anyway)")
+    for d, run in zip(run_dirs, runs):
+        if target.resolve() in Path(run.path).resolve().parents or Path(run.path).resolve() == target.resolve():
+            raise ReportError(f"{d} already is part of the baseline of machine {machine!r}")
+
+    promoted_at = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    entries: dict[str, dict] = {}
+    sources: dict[str, Path] = {}
+    if add and target.exists():
+        previous = json.loads((target / PROVENANCE_FILE).read_text(encoding="utf-8")) if is_baseline(target) else {}
+        for entry in previous.get("runs", []):
+            entries[entry["run_id"]] = entry
+        for folder in baseline_run_dirs(target):
+            run_id = load_run(folder).context.get("run_id")
+            sources[run_id] = folder
+            entries.setdefault(run_id, {"run_id": run_id, "source": str(folder.resolve())})
+    for d, run in zip(run_dirs, runs):
+        run_id = str(run.context.get("run_id"))
+        if run_id in sources and add:
+            raise ReportError(f"{d}: run {run_id} is already in the baseline")
+        if run_id in {str(r.context.get("run_id")) for r in runs if r is not run}:
+            raise ReportError(f"run id {run_id} given twice")
+        sources[run_id] = Path(run.path)
+        entries[run_id] = _provenance(run, Path(run.path), promoted_at, bool(problems_in(run)))
+
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{BASELINE_DIR}.staging")
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir()
-    source = Path(run.path)
-    for name in (RESULTS_FILE, "results.csv"):
-        if (source / name).exists():
-            shutil.copy2(source / name, staging / name)
-    provenance = {
-        "source": str(source.resolve()), "run_id": run.context.get("run_id"),
-        "git_sha": run.context.get("git_sha"), "date": run.context.get("date"),
-        "promoted_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "forced": bool(problems),
-    }
-    (staging / PROVENANCE_FILE).write_text(json.dumps(provenance, indent=2) + "\n", encoding="utf-8")
+    for run_id, source in sources.items():
+        folder = staging / run_id
+        folder.mkdir()
+        for name in RUN_FILES:
+            if (source / name).is_file():
+                shutil.copy2(source / name, folder / name)
+    ordered = [entries[k] for k in sorted(entries)]
+    (staging / PROVENANCE_FILE).write_text(json.dumps({"machine": machine, "runs": ordered}, indent=2) + "\n",
+                                           encoding="utf-8")
     # Swap in one rename so a reader never sees a half-copied baseline.
-    previous = target.with_name(f".{BASELINE_DIR}.previous")
-    if previous.exists():
-        shutil.rmtree(previous)
+    old = target.with_name(f".{BASELINE_DIR}.previous")
+    if old.exists():
+        shutil.rmtree(old)
     if target.exists():
-        target.rename(previous)
+        target.rename(old)
     staging.rename(target)
-    if previous.exists():
-        shutil.rmtree(previous)
-    return target
+    if old.exists():
+        shutil.rmtree(old)
+
+    warnings = []
+    shas = sorted({str(e.get("git_sha")) for e in ordered if e.get("git_sha")})
+    if len(shas) > 1:
+        warnings.append(f"the baseline's runs come from {len(shas)} commits: their spread then includes "
+                        "any change between those commits, not only noise")
+    suites = sorted({str(e.get("suite")) for e in ordered if e.get("suite")})
+    if len(suites) > 1:
+        warnings.append(f"the baseline's runs come from several suites ({', '.join(suites)})")
+    if len(ordered) < RECOMMENDED_RUNS:
+        warnings.append(f"the baseline holds {len(ordered)} run(s); with fewer than {RECOMMENDED_RUNS} the "
+                        "run-to-run noise is poorly known and only large changes are confirmed")
+    return target, warnings

@@ -1,66 +1,157 @@
-"""The per-case statistics of a regression compare: ratio of medians and a
-Mann-Whitney U test over the raw repetition samples.
+"""The statistics of a regression compare, for one case-phase and then for all
+of them together.
 
-Verdicts (threshold t, significance level alpha):
-  SLOWER  p < alpha and new/base > 1 + t        (fails the compare)
-  FASTER  p < alpha and new/base < 1 - t
-  NOISY   |new/base - 1| > t but p >= alpha: a change this large that the
-          repetitions cannot confirm (rerun with more repetitions)
-  SAME    otherwise (no significant change, or one smaller than t)
+Samples taken back to back in one burst share the machine's state of that moment
+(load on the other cores, clock, where the data landed in memory), so they are not
+independent draws: a test over them reports a burst-to-burst difference as a
+certainty. The unit of observation is therefore one *run* of the case: the median
+of its samples, or, when the run was made in rounds (reports.gate runs the suite
+several times, interleaving the cases in time), the median of its per-round
+medians. Which units a comparison uses, best first:
+
+  runs     BASE holds >= 2 runs (an A/A baseline): BASE's per-run times against
+           NEW's run time. Their spread is the run-to-run noise of this machine.
+  rounds   one run per side, each made in >= 2 rounds: per-round medians. Misses
+           whatever differs between whole runs (placement, a busy hour).
+  samples  one run per side, no rounds: the raw samples. Optimistic (see above);
+           the report says so.
+
+Per case-phase: Student's t-test (scipy.stats.ttest_ind, equal variances: under the
+null hypothesis NEW is one more draw of what BASE measured) on the logarithms of
+the units, one-sided each way. Over all case-phases of one compare: the
+Benjamini-Hochberg adjustment (scipy.stats.false_discovery_control) of each
+direction's p-values. Verdicts (alpha, relative threshold t, absolute threshold a):
+
+  SLOWER  adjusted p < alpha, new/base >= 1 + t and new - base >= a, and, for
+          a NEW made in rounds, every round's median >= (1 + t) base: a change
+          of the code shows in every round, a passing load burst in some (fails)
+  FASTER  the same the other way
+  NOISY   otherwise, when the change is beyond both thresholds but the noise
+          cannot confirm it, or when a record's own samples are NOISY
+          (timing.unreliable)
+  SAME    otherwise
 """
 from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from scipy.stats import mannwhitneyu
+import numpy as np
+from scipy.stats import false_discovery_control, ttest_ind
 
-VERDICTS = ("SLOWER", "FASTER", "NOISY", "SAME")
+VERDICTS = ("SLOWER", "NOISY", "FASTER", "SAME")
+UNITS = ("runs", "rounds", "samples")
+# Times of zero (below the clock's resolution) still need a logarithm.
+TIME_FLOOR = 1e-9
 
 
 @dataclass(frozen=True)
 class PhaseComparison:
-    base_median: float
-    new_median: float
+    base_median: float    # median over BASE's per-run times (seconds)
+    new_median: float     # NEW's run time
     ratio: float          # new / base (> 1: slower)
-    p_value: float        # two-sided Mann-Whitney U; nan when it cannot be computed
-    verdict: str
+    unit: str             # "runs", "rounds" or "samples": what was tested
+    n_base: int           # units on each side
+    n_new: int
+    noise: float          # BASE's spread in those units: standard deviation of log(time)
+    p_slower: float       # one-sided t-test p, NEW slower; nan when it cannot be computed
+    p_faster: float
+    new_low: float        # NEW's fastest and slowest round medians (its time, for one round)
+    new_high: float
+    p_adjusted: float = math.nan  # Benjamini-Hochberg, the direction of the change
+    verdict: str = "SAME"
+    flags: str = ""       # why a record is NOISY, if one is
     note: str = ""
 
 
-def smallest_p(n_base: int, n_new: int) -> float:
-    """Smallest two-sided p the exact U test can give for these sample counts
-    (all of one sample below all of the other): 2 / C(n_base + n_new, n_base)."""
-    return min(1.0, 2.0 / math.comb(n_base + n_new, n_base))
+def split_rounds(samples, rounds: int) -> list[list[float]]:
+    """The samples of each round, when `samples` is `rounds` equal blocks in round
+    order (how reports.gate merges rounds); otherwise one block."""
+    samples = list(samples)
+    if rounds < 2 or len(samples) % rounds:
+        return [samples]
+    size = len(samples) // rounds
+    return [samples[i * size:(i + 1) * size] for i in range(rounds)]
 
 
-def compare_samples(base: list[float], new: list[float], threshold: float, alpha: float) -> PhaseComparison:
-    base_median, new_median = statistics.median(base), statistics.median(new)
+def round_medians(samples, rounds: int) -> list[float]:
+    return [statistics.median(block) for block in split_rounds(samples, rounds)]
+
+
+def run_time(samples, rounds: int) -> float:
+    """One run's time for a case-phase: the median of its per-round medians (of its
+    samples, for a run in one round). A round disturbed by a passing load is outvoted."""
+    return statistics.median(round_medians(samples, rounds))
+
+
+def _log(values) -> np.ndarray:
+    return np.log(np.maximum(np.asarray(values, dtype=float), TIME_FLOOR))
+
+
+def compare_case(base_units: list[float], new_units: list[float], unit: str, base_median: float,
+              new_median: float, flags: str = "", new_rounds: list[float] | None = None) -> PhaseComparison:
+    """The unadjusted comparison of one case-phase; `decide` gives the verdict.
+    `new_rounds`: NEW's per-round medians, when it was made in rounds."""
+    if unit not in UNITS:
+        raise ValueError(f"unit {unit!r} is not one of {UNITS}")
     if base_median <= 0:
         ratio = math.inf if new_median > 0 else 1.0
     else:
         ratio = new_median / base_median
-    changed = ratio > 1 + threshold or ratio < 1 - threshold
-    if len(base) < 2 or len(new) < 2 or smallest_p(len(base), len(new)) >= alpha:
-        note = (f"{len(base)} and {len(new)} repetitions cannot reach p < {alpha:g}; "
-                "rerun with more repetitions")
-        return PhaseComparison(base_median, new_median, ratio, math.nan,
-                               "NOISY" if changed else "SAME", note)
-    if len(set(base) | set(new)) == 1:
-        p_value = 1.0  # every sample identical: no evidence of any change
+    base_log, new_log = _log(base_units), _log(new_units)
+    noise = float(np.std(base_log, ddof=1)) if len(base_log) >= 2 else math.nan
+    note = ""
+    if len(base_log) + len(new_log) < 3 or max(len(base_log), len(new_log)) < 2:
+        p_slower = p_faster = math.nan
+        note = f"{len(base_log)} and {len(new_log)} {unit} cannot measure the noise"
+    elif np.ptp(np.concatenate([base_log, new_log])) == 0:
+        p_slower = p_faster = 1.0  # every unit identical: no evidence of any change
     else:
-        p_value = float(mannwhitneyu(base, new, alternative="two-sided").pvalue)
-    significant = p_value < alpha
-    if significant and ratio > 1 + threshold:
-        verdict = "SLOWER"
-    elif significant and ratio < 1 - threshold:
-        verdict = "FASTER"
-    elif changed:
-        verdict = "NOISY"
-    else:
-        verdict = "SAME"
-    return PhaseComparison(base_median, new_median, ratio, p_value, verdict)
+        p_slower = float(ttest_ind(new_log, base_log, equal_var=True, alternative="greater").pvalue)
+        p_faster = float(ttest_ind(new_log, base_log, equal_var=True, alternative="less").pvalue)
+    rounds = list(new_rounds) if new_rounds else [new_median]
+    return PhaseComparison(base_median, new_median, ratio, unit, len(base_log), len(new_log), noise,
+                           p_slower, p_faster, min(rounds), max(rounds), flags=flags, note=note)
+
+
+def _adjusted(p_values: list[float]) -> list[float]:
+    """Benjamini-Hochberg over the p-values that exist (nan stays nan)."""
+    index = [i for i, p in enumerate(p_values) if not math.isnan(p)]
+    out = [math.nan] * len(p_values)
+    if index:
+        adjusted = false_discovery_control([p_values[i] for i in index], method="bh")
+        for i, q in zip(index, adjusted):
+            out[i] = float(q)
+    return out
+
+
+def decide(comparisons: list[PhaseComparison], alpha: float, threshold: float,
+           min_abs: float) -> list[PhaseComparison]:
+    """Verdicts for all case-phases of one compare (the adjustment needs them all)."""
+    slower_q = _adjusted([c.p_slower for c in comparisons])
+    faster_q = _adjusted([c.p_faster for c in comparisons])
+    out = []
+    for c, q_slow, q_fast in zip(comparisons, slower_q, faster_q):
+        grown = c.ratio >= 1 + threshold and c.new_median - c.base_median >= min_abs
+        shrunk = c.ratio * (1 + threshold) <= 1 and c.base_median - c.new_median >= min_abs
+        # A change of the code shows in every round; a load burst does not.
+        every_round = (c.new_low >= (1 + threshold) * c.base_median if grown
+                       else c.new_high * (1 + threshold) <= c.base_median)
+        q = q_slow if c.ratio >= 1 else q_fast
+        note = c.note
+        if grown and q_slow < alpha and every_round:
+            verdict = "SLOWER"
+        elif shrunk and q_fast < alpha and every_round:
+            verdict = "FASTER"
+        elif grown or shrunk or c.flags:
+            verdict = "NOISY"
+            if (grown or shrunk) and (q_slow if grown else q_fast) < alpha and not every_round:
+                note = "; ".join(x for x in (note, "not in every round of NEW") if x)
+        else:
+            verdict = "SAME"
+        out.append(replace(c, p_adjusted=q, verdict=verdict, note=note))
+    return out
 
 
 def geometric_mean(values: list[float]) -> float | None:
