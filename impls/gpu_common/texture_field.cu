@@ -1,6 +1,7 @@
-// Host side of TextureField: choosing the array layout within the device's texture
-// limits, copying coefficients into the CUDA array (with the wrapped extra texel for
-// the periodic mode), the texture object, and the evaluation launches.
+// Host side of TextureField: the array layout for the device's texture limits
+// (planned in texture_layout.cpp), copying coefficients into the CUDA array (packed
+// into bricks first when the periodic mode adds its wrapped texel or an axis is
+// folded), the texture object, and the evaluation launches.
 //
 // Error bound (interp_error_factor): the texture unit blends two texels with a weight
 // kept in 9-bit fixed point with 8 fractional bits (CUDA Programming Guide, "Linear
@@ -16,7 +17,6 @@
 // 2^-21 (T + 1) in all. Only the last min(D, 3) axes are filtered in hardware; the
 // D-3 outer axes are weighted exactly in software and do not add to the bound.
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 #include "gpu_common/cuda_check.hpp"
@@ -33,130 +33,65 @@ namespace {
 constexpr int kBlock = 256;
 constexpr std::int64_t kMaxGridY = 65535;
 
-struct TextureLimits {
-  std::int64_t width_2d = 0, height_2d = 0;
-  std::int64_t width_layered = 0, height_layered = 0, layers = 0;
-  std::int64_t width_3d = 0, height_3d = 0, depth_3d = 0;
+// Periodic mode or a folded layout: the coefficients rearranged brick by brick, each
+// brick x-fastest, exactly as the array stores them (texture_layout.hpp), so one copy
+// per column of bricks fills the array. Texel (x, y, z) of a brick holds padded texel
+// folded_texel(segment, local) along each axis; the padded index N (periodic) is the
+// wrapped copy of index 0.
+struct PackParams {
+  int channels;
+  int brick[3];     // brick extent along x, y, z
+  int segments[3];  // per axis
+  int stride[3];
+  int line[3];      // padded line length
+  int n[3];         // unpadded extent (1 where the grid has no such axis)
+  std::int64_t bricks;
 };
 
-// The current device's limits for arrays bound to textures; throws when no device.
-TextureLimits device_limits() {
-  int dev = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  auto attr = [dev](cudaDeviceAttr a) {
-    int v = 0;
-    SB_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
-    return static_cast<std::int64_t>(v);
-  };
-  TextureLimits l;
-  l.width_2d = attr(cudaDevAttrMaxTexture2DWidth);
-  l.height_2d = attr(cudaDevAttrMaxTexture2DHeight);
-  l.width_layered = attr(cudaDevAttrMaxTexture2DLayeredWidth);
-  l.height_layered = attr(cudaDevAttrMaxTexture2DLayeredHeight);
-  l.layers = attr(cudaDevAttrMaxTexture2DLayeredLayers);
-  l.width_3d = attr(cudaDevAttrMaxTexture3DWidth);
-  l.height_3d = attr(cudaDevAttrMaxTexture3DHeight);
-  l.depth_3d = attr(cudaDevAttrMaxTexture3DDepth);
-  return l;
+PackParams pack_params(const TextureLayout& L) {
+  PackParams p{};
+  p.channels = L.channels;
+  p.bricks = L.bricks;
+  const int D = L.dims;
+  for (int a = 0; a < 3; ++a) {
+    p.brick[a] = L.brick_extent[a];
+    p.segments[a] = L.segments[a];
+    p.stride[a] = L.stride[a];
+    p.line[a] = L.line[a];
+    p.n[a] = a < D ? L.extent[D - 1 - a] : 1;
+  }
+  return p;
 }
 
-std::string too_big(const char* what, std::int64_t need, std::int64_t limit) {
-  std::ostringstream msg;
-  msg << what << " would be " << need << " texels; this device allows at most " << limit;
-  return msg.str();
-}
-
-// Fills `layout` for the batch; returns "" or why the texture path cannot take it.
-std::string plan_layout(const GridShape& shape, std::int64_t fields, Mode mode, const TextureLimits& lim,
-                        TextureLayout& layout) {
-  const int D = shape.dims;
-  layout = TextureLayout{};
-  layout.dims = D;
-  layout.channels = shape.channels;
-  layout.mode = static_cast<int>(mode);
-  layout.fields = fields;
-  layout.pad = mode == Mode::periodic ? 1 : 0;
-  for (int d = 0; d < D; ++d) {
-    if (shape.extent[d] >= kMaxAxisLength) return "axis longer than 2^30 - 1 samples";
-    layout.extent[d] = static_cast<std::int32_t>(shape.extent[d]);
-  }
-  const std::int64_t pad = layout.pad;
-  if (D == 1) {
-    const std::int64_t w = shape.extent[0] + pad;
-    if (w > lim.width_2d) return too_big("2-D array width (samples per line)", w, lim.width_2d);
-    if (fields > lim.height_2d) return too_big("2-D array height (one row per field)", fields, lim.height_2d);
-    layout.slabs = fields;
-    layout.texels = {w, fields, 0};
-    return "";
-  }
-  if (D == 2) {
-    const std::int64_t w = shape.extent[1] + pad, h = shape.extent[0] + pad;
-    if (w > lim.width_layered) return too_big("layered 2-D array width", w, lim.width_layered);
-    if (h > lim.height_layered) return too_big("layered 2-D array height", h, lim.height_layered);
-    if (fields > lim.layers) return too_big("layered 2-D array layer count (one per field)", fields, lim.layers);
-    layout.slabs = fields;
-    layout.texels = {w, h, fields};
-    return "";
-  }
-  const std::int64_t w = shape.extent[D - 1] + pad, h = shape.extent[D - 2] + pad, dz = shape.extent[D - 3] + pad;
-  if (w > lim.width_3d) return too_big("3-D array width", w, lim.width_3d);
-  if (h > lim.height_3d) return too_big("3-D array height", h, lim.height_3d);
-  if (dz > lim.depth_3d) return too_big("3-D array depth", dz, lim.depth_3d);
-  std::int64_t per_field = 1;
-  for (int d = 0; d < D - 3; ++d) per_field *= shape.extent[d];
-  const std::int64_t slabs = per_field * fields;
-  if (slabs >= (std::int64_t{1} << 31) / std::max<std::int64_t>(dz, 1))
-    return "too many 3-D slabs (" + std::to_string(slabs) + ") to index";
-  const std::int64_t tz = std::min(slabs, lim.depth_3d / dz);
-  const std::int64_t columns = (slabs + tz - 1) / tz;
-  const std::int64_t ty = std::min(columns, lim.height_3d / h);
-  const std::int64_t tx = (columns + ty - 1) / ty;
-  if (tx * w > lim.width_3d) {
-    std::ostringstream msg;
-    msg << slabs << " slabs of " << w << "x" << h << "x" << dz
-        << " texels do not fit one 3-D array within this device's limits " << lim.width_3d << "x" << lim.height_3d
-        << "x" << lim.depth_3d;
-    return msg.str();
-  }
-  layout.slabs = slabs;
-  layout.slab_extent = {static_cast<std::int32_t>(w), static_cast<std::int32_t>(h), static_cast<std::int32_t>(dz)};
-  layout.tiles = {static_cast<std::int32_t>(tx), static_cast<std::int32_t>(ty), static_cast<std::int32_t>(tz)};
-  layout.texels = {tx * w, ty * h, tz * dz};
-  return "";
-}
-
-// Slab geometry of the linear (unpadded or padded) coefficient buffer the array is
-// filled from: `slabs` blocks of nz x ny x nx samples.
-struct SlabShape {
-  std::int64_t slabs, nz, ny, nx;
-  int pz, py, px;
-};
-
-SlabShape slab_shape(const GridShape& shape, const TextureLayout& layout) {
-  const int D = shape.dims;
-  const int pad = layout.pad;
-  if (D == 1) return {layout.fields, 1, 1, shape.extent[0], 0, 0, pad};
-  if (D == 2) return {layout.fields, 1, shape.extent[0], shape.extent[1], 0, pad, pad};
-  return {layout.slabs, shape.extent[D - 3], shape.extent[D - 2], shape.extent[D - 1], pad, pad, pad};
-}
-
-// Periodic mode: copies every slab with one wrapped extra sample per padded axis, so
-// the hardware pair (N-1, N) blends c[N-1] with c[0].
-__global__ void wrap_pad_kernel(const float* __restrict__ src, float* __restrict__ dst, SlabShape s, int channels) {
-  const std::int64_t dx = (s.nx + s.px) * channels, dy = s.ny + s.py, dz = s.nz + s.pz;
-  const std::int64_t total = s.slabs * dz * dy * dx;
+__global__ void pack_bricks_kernel(const float* __restrict__ src, float* __restrict__ dst, const PackParams P) {
+  const int C = P.channels;
+  const std::int64_t bx = P.brick[0], by = P.brick[1], bz = P.brick[2];
+  const std::int64_t nx = P.n[0], ny = P.n[1], nz = P.n[2];
+  const std::int64_t total = P.bricks * bz * by * bx * C;
   for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
     std::int64_t r = i;
-    const std::int64_t xf = r % dx;
-    r /= dx;
-    const std::int64_t y = r % dy;
-    r /= dy;
-    const std::int64_t z = r % dz;
-    const std::int64_t slab = r / dz;
-    const std::int64_t x = xf / channels, c = xf % channels;
-    const std::int64_t sx = x % s.nx, sy = y % s.ny, sz = z % s.nz;
-    dst[i] = src[(((slab * s.nz + sz) * s.ny + sy) * s.nx + sx) * channels + c];
+    const int c = static_cast<int>(r % C);
+    r /= C;
+    const int x = static_cast<int>(r % bx);
+    r /= bx;
+    const int y = static_cast<int>(r % by);
+    r /= by;
+    const int z = static_cast<int>(r % bz);
+    std::int64_t brick = r / bz;
+    const int rx = static_cast<int>(brick % P.segments[0]);
+    brick /= P.segments[0];
+    const int ry = static_cast<int>(brick % P.segments[1]);
+    brick /= P.segments[1];
+    const int rz = static_cast<int>(brick % P.segments[2]);
+    const std::int64_t slab = brick / P.segments[2];
+    std::int64_t sx = folded_texel(rx, x, P.stride[0], P.line[0]);
+    std::int64_t sy = folded_texel(ry, y, P.stride[1], P.line[1]);
+    std::int64_t sz = folded_texel(rz, z, P.stride[2], P.line[2]);
+    if (sx >= nx) sx -= nx;  // the wrapped copy (periodic pad)
+    if (sy >= ny) sy -= ny;
+    if (sz >= nz) sz -= nz;
+    dst[i] = src[(((slab * nz + sz) * ny + sy) * nx + sx) * C + c];
   }
 }
 
@@ -167,27 +102,40 @@ cudaChannelFormatDesc channel_desc(int channels) {
 
 using Kernel = void (*)(detail::TextureEvalParams);
 
-template <int C, bool Records>
+template <int C, bool Records, bool Bricked>
 Kernel pick_kernel(int dims) {
   switch (dims) {
-    case 1: return &detail::texture_eval_1d<C, Records>;
-    case 2: return &detail::texture_eval_2d<C, Records>;
-    case 3: return &detail::texture_eval_3d<3, C, Records>;
-    case 4: return &detail::texture_eval_3d<4, C, Records>;
-    case 5: return &detail::texture_eval_3d<5, C, Records>;
-    case 6: return &detail::texture_eval_3d<6, C, Records>;
+    case 1: return &detail::texture_eval_1d<C, Records, Bricked>;
+    case 2: return &detail::texture_eval_2d<C, Records, Bricked>;
+    case 3: return &detail::texture_eval_3d<3, C, Records, Bricked>;
+    case 4: return &detail::texture_eval_3d<4, C, Records, Bricked>;
+    case 5: return &detail::texture_eval_3d<5, C, Records, Bricked>;
+    case 6: return &detail::texture_eval_3d<6, C, Records, Bricked>;
   }
   return nullptr;
 }
 
-template <bool Records>
+template <bool Records, bool Bricked>
 Kernel pick_kernel(int dims, int channels) {
   switch (channels) {
-    case 1: return pick_kernel<1, Records>(dims);
-    case 2: return pick_kernel<2, Records>(dims);
-    case 4: return pick_kernel<4, Records>(dims);
+    case 1: return pick_kernel<1, Records, Bricked>(dims);
+    case 2: return pick_kernel<2, Records, Bricked>(dims);
+    case 4: return pick_kernel<4, Records, Bricked>(dims);
   }
   return nullptr;
+}
+
+Kernel pick_kernel(int dims, int channels, bool records, bool bricked) {
+  if (records) return bricked ? pick_kernel<true, true>(dims, channels) : pick_kernel<true, false>(dims, channels);
+  return bricked ? pick_kernel<false, true>(dims, channels) : pick_kernel<false, false>(dims, channels);
+}
+
+// Without a device: plan as if the limits were unbounded (no folding, larger
+// extents than any device would give, so a looser error bound).
+TextureLimits limits_or_unbounded() {
+  if (cuda_unavailable_reason().empty()) return TextureField::device_limits();
+  const std::int64_t big = std::int64_t{1} << 40;
+  return {big, big, big, big, big, big, big, big};
 }
 
 void check_channels(int channels) {
@@ -210,6 +158,26 @@ void TextureField::release() {
   layout_ = TextureLayout{};
 }
 
+TextureLimits TextureField::device_limits() {
+  int dev = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  auto attr = [dev](cudaDeviceAttr a) {
+    int v = 0;
+    SB_CUDA_CHECK(cudaDeviceGetAttribute(&v, a, dev));
+    return static_cast<std::int64_t>(v);
+  };
+  TextureLimits l;
+  l.width_2d = attr(cudaDevAttrMaxTexture2DWidth);
+  l.height_2d = attr(cudaDevAttrMaxTexture2DHeight);
+  l.width_layered = attr(cudaDevAttrMaxTexture2DLayeredWidth);
+  l.height_layered = attr(cudaDevAttrMaxTexture2DLayeredHeight);
+  l.layers = attr(cudaDevAttrMaxTexture2DLayeredLayers);
+  l.width_3d = attr(cudaDevAttrMaxTexture3DWidth);
+  l.height_3d = attr(cudaDevAttrMaxTexture3DHeight);
+  l.depth_3d = attr(cudaDevAttrMaxTexture3DDepth);
+  return l;
+}
+
 std::string TextureField::why_not(const GridShape& shape, std::int64_t fields, Mode mode) {
   shape.validate();
   if (shape.channels != 1 && shape.channels != 2 && shape.channels != 4)
@@ -218,25 +186,20 @@ std::string TextureField::why_not(const GridShape& shape, std::int64_t fields, M
   const std::string no_device = cuda_unavailable_reason();
   if (!no_device.empty()) return no_device;
   TextureLayout layout;
-  return plan_layout(shape, fields, mode, device_limits(), layout);
+  return plan_texture_layout(shape, fields, mode, device_limits(), layout);
+}
+
+TextureLayout TextureField::plan(const GridShape& shape, std::int64_t fields, Mode mode) {
+  shape.validate();
+  if (fields < 1) throw Error("gpu_texture: fields must be >= 1");
+  TextureLayout layout;
+  const std::string why = plan_texture_layout(shape, fields, mode, limits_or_unbounded(), layout);
+  if (!why.empty()) throw Unsupported("gpu_texture: " + why);
+  return layout;
 }
 
 double TextureField::interp_error_factor(const GridShape& shape, std::int64_t fields, Mode mode) {
-  shape.validate();
-  TextureLimits lim;
-  if (cuda_unavailable_reason().empty()) {
-    lim = device_limits();
-  } else {  // no device: plan with unbounded limits (larger extents, a looser bound)
-    const std::int64_t big = std::int64_t{1} << 40;
-    lim = {big, big, big, big, big, big, big, big};
-  }
-  TextureLayout layout;
-  const std::string why = plan_layout(shape, fields, mode, lim, layout);
-  if (!why.empty()) throw Unsupported("gpu_texture: " + why);
-  const int filtered = std::min(shape.dims, 3);
-  double factor = 0;
-  for (int a = 0; a < filtered; ++a) factor += 0x1p-8 + 0x1p-21 * (static_cast<double>(layout.texels[a]) + 1.0);
-  return factor;
+  return gpu::interp_error_factor(plan(shape, fields, mode));
 }
 
 void TextureField::bind(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
@@ -246,59 +209,59 @@ void TextureField::bind(const GridShape& shape, std::int64_t fields, Mode mode, 
   if (fields < 1) throw Error("gpu_texture: fields must be >= 1");
   release();
   TextureLayout layout;
-  const std::string why = plan_layout(shape, fields, mode, device_limits(), layout);
+  const std::string why = plan_texture_layout(shape, fields, mode, device_limits(), layout);
   if (!why.empty()) throw Unsupported("gpu_texture: " + why);
 
-  // Periodic: build the padded copy first (freed at the end of bind, after the copies).
-  const SlabShape slab = slab_shape(shape, layout);
+  // The coefficients are already a sequence of bricks unless a wrapped copy or folding
+  // changes them; otherwise pack them first (freed at the end of bind, after the copies).
   const int C = shape.channels;
-  const std::int64_t slab_values = (slab.nz + slab.pz) * (slab.ny + slab.py) * (slab.nx + slab.px) * C;
-  DeviceBuffer<float> padded;
+  const std::int64_t bx = layout.brick_extent[0], by = layout.brick_extent[1], bz = layout.brick_extent[2];
+  const std::int64_t brick_values = bx * by * bz * C;
+  const bool packed = layout.pad || layout.folded;
+  DeviceBuffer<float> staging;
   const float* src = d_coeffs;
-  if (layout.pad) {
-    padded.resize(static_cast<std::size_t>(slab.slabs * slab_values));
-    const std::int64_t blocks = std::min<std::int64_t>((slab.slabs * slab_values + 255) / 256, 65536);
-    wrap_pad_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(d_coeffs, padded.data(), slab, C);
-    SB_CUDA_CHECK_LAUNCH("wrap_pad_kernel");
-    src = padded.data();
+  if (packed) {
+    const std::int64_t total = layout.bricks * brick_values;
+    staging.resize(static_cast<std::size_t>(total));
+    const std::int64_t blocks = std::min<std::int64_t>((total + 255) / 256, 65536);
+    pack_bricks_kernel<<<static_cast<unsigned>(blocks), 256, 0, stream>>>(d_coeffs, staging.data(),
+                                                                        pack_params(layout));
+    SB_CUDA_CHECK_LAUNCH("pack_bricks_kernel");
+    src = staging.data();
   }
 
   const cudaChannelFormatDesc desc = channel_desc(C);
   const std::size_t elem = sizeof(float) * static_cast<std::size_t>(C);
-  const std::size_t w = static_cast<std::size_t>(slab.nx + slab.px);
-  const std::size_t h = static_cast<std::size_t>(slab.ny + slab.py);
+  const auto& t = layout.texels;
+  const std::int64_t tx = layout.tiles[0], ty = layout.tiles[1], tz = layout.tiles[2];
   if (shape.dims == 1) {
-    SB_CUDA_CHECK(cudaMallocArray(&array_, &desc, w, static_cast<std::size_t>(fields)));
-    SB_CUDA_CHECK(cudaMemcpy2DToArrayAsync(array_, 0, 0, src, w * elem, w * elem, static_cast<std::size_t>(fields),
-                                           cudaMemcpyDeviceToDevice, stream));
-  } else if (shape.dims == 2) {
-    SB_CUDA_CHECK(cudaMalloc3DArray(&array_, &desc, make_cudaExtent(w, h, static_cast<std::size_t>(fields)),
-                                    cudaArrayLayered));
-    cudaMemcpy3DParms copy{};
-    copy.srcPtr = make_cudaPitchedPtr(const_cast<float*>(src), w * elem, w, h);
-    copy.dstArray = array_;
-    copy.extent = make_cudaExtent(w, h, static_cast<std::size_t>(fields));
-    copy.kind = cudaMemcpyDeviceToDevice;
-    SB_CUDA_CHECK(cudaMemcpy3DAsync(&copy, stream));
+    // Bricks are rows, stacked down a column of ty rows, columns side by side.
+    SB_CUDA_CHECK(cudaMallocArray(&array_, &desc, static_cast<std::size_t>(t[0]), static_cast<std::size_t>(t[1])));
+    for (std::int64_t column = 0; column < tx; ++column) {
+      const std::int64_t first = column * ty;
+      const std::int64_t count = std::min(ty, layout.bricks - first);
+      SB_CUDA_CHECK(cudaMemcpy2DToArrayAsync(array_, static_cast<std::size_t>(column * bx) * elem, 0,
+                                             src + first * brick_values, bx * elem, bx * elem,
+                                             static_cast<std::size_t>(count), cudaMemcpyDeviceToDevice, stream));
+    }
   } else {
-    const auto& t = layout.texels;
     SB_CUDA_CHECK(cudaMalloc3DArray(&array_, &desc,
                                     make_cudaExtent(static_cast<std::size_t>(t[0]), static_cast<std::size_t>(t[1]),
                                                     static_cast<std::size_t>(t[2])),
-                                    0));
-    // One copy per column of slabs stacked along depth (one copy in total unless the
-    // slabs overflow the depth limit).
-    const std::int64_t tz = layout.tiles[2], ty = layout.tiles[1];
-    const std::int64_t dz = slab.nz + slab.pz;
-    for (std::int64_t column = 0; column * tz < layout.slabs; ++column) {
+                                    shape.dims == 2 ? cudaArrayLayered : 0));
+    // One copy per column of bricks stacked along depth / layers (one copy in total
+    // unless the bricks overflow the depth or layer limit).
+    for (std::int64_t column = 0; column * tz < layout.bricks; ++column) {
       const std::int64_t first = column * tz;
-      const std::int64_t count = std::min(tz, layout.slabs - first);
+      const std::int64_t count = std::min(tz, layout.bricks - first);
       cudaMemcpy3DParms copy{};
-      copy.srcPtr = make_cudaPitchedPtr(const_cast<float*>(src + first * slab_values), w * elem, w, h);
+      copy.srcPtr = make_cudaPitchedPtr(const_cast<float*>(src + first * brick_values), bx * elem,
+                                        static_cast<std::size_t>(bx), static_cast<std::size_t>(by));
       copy.dstArray = array_;
-      copy.dstPos = make_cudaPos(static_cast<std::size_t>((column / ty) * static_cast<std::int64_t>(w)),
-                                 static_cast<std::size_t>((column % ty) * static_cast<std::int64_t>(h)), 0);
-      copy.extent = make_cudaExtent(w, h, static_cast<std::size_t>(count * dz));
+      copy.dstPos = make_cudaPos(static_cast<std::size_t>((column / ty) * bx),
+                                 static_cast<std::size_t>((column % ty) * by), 0);
+      copy.extent = make_cudaExtent(static_cast<std::size_t>(bx), static_cast<std::size_t>(by),
+                                    static_cast<std::size_t>(count * bz));
       copy.kind = cudaMemcpyDeviceToDevice;
       SB_CUDA_CHECK(cudaMemcpy3DAsync(&copy, stream));
     }
@@ -313,7 +276,7 @@ void TextureField::bind(const GridShape& shape, std::int64_t fields, Mode mode, 
   tex.readMode = cudaReadModeElementType;
   tex.normalizedCoords = 0;
   SB_CUDA_CHECK(cudaCreateTextureObject(&texture_, &res, &tex, nullptr));
-  if (layout.pad) SB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the padded copy is freed below
+  if (packed) SB_CUDA_CHECK(cudaStreamSynchronize(stream));  // the staging copy is freed below
   layout_ = layout;
 }
 
@@ -352,10 +315,12 @@ void TextureField::launch(const float* d_coords, const std::uint32_t* d_records,
     p.slabs_per_field *= L.extent[d];
   }
   for (int a = 0; a < 3; ++a) {
-    p.slab_extent[a] = L.slab_extent[a];
+    p.slab_extent[a] = L.brick_extent[a];
     p.tiles[a] = L.tiles[a];
+    p.segments[a] = L.segments[a];
+    p.seg_stride[a] = L.stride[a];
   }
-  const Kernel kernel = d_records ? pick_kernel<true>(L.dims, L.channels) : pick_kernel<false>(L.dims, L.channels);
+  const Kernel kernel = pick_kernel(L.dims, L.channels, d_records != nullptr, L.bricked);
   const unsigned blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
   for (std::int64_t first = 0; first < L.fields; first += kMaxGridY) {
     p.field_offset = first;

@@ -3,12 +3,17 @@
 // fetches per query for D = 1 / 2 / 3, and for D = 4..6 a loop over the 4^(D-3)
 // neighbouring 3-D slabs (8 fetches each, extra-axis weights in software).
 //
-// Storage: D = 1 -> 2-D array, one row per field; D = 2 -> 2-D layered array, one layer
-// per field; D >= 3 -> one 3-D array holding every 3-D slab (the last three axes) of
-// every field, tiled along depth first, then height, then width. For the periodic mode
-// each slab carries one extra wrapped texel per filtered axis so that the pair
-// (N-1, 0) is adjacent in memory; the other modes fold coordinates in software so that
-// every hardware-blended pair is two neighbouring texels of one slab.
+// Storage (texture_layout.hpp): D = 1 -> 2-D array, one row per field; D = 2 -> 2-D
+// layered array, one layer per field; D >= 3 -> one 3-D array holding every 3-D slab
+// (the last three axes) of every field, tiled along depth first, then height, then
+// width. For the periodic mode each slab carries one extra wrapped texel per filtered
+// axis so that the pair (N-1, 0) is adjacent in memory; the other modes fold
+// coordinates in software so that every hardware-blended pair is two neighbouring
+// texels of one slab. An axis longer than the device allows for its array axis is
+// folded into overlapping segments (one duplicated texel per segment), so every blended
+// pair still lies in one segment and the taps stay exact; batches with more rows or
+// layers than the device allows stack along the array's other axes. A shape is refused
+// only when no array of the device's limits can hold it.
 //
 // Accuracy: the texture unit stores the blend weight with 8 fractional bits, so each
 // filtered axis adds at most (2^-8 + position rounding) * max|c[k+1] - c[k]| of error;
@@ -21,24 +26,10 @@
 #include <cstdint>
 #include <string>
 
+#include "gpu_common/texture_layout.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::gpu {
-
-// Where the slabs of a bound field batch live in the texture (internal, but plain data
-// so the evaluation kernels can take it by value).
-struct TextureLayout {
-  int dims = 0;                                      // D of the grid
-  int channels = 1;
-  int mode = 0;                                      // static_cast<int>(Mode)
-  std::array<std::int32_t, 6> extent{};              // grid extents (unpadded)
-  std::int32_t pad = 0;                              // 1 for periodic (wrapped copy), else 0
-  std::int64_t fields = 0;
-  std::int64_t slabs = 0;                            // fields * product of the outer extents (D >= 3)
-  std::array<std::int32_t, 3> slab_extent{};         // padded W, H, depth of one slab (D >= 3)
-  std::array<std::int32_t, 3> tiles{};               // slabs along width, height, depth
-  std::array<std::int64_t, 3> texels{};              // size of the CUDA array (W, H, depth/layers)
-};
 
 class TextureField {
  public:
@@ -48,10 +39,11 @@ class TextureField {
   TextureField& operator=(const TextureField&) = delete;
 
   // Copies `fields` prefiltered fields of `shape` from device memory `d_coeffs` into a
-  // CUDA array and creates the texture object. The copy is enqueued on `stream`;
-  // d_coeffs must stay valid until the stream has passed it. Throws Unsupported when
-  // the shape exceeds the device's texture limits (the message names the limit) or
-  // device memory runs out; callers may then fall back to evaluate_global.
+  // CUDA array (layout: plan()) and creates the texture object. The copy is enqueued on
+  // `stream`; d_coeffs must stay valid until the stream has passed it. Throws
+  // Unsupported when no array within the device's texture limits holds the batch (the
+  // message names the limit) or device memory runs out; callers may then fall back to
+  // evaluate_global.
   void bind(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs, cudaStream_t stream);
 
   // Evaluates every bound field at `n` points: d_coords (D, n) axis-major, d_out
@@ -72,9 +64,16 @@ class TextureField {
   // "" when the current device's texture limits can hold this batch, else why not.
   static std::string why_not(const GridShape& shape, std::int64_t fields, Mode mode);
 
+  // The layout bind() gives this batch on the current device (without a device: as if
+  // the limits were unbounded). Throws Unsupported when no layout fits.
+  static TextureLayout plan(const GridShape& shape, std::int64_t fields, Mode mode);
+
+  // The current device's texture limits (cudaDevAttrMaxTexture*); throws without a device.
+  static TextureLimits device_limits();
+
   // Bound on |texture result - exact spline| / max|c[k+1] - c[k]| (neighbours along
   // the hardware-filtered axes) from the 8-bit blend weights and the float rounding of
-  // texel positions, for the layout this batch would get.
+  // texel positions, for the layout this batch would get (plan()).
   static double interp_error_factor(const GridShape& shape, std::int64_t fields, Mode mode);
 
  private:

@@ -1,7 +1,11 @@
 // `gpu_texture`: the step prefilter of gpu_naive, then the coefficients in a CUDA
 // array behind a texture object with hardware linear filtering, evaluated with
 // 2 / 4 / 8 fetches for D = 1 / 2 / 3 and 4^(D-3) slabs of 8 fetches for D = 4..6
-// (texture_field.hpp).
+// (texture_field.hpp). Axes longer than the device's texture limits are folded into
+// overlapping segments (texture_layout.hpp), so every evaluation is still made of
+// hardware-linear fetches; the layout is named in the tolerance basis of each record.
+// There is no fallback to global-memory loads: a shape that no texture array of this
+// device can hold is refused (Unsupported), and gpu_naive is the global-memory path.
 //
 // Tolerance (derivation in texture_field.cu and README.md): the hardware blend weights
 // carry 8 fractional bits, so the texture result is off by at most
@@ -42,11 +46,15 @@ class GpuTexture final : public gpu::GpuPipeline {
     return binned_ ? "as gpu_texture, evaluating queries reordered by brick of grid cells (key + radix sort, "
                      "included in the evaluate time); results in the caller's order"
                    : "CUDA f32: step prefilter; coefficients in a texture with hardware linear filtering, "
-                     "2/4/8 fetches for D=1/2/3, 4^(D-3) 3-D slabs x 8 fetches for D>3";
+                     "2/4/8 fetches for D=1/2/3, 4^(D-3) 3-D slabs x 8 fetches for D>3; axes over the "
+                     "texture limits folded into overlapping 4096-texel segments";
   }
   std::vector<std::string> run_facts() const override {
     std::vector<std::string> facts{"prefilter=step (as gpu_naive)",
-                                   "evaluate=hardware-linear texture fetches (8-bit blend weights)"};
+                                   "evaluate=hardware-linear texture fetches (8-bit blend weights), never global loads",
+                                   "texture layout=axes over the device's texture limits folded into segments of " +
+                                       std::to_string(gpu::kFoldWidth) +
+                                       " texels overlapping by one (each record's tolerance basis names its layout)"};
     if (binned_) facts.push_back("query order=binned by cell brick (binning timed within evaluate)");
     return facts;
   }
@@ -57,9 +65,10 @@ class GpuTexture final : public gpu::GpuPipeline {
     const int D = shape.dims;
     const double prefilter_norm = std::pow(3.0, D);  // max|c| <= 3^D max|f|
     double factor = 0;
+    gpu::TextureLayout layout;
     try {
-      factor = gpu::TextureField::interp_error_factor(shape, measured ? fields() : 1,
-                                                      measured ? mode() : Mode::periodic);
+      layout = gpu::TextureField::plan(shape, measured ? fields() : 1, measured ? mode() : Mode::periodic);
+      factor = gpu::interp_error_factor(layout);
     } catch (const Unsupported& e) {
       Tolerance t = f32;
       t.basis = std::string("texture path cannot take this shape (") + e.what() + ")";
@@ -79,7 +88,8 @@ class GpuTexture final : public gpu::GpuPipeline {
       arith = arith_ulps * prefilter_norm;
       basis << "hardware blend weights, measure-free: " << factor << " * 2 * 3^D = " << hw;
     }
-    basis << "; texture arithmetic " << arith << "; plus float32 algorithm (cpu_scalar): " << f32.basis;
+    basis << "; texture arithmetic " << arith << "; texture layout: " << gpu::describe(layout)
+          << "; plus float32 algorithm (cpu_scalar): " << f32.basis;
     return {f32.prefilter_rel_l2, hw + arith + f32.interp_max_rel_to_maxf, basis.str()};
   }
 
