@@ -4,8 +4,14 @@
 #                          `quick`) on every backend available here, write
 #                          results/<machine>/<run-id>/ and its report (index.html)
 #   ./run_all.sh test      same set-up, then every test (ctest, then pytest)
+#   ./run_all.sh nightly [SUITE]
+#                          same set-up, then the regression gate: SUITE (default `nightly`)
+#                          in rounds, compared with results/<machine>/baseline/; verdict and
+#                          trend in the run's report; exit 0 pass, 1 regression, 2 no baseline
 # Environment: SPLINEBENCH_MACHINE (results label, default: short host name),
-#              SPLINEBENCH_BUILD_DIR (default: build), SPLINEBENCH_JOBS (default: nproc).
+#              SPLINEBENCH_BUILD_DIR (default: build), SPLINEBENCH_JOBS (default: nproc),
+#              SPLINEBENCH_NIGHTLY_ROUNDS (nightly: rounds of the suite, default 3),
+#              SPLINEBENCH_RUN_DIR_FILE (nightly: write the run folder's path there).
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$PWD
@@ -64,7 +70,16 @@ if [ "$action" = test ]; then
   exit 0
 fi
 
-# --- 4b. The suite, then the report ---------------------------------------------------
+if [ "$action" = nightly ]; then
+  # --- 4b. The nightly regression gate (reports/README.md, "Nightly gate") -------------
+  suite=${2:-nightly}
+  log "nightly gate: suite '$suite' in ${SPLINEBENCH_NIGHTLY_ROUNDS:-3} rounds, against results/$machine/baseline"
+  exec "$venv/bin/python" -m reports.gate --bin "$bin" --suite "$suite" --machine "$machine" \
+       --rounds "${SPLINEBENCH_NIGHTLY_ROUNDS:-3}" \
+       ${SPLINEBENCH_RUN_DIR_FILE:+--run-dir-file "$SPLINEBENCH_RUN_DIR_FILE"}
+fi
+
+# --- 4c. The suite, then the report ---------------------------------------------------
 log "implementations"
 "$bin" list
 log "running suite '$action' (results under results/$machine/)"

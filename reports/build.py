@@ -47,14 +47,19 @@ def write_tables(tables: list[Table], out_dir: Path) -> dict[str, dict[str, Path
     return files
 
 
-def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build") -> Path:
+def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
+                 first_sections: list[tuple[str, list]] = ()) -> Path:
+    """`first_sections`: (heading, tables and figures) put before the usual ones
+    (the nightly gate's verdict and trend)."""
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
     reproduced = [make(runs) for make in ALL_REPRODUCED]
     accuracy = accuracy_table(runs)
     status = status_table(runs)
-    table_files = write_tables([*reproduced, accuracy, status], out_dir)
+    extra_tables = [item for _, items in first_sections for item in items if isinstance(item, Table)]
+    table_files = write_tables([*extra_tables, *reproduced, accuracy, status], out_dir)
     sections = [
+        *first_sections,
         ("Reproduced tables", reproduced),
         ("Speed-up", [plot_speedup(runs, plot_dir, "cpu_scalar"), plot_speedup(runs, plot_dir, "cpu_simd")]),
         ("Throughput", [plot_reconstruction_throughput(runs, plot_dir), plot_prefilter_throughput(runs, plot_dir),
