@@ -69,9 +69,9 @@ std::string case_name(const CaseSpec& spec) {
 CaseResult run_case(const CaseSpec& spec) {
   const GridShape shape = GridShape::make(spec.extents, spec.channels);
   const int D = shape.dims, C = shape.channels;
-  const std::int64_t n = spec.queries;
+  const std::int64_t n = spec.coords.empty() ? spec.queries : static_cast<std::int64_t>(spec.coords.size()) / D;
   const auto samples = datasets::make_field(datasets::FieldKind::noise, shape, spec.fields, spec.seed);
-  const auto coords = make_test_queries(shape, n, spec.seed + 1);
+  const auto coords = spec.coords.empty() ? make_test_queries(shape, n, spec.seed + 1) : spec.coords;
 
   auto impl = make_implementation(spec.impl);
   PhaseTimes times;

@@ -28,6 +28,7 @@ struct CaseSpec {
   Mode mode = Mode::mirror;
   std::int64_t queries = 1500;  // half uniform in range, half outside, plus specials
   std::uint64_t seed = 1;
+  std::vector<float> coords;    // when not empty: these (D, n) queries instead (n = size / D)
 };
 
 struct CaseResult {

@@ -1,7 +1,8 @@
 // The GPU implementations' contracts beyond accuracy sweeps: availability without a
 // device, the public device-pointer APIs (evaluate_global, TextureField) writing every
-// element, texture size limits and slab tiling, out-of-memory as Unsupported, bad
-// input, the recorded phases, and evaluation of given coefficients (no prefilter).
+// element, slab tiling (folding over the texture limits: test_gpu_texture_fold.cpp),
+// out-of-memory as Unsupported, bad input, the recorded phases, and evaluation of
+// given coefficients (no prefilter).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -131,43 +132,6 @@ TEST(GpuApi, TextureFieldRebinds) {
   }
   field.release();
   EXPECT_FALSE(field.bound());
-}
-
-// Over the texture limits: gpu_texture refuses with a message naming the limit;
-// gpu_naive takes the same case.
-TEST(GpuLimits, TextureRefusesOversizedShapes) {
-  SB_REQUIRE_CUDA_DEVICE();
-  int dev = 0, width = 0, layers = 0;
-  SB_CUDA_CHECK(cudaGetDevice(&dev));
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&width, cudaDevAttrMaxTexture2DWidth, dev));
-  SB_CUDA_CHECK(cudaDeviceGetAttribute(&layers, cudaDevAttrMaxTexture2DLayeredLayers, dev));
-  {
-    const GridShape shape = GridShape::make({width + 1});
-    const auto samples = datasets::make_field(datasets::FieldKind::noise, shape, 1, 3);
-    PhaseTimes times;
-    auto tex = make_implementation("gpu_texture");
-    try {
-      tex->prepare(shape, 1, samples.data(), Mode::mirror, true, times);
-      ADD_FAILURE() << "expected Unsupported for a line of " << width + 1 << " samples";
-    } catch (const Unsupported& e) {
-      EXPECT_NE(std::string(e.what()).find("2-D array width"), std::string::npos) << e.what();
-    }
-    auto naive = make_implementation("gpu_naive");
-    EXPECT_NO_THROW(naive->prepare(shape, 1, samples.data(), Mode::mirror, true, times));
-  }
-  {
-    const GridShape shape = GridShape::make({2, 3});
-    const std::int64_t fields = layers + 1;
-    const auto samples = datasets::make_field(datasets::FieldKind::noise, shape, fields, 4);
-    PhaseTimes times;
-    auto tex = make_implementation("gpu_texture");
-    try {
-      tex->prepare(shape, fields, samples.data(), Mode::half, true, times);
-      ADD_FAILURE() << "expected Unsupported for " << fields << " layers";
-    } catch (const Unsupported& e) {
-      EXPECT_NE(std::string(e.what()).find("layer count"), std::string::npos) << e.what();
-    }
-  }
 }
 
 // More slabs than the 3-D depth limit holds: the array tiles them along height too.
