@@ -17,6 +17,7 @@ table.sb tr.seed td { background: #fff7e0; font-style: italic; }
 table.sb tr.missing td { color: #777; }
 table.sb tr.group td { background: #eef2f7; font-weight: bold; }
 table.sb td.fail { color: #b00020; font-weight: bold; }
+table.sb td.noisy { color: #8a4b00; font-weight: bold; }
 p.caption { max-width: 70em; margin: 0.2em 0; color: #333; }
 ul.notes { font-size: 0.85em; color: #444; margin-top: 0.2em; }
 """
@@ -42,6 +43,8 @@ def render_html_fragment(table: Table) -> str:
             classes = ["num" if column.numeric else "txt"]
             if "FAIL" in cell:
                 classes.append("fail")
+            if "NOISY" in cell:
+                classes.append("noisy")
             cells.append(f'<td class="{" ".join(classes)}">{_text(cell)}</td>')
         if row.kind == "missing":
             span = width - len(row.cells)

@@ -15,9 +15,32 @@ from . import implementations, timing
 from .loader import Record, Run
 from .seeds import seed
 from .selection import Predicate, best, impl_label, matching, pref, source_label, why_missing
-from .table_model import Column, Row, Table, fmt_ms, fmt_rate, fmt_ratio, shape_label
+from .table_model import Column, Row, Table, fmt_ms, fmt_range, fmt_rate, fmt_ratio, shape_label
 
 MS = 1e3
+# Every table states its spread the same way.
+SPREAD_CAPTION = ("IQR: first to third quartile of the repetitions; NOISY: they are bimodal or spread over more "
+                  "than a quarter of the median, so the median may not be what a rerun gives (notes say why).")
+
+
+def _spread_cell(table: Table, run: Run, rec: Record, phases: str | tuple[str, ...], scale: float,
+                 what: str, rate_of: float | None = None) -> str:
+    """The interquartile range of `phases` (times `scale`; or, with `rate_of`, the
+    rate `rate_of` / time), with NOISY and a note naming the reason when the
+    repetitions cannot stand for one time."""
+    spread = timing.phase_spread(rec, phases)
+    if spread is None:
+        return "—"
+    if rate_of is not None:
+        text = fmt_range(rate_of / spread.q3, rate_of / spread.q1, fmt_rate) if spread.q1 > 0 else "—"
+    else:
+        text = fmt_range(spread.q1 * scale, spread.q3 * scale)
+    why = timing.phase_noise(rec, phases)
+    if why:
+        text += " NOISY"
+        table.notes.append(f"NOISY: {impl_label(rec)}, {what} ({run.label}): {why}; its median may not be "
+                           "what a rerun gives.")
+    return text
 
 
 def _seed_label(s: dict, device: str | None = None) -> str:
@@ -98,11 +121,11 @@ def ruijters_table1(runs: Sequence[Run]) -> Table:
                  "direction = our LAST axis (C order): x = axis 2, y = axis 1, z = axis 0. "
                  "Ours: median over n repetitions of each phase; 'total' is the median of the whole "
                  "prefilter phase (not the sum of the per-axis medians). Boundary mode `half` "
-                 "(Ruijters' clamp) where recorded, otherwise the mode shown. Published rows: "
-                 f"{s['hardware']}. Runs: {_runs_caption(runs)}."),
+                 "(Ruijters' clamp) where recorded, otherwise the mode shown. IQR of the total. "
+                 f"{SPREAD_CAPTION} Published rows: {s['hardware']}. Runs: {_runs_caption(runs)}."),
         columns=[Column("source"), Column("algorithm"), Column("size (x·y·z)"),
                  Column("x", "ms", True), Column("y", "ms", True), Column("z", "ms", True),
-                 Column("total", "ms", True), Column("n", "", True)])
+                 Column("total", "ms", True), Column("IQR", "ms", True), Column("n", "", True)])
     axis_note_needed = False
     sizes: list[tuple[int, ...]] = []
     for row in s["rows"]:
@@ -114,7 +137,7 @@ def ruijters_table1(runs: Sequence[Run]) -> Table:
         table.add(Row([], "group", note=f"{label} (our C-order shape {'×'.join(map(str, shape))})"))
         for r in seed_rows:
             table.add(Row([_seed_label(s, r["device"]), r["algorithm"], label, pub(r["x"]), pub(r["y"]),
-                           pub(r["z"]), pub(r["total"]), "—"], "seed"))
+                           pub(r["z"]), pub(r["total"]), "—", "—"], "seed"))
 
         def case(rec: Record, shape=shape) -> bool:
             return rec.dims == 3 and rec.shape == shape and rec.channels == 1 and rec.fields == 1
@@ -126,7 +149,8 @@ def ruijters_table1(runs: Sequence[Run]) -> Table:
                 axis_note_needed = True
             return [source_label(run, rec), impl_label(rec, "half"), label,
                     *(fmt_ms(a * MS) if a is not None else "—" for a in axes),
-                    fmt_ms(rec.phase_median("prefilter") * MS), str(rec.repetitions)]
+                    fmt_ms(rec.phase_median("prefilter") * MS),
+                    _spread_cell(table, run, rec, "prefilter", MS, f"{label} total"), str(rec.repetitions)]
 
         for impl in _impl_names(runs):
             _add_impl_rows(table, runs, impl, case, lambda r: "prefilter" in r.phases,
@@ -149,11 +173,12 @@ def ruijters_table2(runs: Sequence[Run]) -> Table:
         caption=("2-D frames with colour channels prefiltered together (ours: C = 4, RGB padded to "
                  "float4). x is the contiguous direction = our LAST axis: x = axis 1, y = axis 0. "
                  "Ours: a batch of F frames per repetition; per-frame time = median over n repetitions "
-                 "of the batch time, divided by F. Published: mean over "
+                 f"of the batch time, divided by F; IQR of the total. {SPREAD_CAPTION} Published: mean over "
                  f"{s['frames']} frames on {s['hardware']}. Runs: {_runs_caption(runs)}."),
         columns=[Column("source"), Column("algorithm"), Column("size (x·y)"),
                  Column("x", "ms/frame", True), Column("y", "ms/frame", True),
-                 Column("total", "ms/frame", True), Column("F", "", True), Column("n", "", True)])
+                 Column("total", "ms/frame", True), Column("IQR", "ms/frame", True), Column("F", "", True),
+                 Column("n", "", True)])
     axis_note_needed = False
     sizes: list[tuple[int, ...]] = []
     for row in s["rows"]:
@@ -165,7 +190,7 @@ def ruijters_table2(runs: Sequence[Run]) -> Table:
         table.add(Row([], "group", note=f"{label} (our C-order shape {'×'.join(map(str, shape))})"))
         for r in seed_rows:
             table.add(Row([_seed_label(s, r["device"]), r["algorithm"], label, pub(r["x"]), pub(r["y"]),
-                           pub(r["total"]), str(s["frames"]), "mean"], "seed"))
+                           pub(r["total"]), "—", str(s["frames"]), "mean"], "seed"))
 
         def case(rec: Record, shape=shape) -> bool:
             return rec.dims == 2 and rec.shape == shape and rec.channels >= 3
@@ -178,7 +203,8 @@ def ruijters_table2(runs: Sequence[Run]) -> Table:
                 axis_note_needed = True
             return [source_label(run, rec), impl_label(rec, "half"), label,
                     *(fmt_ms(a * per_frame) if a is not None else "—" for a in axes),
-                    fmt_ms(rec.phase_median("prefilter") * per_frame), str(rec.fields),
+                    fmt_ms(rec.phase_median("prefilter") * per_frame),
+                    _spread_cell(table, run, rec, "prefilter", per_frame, f"{label} total"), str(rec.fields),
                     str(rec.repetitions)]
 
         for impl in _impl_names(runs):
@@ -210,9 +236,10 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
                  "for CPU implementations the evaluate phase; grid upload and prefilter excluded. CPU "
                  "column: cpu_sse (the thesis' CPU code is SSE, one core), else the first of "
                  "cpu_scalar, cpu_simd present. Speed-up = CPU median / GPU median within one run (same "
-                 f"machine). Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
+                 f"machine). {SPREAD_CAPTION} Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
         columns=[Column("source"), Column("grid"), Column("queries"), Column("CPU impl"),
-                 Column("CPU", "ms", True), Column("GPU impl"), Column("GPU", "ms", True),
+                 Column("CPU", "ms", True), Column("CPU IQR", "ms", True), Column("GPU impl"),
+                 Column("GPU", "ms", True), Column("GPU IQR", "ms", True),
                  Column("speed-up", "×", True), Column("n (CPU/GPU)", "", True)])
     names = _impl_names(runs)
     registry = implementations.for_runs(runs)
@@ -225,8 +252,8 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
         grid, queries = tuple(row["grid"]), int(row["queries"])
         grid_label, queries_label = row["grid_label"], row["queries_label"]
         table.add(Row([], "group", note=f"grid {grid_label}, {queries_label} = {queries} queries"))
-        table.add(Row([_seed_label(s), grid_label, queries_label, "SSE (1 core)", pub(row["cpu_ms"]),
-                       "GPU", pub(row["gpu_ms"]), pub(row["speedup"]), "—"], "seed"))
+        table.add(Row([_seed_label(s), grid_label, queries_label, "SSE (1 core)", pub(row["cpu_ms"]), "—",
+                       "GPU", pub(row["gpu_ms"]), "—", pub(row["speedup"]), "—"], "seed"))
 
         def case(rec: Record, grid=grid, queries=queries) -> bool:
             return (rec.dims == 4 and rec.shape == grid and rec.queries == queries
@@ -255,6 +282,8 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
                 table.add(Row([source, *cpu_cells], "missing", note=f"no CPU result: {why}"))
                 continue
             cpu_ms = timing.lookup_seconds(cpu) * MS
+            what = f"{grid_label} grid, {queries_label} queries"
+            cpu_iqr = _spread_cell(table, run, cpu, timing.LOOKUP_PHASES, MS, what)
             source = f"ours · {run.label} · {run.device_name('cpu')} / {run.gpu_name or 'no GPU'}"
             gpu_rows = 0
             gpu_reasons = []
@@ -265,13 +294,13 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
                     continue
                 for gpu in found:
                     gpu_ms = timing.lookup_seconds(gpu) * MS
-                    table.add(Row([source, *cpu_cells, impl_label(cpu), fmt_ms(cpu_ms), impl_label(gpu),
-                                   fmt_ms(gpu_ms), fmt_ratio(cpu_ms / gpu_ms),
-                                   f"{cpu.repetitions}/{gpu.repetitions}"], "ours"))
+                    table.add(Row([source, *cpu_cells, impl_label(cpu), fmt_ms(cpu_ms), cpu_iqr, impl_label(gpu),
+                                   fmt_ms(gpu_ms), _spread_cell(table, run, gpu, timing.LOOKUP_PHASES, MS, what),
+                                   fmt_ratio(cpu_ms / gpu_ms), f"{cpu.repetitions}/{gpu.repetitions}"], "ours"))
                     gpu_rows += 1
             if gpu_rows == 0:
                 reasons = _merge_reasons(gpu_reasons)
-                table.add(Row([source, *cpu_cells, impl_label(cpu), fmt_ms(cpu_ms)], "missing",
+                table.add(Row([source, *cpu_cells, impl_label(cpu), fmt_ms(cpu_ms), cpu_iqr], "missing",
                               note=f"no GPU result in this run (CPU n = {cpu.repetitions}) — {reasons}"))
     return table
 
@@ -296,19 +325,23 @@ def reconstruction_speed_table(runs: Sequence[Run]) -> Table:
         title="Reconstruction speed on a 256^3 volume (lookups/s)",
         caption=("Cubic B-spline lookups per second in one 3-D scalar volume. Ours: queries / median "
                  "evaluate time (kernel only, transfers excluded), the largest batch recorded per "
-                 f"implementation; n repetitions. Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
+                 "implementation; n repetitions; IQR: the rates at the quartiles of the evaluate times. "
+                 f"{SPREAD_CAPTION} Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
         columns=[Column("source"), Column("method"), Column("size"), Column("queries", "", True),
-                 Column("lookups/s", "", True), Column("n", "", True)])
+                 Column("lookups/s", "", True), Column("IQR", "lookups/s", True), Column("n", "", True)])
     for r in s["rows"]:
-        table.add(Row([_seed_label(s, r["device"]), r["method"], label, "—", fmt_rate(r["lookups_per_s"]), "—"],
-                      "seed"))
+        table.add(Row([_seed_label(s, r["device"]), r["method"], label, "—", fmt_rate(r["lookups_per_s"]), "—",
+                       "—"], "seed"))
 
     def case(rec: Record) -> bool:
         return rec.dims == 3 and rec.shape == shape and rec.channels == 1 and rec.queries > 0
 
     def cells(run: Run, rec: Record) -> list[str]:
         return [source_label(run, rec), impl_label(rec), label, str(rec.queries),
-                fmt_rate(timing.queries_per_second(rec)), str(rec.repetitions)]
+                fmt_rate(timing.queries_per_second(rec)),
+                _spread_cell(table, run, rec, "evaluate", 1.0, f"{label}, {rec.queries} queries",
+                             rate_of=rec.queries * rec.fields),
+                str(rec.repetitions)]
 
     def preference(rec: Record) -> tuple:
         return (-rec.queries, rec.fields != 1, rec.pattern != "uniform", rec.mode != "mirror")

@@ -70,6 +70,13 @@ def fmt_ms(value: float | None) -> str:
     return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
 
 
+def fmt_range(low: float | None, high: float | None, fmt=fmt_ms) -> str:
+    """'low–high' in one number format, e.g. an interquartile range."""
+    if low is None or high is None:
+        return "—"
+    return f"{fmt(low)}–{fmt(high)}"
+
+
 def fmt_ratio(value: float | None) -> str:
     if value is None:
         return "—"

@@ -178,9 +178,10 @@ def unreliable_in(samples, rounds: int) -> str | None:
     return None
 
 
-def phase_noise(record: Record, phase: str) -> str | None:
-    stats = record.phases.get(phase)
-    return None if stats is None else unreliable_in(stats.samples, rounds_of(record.run))
+def phase_noise(record: Record, phases: str | tuple[str, ...]) -> str | None:
+    """Why one phase (or the per-repetition sum of several) of the record is NOISY."""
+    samples = combined_samples(record, (phases,) if isinstance(phases, str) else phases)
+    return None if samples is None else unreliable_in(samples, rounds_of(record.run))
 
 
 def record_noise(record: Record, phases: tuple[str, ...] = ("prefilter", "evaluate")) -> str | None:

@@ -59,7 +59,11 @@ def plot_prefilter_axes(runs: Sequence[Run], out_dir: Path) -> style.Figure | st
             run = record.run
             values = [timing.axis_seconds(record, a) for a in range(dims)]
             heights = [v * 1e3 / fields if v is not None else np.nan for v in values]
-            ax.bar(axis_positions - 0.4 + width * (i + 0.5), heights, width,
+            spreads = [timing.phase_spread(record, timing.PREFILTER_AXIS.format(a)) for a in range(dims)]
+            errors = [[max(h - sp.q1 * 1e3 / fields, 0.0) if sp else 0.0 for h, sp in zip(heights, spreads)],
+                      [max(sp.q3 * 1e3 / fields - h, 0.0) if sp else 0.0 for h, sp in zip(heights, spreads)]]
+            ax.bar(axis_positions - 0.4 + width * (i + 0.5), heights, width, yerr=errors,
+                   error_kw={"elinewidth": 0.9, "capsize": 2, "ecolor": "#333"},
                    color=style.variant_colour(runs, record.impl, threads), edgecolor="white", linewidth=0.5,
                    hatch=None if list(runs).index(run) == 0 else "//",
                    label=style.line_label(runs, run, style.variant_name(record.impl, threads)))
@@ -74,6 +78,6 @@ def plot_prefilter_axes(runs: Sequence[Run], out_dir: Path) -> style.Figure | st
         ax.set_ylabel(f"median time{per} (ms)")
         ax.set_title(f"{dims}-D grid {'×'.join(map(str, shape))}, C={channels}, F={fields}")
     caption = ("Median per-axis prefilter time over the repetitions (divided by the number of fields F "
-               "when a batch is prefiltered). Axes are C-order: the last axis is contiguous, which "
+               "when a batch is prefiltered); error bars: first to third quartile. Axes are C-order: the last axis is contiguous, which "
                "Ruijters & Thévenaz call x.")
     return style.finish(fig, axes, title, caption, runs, out_dir, stem)

@@ -30,6 +30,21 @@ def _baseline_by_queries(records: list[Record], baseline: str) -> dict[int, Reco
     return chosen
 
 
+def _ratio_errors(bases: list[Record], records: list[Record], ratios: list[float]) -> list[list[float]]:
+    """Error bars of base / record evaluate times: from the ratio of the baseline's
+    first quartile to the record's third to that of its third to the record's first."""
+    low, high = [], []
+    for base, record, ratio in zip(bases, records, ratios):
+        b, r = timing.phase_spread(base, "evaluate"), timing.phase_spread(record, "evaluate")
+        if b is None or r is None or r.q1 <= 0 or r.q3 <= 0:
+            low.append(0.0)
+            high.append(0.0)
+            continue
+        low.append(max(ratio - b.q1 / r.q3, 0.0))
+        high.append(max(b.q3 / r.q1 - ratio, 0.0))
+    return [low, high]
+
+
 def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Figure | style.Skipped:
     stem = f"speedup_vs_batch_over_{baseline}"
     title = f"Reconstruction speed-up over {baseline} vs batch size"
@@ -67,7 +82,8 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Fig
                 marker = style.variant_marker(runs, run, threads)
                 xs = [r.queries for r in recs]
                 ys = [timing.evaluate_seconds(base[r.queries]) / timing.evaluate_seconds(r) for r in recs]
-                ax.plot(xs, ys, marker=marker, color=colour, label=label, linewidth=1.6, markersize=4.5)
+                ax.errorbar(xs, ys, yerr=_ratio_errors([base[r.queries] for r in recs], recs, ys), marker=marker,
+                            color=colour, label=label, linewidth=1.6, markersize=4.5, elinewidth=1, capsize=2)
                 with_transfers = [r for r in recs if "query_upload" in r.phases or "download" in r.phases]
                 if with_transfers:
                     xs = [r.queries for r in with_transfers]
@@ -86,7 +102,8 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Fig
         extra.append((Line2D([], [], color="#555", linestyle="--"), "incl. query/value transfers"))
     extra.append((Line2D([], [], color="#444", linestyle=":"), f"= {baseline}"))
     caption = (f"Speed-up = median evaluate time of {baseline} / median evaluate time of the "
-               "implementation, on the same machine and workload (solid). Dashed: the same with the "
+               "implementation, on the same machine and workload (solid); error bars from "
+               f"{baseline}'s first quartile over the implementation's third to its third over the first. Dashed: the same with the "
                "per-repetition sum of query upload + evaluate + download. Each panel fixes the grid and "
                "case named in its title.")
     return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)

@@ -17,7 +17,7 @@ from .sweeps import choose_slice, describe
 
 def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str, caption: str,
           records: list[Record], fixed: tuple[str, ...], rate: Callable[[Record], float | None],
-          seed_marker: bool) -> style.Figure | style.Skipped:
+          phase: str, seed_marker: bool) -> style.Figure | style.Skipped:
     dims_list = sorted({r.dims for r in records})
     if not dims_list:
         return style.Skipped(stem, title, "no usable records in these runs")
@@ -35,11 +35,12 @@ def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str
             for (impl, threads), by_shape in sorted(lines.items(),
                                                     key=lambda kv: implementations.for_runs(runs).order_key(kv[0][0])):
                 points = sorted(by_shape.values(), key=lambda r: r.points)
-                ax.plot([r.points for r in points], [rate(r) for r in points],
-                        marker=style.variant_marker(runs, run, threads),
-                        color=style.variant_colour(runs, impl, threads),
-                        label=style.line_label(runs, run, style.variant_name(impl, threads)),
-                        linewidth=1.6, markersize=4.5)
+                ys = [rate(r) for r in points]
+                ax.errorbar([r.points for r in points], ys, yerr=_rate_errors(points, ys, phase),
+                            marker=style.variant_marker(runs, run, threads),
+                            color=style.variant_colour(runs, impl, threads),
+                            label=style.line_label(runs, run, style.variant_name(impl, threads)),
+                            linewidth=1.6, markersize=4.5, elinewidth=1, capsize=2)
         s = seed("ruijters_reconstruction")
         row = s["rows"][0]
         points = 1
@@ -62,6 +63,21 @@ def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str
     return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)
 
 
+def _rate_errors(records: list[Record], rates: list[float], phase: str) -> list[list[float]]:
+    """Error bars of a rate (work / median time): the rates at the phase's quartile
+    times, so each bar spans the middle half of the repetitions."""
+    low, high = [], []
+    for record, rate in zip(records, rates):
+        spread = timing.phase_spread(record, phase)
+        if spread is None or spread.q1 <= 0:
+            low.append(0.0)
+            high.append(0.0)
+            continue
+        low.append(max(rate - rate * spread.median / spread.q3, 0.0))
+        high.append(max(rate * spread.median / spread.q1 - rate, 0.0))
+    return [low, high]
+
+
 # Grids smaller than this test boundary handling (lines of 1..4 samples); their
 # times measure call overhead, not throughput, so the throughput plots leave them out.
 MIN_POINTS = 256
@@ -73,10 +89,11 @@ def plot_reconstruction_throughput(runs: Sequence[Run], out_dir: Path) -> style.
     return _draw(runs, out_dir, "throughput_reconstruction_vs_grid",
                  "Reconstruction throughput vs grid size", "lookups per second (queries·fields / s)",
                  "Lookups/s = queries × fields / median evaluate time (kernel only, transfers excluded). "
-                 "Each panel fixes the batch size and case named in its title; grids under "
+                 "Error bars: the rates at the quartiles of the evaluate times (the middle half of the "
+                 "repetitions). Each panel fixes the batch size and case named in its title; grids under "
                  f"{MIN_POINTS} samples (boundary tests) are left out.",
                  records, ("dims", "channels", "fields", "mode", "data", "pattern", "queries"),
-                 timing.queries_per_second, seed_marker=True)
+                 timing.queries_per_second, "evaluate", seed_marker=True)
 
 
 def plot_prefilter_throughput(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Skipped:
@@ -87,7 +104,7 @@ def plot_prefilter_throughput(runs: Sequence[Run], out_dir: Path) -> style.Figur
     return _draw(runs, out_dir, "throughput_prefilter_vs_grid",
                  "Prefilter throughput vs grid size", "samples per second (points·fields / s)",
                  "Samples/s = grid points × fields / median prefilter time (all axes, transfers excluded). "
-                 "Each panel fixes the case named in its title; grids under "
-                 f"{MIN_POINTS} samples (boundary tests) are left out.",
+                 "Error bars: the rates at the quartiles of the prefilter times. Each panel fixes the case "
+                 f"named in its title; grids under {MIN_POINTS} samples (boundary tests) are left out.",
                  records, ("dims", "channels", "fields", "mode", "data"),
-                 timing.prefilter_samples_per_second, seed_marker=False)
+                 timing.prefilter_samples_per_second, "prefilter", seed_marker=False)

@@ -217,3 +217,56 @@ def test_missing_reasons_merge_across_runs(cpu_run, gpu_run):
     table = ruijters_table1([cpu_run, gpu_run])
     # 512^2x300 is only in the GPU run; cpu_scalar is there, so no empty row for it.
     assert not rows_where(table, "missing", algorithm="cpu_scalar", **{"size (x·y·z)": "512^2×300"})
+
+
+# --- spread and NOISY ---------------------------------------------------------------------------
+
+ISSUE_BIMODAL = [9.0e-3, 8.9e-3, 9.1e-3, 0.05e-3, 8.95e-3, 0.051e-3, 9.05e-3, 0.049e-3, 8.94e-3]
+
+
+def _bimodal_run():
+    """Issue 24: cpu_simd at 16 threads, 32^3 prefilter: six samples near 9 ms, three
+    near 0.05 ms, published in a Ruijters table as 8.94 ms with nothing to say so."""
+    from reports.loader import parse_results
+    from reports.tests import synth
+    steady = synth.noisy(1.2e-3, 9, 0.01, 3)
+    records = [synth.record("cpu_simd", "cpu", [32, 32, 32], mode="half", threads=16,
+                            phases={"prefilter": ISSUE_BIMODAL}),
+               synth.record("cpu_scalar", "cpu", [32, 32, 32], mode="half", phases={"prefilter": steady})]
+    return parse_results(synth.results(synth.context("box", "ruijters"), records))
+
+
+def test_bimodal_record_is_flagged_noisy_in_tables():
+    from reports.status_table import status_table
+    run = _bimodal_run()
+    table = ruijters_table1([run])
+    row, = rows_where(table, "ours", algorithm="cpu_simd (16 threads)", **{"size (x·y·z)": "32^3"})
+    assert cell(table, row, "total") == "8.94"
+    assert cell(table, row, "IQR") == "0.051–9.00 NOISY"
+    note, = [n for n in table.notes if n.startswith("NOISY")]
+    assert "cpu_simd (16 threads), 32^3 total" in note and "bimodal: 3 samples near 0.05 ms, 6 near 8.97 ms" in note
+    steady, = rows_where(table, "ours", algorithm="cpu_scalar", **{"size (x·y·z)": "32^3"})
+    assert "NOISY" not in cell(table, steady, "IQR")
+    html = render_html_fragment(table)
+    assert '<td class="num noisy">0.051–9.00 NOISY</td>' in html
+    status = status_table([run])
+    simd, = rows_where(status, "ours", implementation="cpu_simd")
+    assert cell(status, simd, "NOISY") == "NOISY 1" and cell(status, rows_where(status, "ours",
+                                                                                 implementation="cpu_scalar")[0],
+                                                             "NOISY") == "0"
+    assert any("prefilter bimodal" in n for n in status.notes)
+
+
+def test_iqr_columns_are_the_raw_quartiles(gpu_run):
+    import numpy as np
+    from reports.table_model import fmt_range
+    table = ruijters_table1([gpu_run])
+    raw = raw_find(GPU_RUN, impl="gpu_naive", shape=[300, 512, 512], queries=0)
+    q1, q3 = np.percentile(raw["phases"]["prefilter"]["samples"], [25, 75]) * 1e3
+    row, = rows_where(table, "ours", algorithm="gpu_naive", **{"size (x·y·z)": "512^2×300"})
+    assert cell(table, row, "IQR") == fmt_range(q1, q3)
+    thesis = thesis_table1([gpu_run])
+    gpu = raw_find(GPU_RUN, impl="gpu_texture", shape=[32] * 4, queries=32 ** 4)
+    sums = [sum(v) for v in zip(*(gpu["phases"][p]["samples"] for p in ("query_upload", "evaluate", "download")))]
+    row, = rows_where(thesis, "ours", grid="32^4", **{"GPU impl": "gpu_texture"})
+    assert cell(thesis, row, "GPU IQR") == fmt_range(*(np.percentile(sums, [25, 75]) * 1e3))
