@@ -7,8 +7,8 @@
 // README.md), GPU time only (a spin kernel ahead of each timed region hides the host's
 // enqueue, stream_hold.hpp), with ratios to the copy of the same state; the
 // result of gpu_flex and gpu_flex_fixed is checked against the double oracle
-// (outputs poisoned first). Optional sections: --tune (planner variants of gpu_flex),
-// --eval (evaluate_global vs texture fetches on the same coefficients, per D).
+// (outputs poisoned first). Optional section: --eval (evaluate_global vs texture
+// fetches on the same coefficients, per D).
 // Output: JSON (schema in README.md), written atomically, and a table on stdout.
 #include <cuda_runtime.h>
 
@@ -54,64 +54,10 @@ struct Config {
   int warmups = 3;
   double hold_us = 1000;  // --hold-us: spin ahead of every timed region (Timer)
   bool quick = false;
-  bool tune = false;
   bool eval = false;
   bool verify = true;
   std::string only;  // run only the case with this name
-  std::string tune_only;  // --tune: only the variants whose label contains this (and the default)
-  flex::Tuning flex;      // --flex: planner knobs of gpu_flex in the main table
-  std::string flex_text;  // as given (recorded in the JSON context)
 };
-
-// "key=value,key=value" -> planner knobs (the names of flex::Tuning's fields).
-flex::Tuning parse_tuning(const std::string& text) {
-  flex::Tuning t;
-  std::map<std::string, int*> ints = {
-      {"chunk_width", &t.chunk_width}, {"stream_p", &t.stream_p},     {"stream_vec", &t.stream_vec},
-      {"stream_regs", &t.stream_regs}, {"x_stages", &t.x_stages}, {"x_teams", &t.x_teams},     {"x_patch", &t.x_patch},
-      {"yx_batch", &t.yx_batch},       {"yx_stages", &t.yx_stages},   {"x_group", &t.x_group},
-      {"stream_bulk", &t.stream_bulk}, {"bulk_stages", &t.bulk_stages}, {"yx_tma", &t.yx_tma},
-      {"yx_edge_first", &t.yx_edge_first},
-      {"rows_items", &t.rows_items}, {"plane_p", &t.plane_p},         {"profile_pass", &t.profile_pass},
-      {"profile_skip", &t.profile_skip}};
-  std::size_t at = 0;
-  while (at < text.size()) {
-    const std::size_t end = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, end - at);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos) throw std::invalid_argument("--flex: expected key=value, got '" + item + "'");
-    const std::string key = item.substr(0, eq), text_value = item.substr(eq + 1);
-    if (key == "layout3d") {
-      bool known = false;
-      for (flex::Layout3D l : {flex::Layout3D::xy_planes, flex::Layout3D::yx_patches, flex::Layout3D::per_axis})
-        if (text_value == flex::to_string(l)) {
-          t.layout3d = l;
-          known = true;
-        }
-      if (!known) throw std::invalid_argument("--flex: layout3d is xy_planes, yx_patches or per_axis");
-      at = end + 1;
-      continue;
-    }
-    std::size_t used = 0;
-    int value = 0;
-    try {
-      value = std::stoi(text_value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text_value.size())
-      throw std::invalid_argument("--flex: " + key + " needs an integer, got '" + text_value + "'");
-    if (key == "s_range") {
-      t.s_range = value;
-    } else if (ints.count(key)) {
-      *ints[key] = value;
-    } else {
-      throw std::invalid_argument("--flex: unknown knob '" + key + "'");
-    }
-    at = end + 1;
-  }
-  return t;
-}
 
 struct Case {
   std::string name;
@@ -279,11 +225,8 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
   ops["copy"] = [&] {
     SB_CUDA_CHECK(cudaMemcpyAsync(buf.out.data(), buf.in.data(), bytes, cudaMemcpyDeviceToDevice, stream));
   };
-  flex::LaunchOptions flex_options;
-  flex_options.tuning = cfg.flex;
   ops["gpu_flex"] = [&] {
-    runner.run(flex::Variant::flexible, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream,
-               flex_options);
+    runner.run(flex::Variant::flexible, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
   };
   ops["gpu_flex_fixed"] = [&] {
     runner.run(flex::Variant::fixed, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
@@ -360,7 +303,7 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
 
   // Plans and the design's memory traffic per value.
   for (auto v : {flex::Variant::flexible, flex::Variant::fixed}) {
-    const flex::Plan p = runner.plan(v, shape, c.fields, mode, v == flex::Variant::flexible ? cfg.flex : flex::Tuning{});
+    const flex::Plan p = runner.plan(v, shape, c.fields, mode);
     const flex::Traffic tr = flex::traffic(p);
     rec["plan"][v == flex::Variant::flexible ? "gpu_flex" : "gpu_flex_fixed"] = {
         {"description", flex::describe(p)},
@@ -374,8 +317,7 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
     oracle::prefilter_f64(shape, c.fields, ref.data(), mode);
     for (auto v : {flex::Variant::flexible, flex::Variant::fixed}) {
       SB_CUDA_CHECK(cudaMemsetAsync(buf.out.data(), 0xFF, bytes, stream));
-      runner.run(v, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream,
-                 v == flex::Variant::flexible ? flex_options : flex::LaunchOptions{});
+      runner.run(v, shape, c.fields, mode, buf.in.data(), buf.out.data(), buf.tmp.data(), stream);
       SB_CUDA_CHECK(cudaStreamSynchronize(stream));
       std::vector<float> got(static_cast<std::size_t>(n));
       SB_CUDA_CHECK(cudaMemcpy(got.data(), buf.out.data(), bytes, cudaMemcpyDeviceToHost));
@@ -399,186 +341,6 @@ json run_case(const Config& cfg, const Case& c, cudaStream_t stream, Buffers& bu
               summarise(enqueue["gpu_flex"]).median * 1e6);
   std::fflush(stdout);
   return rec;
-}
-
-// gpu_flex under planner variants (hot medians): which knobs matter on this GPU.
-json run_tuning(const Config& cfg, cudaStream_t stream, Buffers& buf) {
-  json out = json::array();
-  struct Variant {
-    std::string label;
-    flex::Tuning t;
-  };
-  std::vector<Variant> variants;
-  variants.push_back({"default", {}});
-  for (flex::Layout3D layout : {flex::Layout3D::yx_patches, flex::Layout3D::per_axis}) {
-    flex::Tuning t;
-    t.layout3d = layout;
-    variants.push_back({"layout3d=" + std::string(flex::to_string(layout)), t});
-  }
-  {
-    flex::Tuning t;
-    t.stream_regs = 0;
-    variants.push_back({"stream_regs=0 (stream_only on the shared-memory ring)", t});
-  }
-  // The one-pass layout's register stream_yx tile: planes per batch and batch buffers,
-  // and its time attribution.
-  for (auto [batch, stages] : {std::pair{4, 2}, std::pair{2, 3}, std::pair{2, 4}, std::pair{1, 4}, std::pair{1, 8}}) {
-    flex::Tuning t;
-    t.layout3d = flex::Layout3D::yx_patches;
-    t.yx_batch = batch;
-    t.yx_stages = stages;
-    variants.push_back({"layout3d=yx_patches,yx_batch=" + std::to_string(batch) + ",yx_stages=" +
-                            std::to_string(stages),
-                        t});
-  }
-  // Its footprints by TMA tensor copies instead of per-thread cp.async, and their time
-  // attribution.
-  for (int skip : {0, 3}) {
-    flex::Tuning t;
-    t.layout3d = flex::Layout3D::yx_patches;
-    t.yx_tma = 1;
-    t.profile_skip = skip;
-    variants.push_back({"layout3d=yx_patches,yx_tma=1" + std::string(skip ? ",profile_skip=3 (time attribution only)" : ""),
-                        t});
-  }
-  for (int skip : {1, 2, 3}) {
-    flex::Tuning t;
-    t.layout3d = flex::Layout3D::yx_patches;
-    t.profile_skip = skip;
-    variants.push_back({"layout3d=yx_patches,profile_skip=" + std::to_string(skip) + " (time attribution only)", t});
-  }
-  for (int skip : {1, 2, 3}) {
-    flex::Tuning t;
-    t.profile_skip = skip;
-    variants.push_back({std::string("profile_skip=") + std::to_string(skip) + " (time attribution only)", t});
-  }
-  for (int pass : {0, 1}) {
-    flex::Tuning t;
-    t.profile_pass = pass;
-    variants.push_back({"profile_pass=" + std::to_string(pass) + " (time attribution only)", t});
-    t.profile_skip = 3;
-    variants.push_back({"profile_pass=" + std::to_string(pass) + ",profile_skip=3 (loads only)", t});
-  }
-  for (int patch : {128, 256}) {
-    flex::Tuning t;
-    t.x_patch = patch;
-    variants.push_back({"x_patch=" + std::to_string(patch), t});
-  }
-  // The stream_only tile fed by bulk copies (the default) against per-thread loads, and
-  // its buffer count.
-  {
-    flex::Tuning t;
-    t.stream_bulk = 0;
-    variants.push_back({"stream_bulk=0", t});
-  }
-  for (int stages : {3, 4}) {
-    flex::Tuning t;
-    t.bulk_stages = stages;
-    variants.push_back({"bulk_stages=" + std::to_string(stages), t});
-  }
-  // Slices per register stream_x tile (0 = the planner's choice, the default row).
-  for (int group : {1, 2, 4, 8}) {
-    flex::Tuning t;
-    t.x_group = group;
-    variants.push_back({"x_group=" + std::to_string(group), t});
-  }
-  for (int stages : {3, 4}) {
-    flex::Tuning t;
-    t.x_stages = stages;
-    variants.push_back({"x_stages=" + std::to_string(stages), t});
-  }
-  // The register stream_x tile in one team and in two (the default: two for long tiles),
-  // whole and its pass alone, and two teams with three load stages.
-  for (int teams : {0, 1}) {
-    flex::Tuning t;
-    t.x_teams = teams;
-    const std::string label = "x_teams=" + std::to_string(teams);
-    variants.push_back({label, t});
-    t.profile_pass = 0;
-    variants.push_back({label + ",profile_pass=0 (time attribution only)", t});
-    if (teams == 1) {
-      t.profile_pass = -1;
-      t.x_stages = 3;
-      variants.push_back({label + ",x_stages=3", t});
-    }
-  }
-  for (int p : {4, 8}) {
-    flex::Tuning t;
-    t.stream_p = p;
-    variants.push_back({"stream_p=" + std::to_string(p), t});
-  }
-  for (int w : {512, 2048}) {
-    flex::Tuning t;
-    t.chunk_width = w;
-    variants.push_back({"chunk_width=" + std::to_string(w), t});
-  }
-  for (auto [w, sp] : {std::pair{1024, 32}, std::pair{512, 32}, std::pair{256, 32}, std::pair{512, 24}}) {
-    flex::Tuning t;
-    t.chunk_width = w;
-    t.stream_p = sp;
-    variants.push_back({"chunk_width=" + std::to_string(w) + ",stream_p=" + std::to_string(sp), t});
-  }
-  for (int vec : {1, 2, 4}) {
-    flex::Tuning t;
-    t.stream_vec = vec;
-    variants.push_back({"stream_vec=" + std::to_string(vec), t});
-  }
-  for (int items : {128, 512}) {
-    flex::Tuning t;
-    t.rows_items = items;
-    variants.push_back({"rows_items=" + std::to_string(items), t});
-  }
-  for (std::int64_t r : {64, 128, 256}) {
-    flex::Tuning t;
-    t.s_range = r;
-    variants.push_back({"s_range=" + std::to_string(r), t});
-  }
-  if (!cfg.tune_only.empty()) {
-    std::vector<Variant> kept;
-    for (auto& v : variants)
-      if (v.label == "default" || v.label.find(cfg.tune_only) != std::string::npos) kept.push_back(v);
-    variants = kept;
-  }
-  for (const Case& c : cases(cfg.quick)) {
-    if (!cfg.only.empty() && c.name != cfg.only) continue;
-    if (c.name == "2d_4096" || c.name == "4d_48" || c.name == "3d_128") continue;
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::int64_t n = shape.values() * c.fields;
-    buf.in.resize(static_cast<std::size_t>(n));
-    buf.out.resize(static_cast<std::size_t>(n));
-    buf.tmp.resize(static_cast<std::size_t>(n));
-    const std::vector<float> host = datasets::make_field(datasets::FieldKind::noise, shape, c.fields, 7);
-    SB_CUDA_CHECK(cudaMemcpy(buf.in.data(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    flex::FlexRunner runner;
-    Timer timer(stream, cfg.hold_us);
-    for (const auto& v : variants) {
-      flex::LaunchOptions opt;
-      opt.tuning = v.t;
-      std::vector<double> t;
-      try {
-        for (int r = 0; r < cfg.warmups + 10; ++r) {
-          if (r == cfg.warmups) timer.reset_uncovered();
-          const double s = timer.time([&] {
-            runner.run(flex::Variant::flexible, shape, c.fields, Mode::mirror, buf.in.data(), buf.out.data(),
-                       buf.tmp.data(), stream, opt);
-          });
-          if (r >= cfg.warmups) t.push_back(s);
-        }
-      } catch (const Unsupported& e) {
-        out.push_back({{"case", c.name}, {"variant", v.label}, {"skipped", e.what()}});
-        continue;
-      }
-      const Stats s = summarise(t);
-      out.push_back({{"case", c.name},
-                     {"variant", v.label},
-                     {"hot", to_json(s)},
-                     {"regions_enqueue_outlasted_hold", timer.uncovered()},
-                     {"plan", runner.last_description()}});
-      std::printf("tune %-26s %-16s %9.4f ms\n", c.name.c_str(), v.label.c_str(), s.median * 1e3);
-    }
-  }
-  std::fflush(stdout);
-  return out;
 }
 
 // Evaluation kernels available to gpu_flex, on the same coefficients and queries.
@@ -632,8 +394,7 @@ json run_eval(const Config& cfg, cudaStream_t stream) {
 void usage() {
   std::cerr << "usage: bench_gpu_prefilter [--out FILE] [--git-sha SHA] [--machine LABEL] [--reps N] [--quick]\n"
                "                           [--hold-us US]   (GPU spin ahead of each timed region; 0: none)\n"
-               "                           [--case NAME] [--tune] [--tune-only SUBSTRING] [--eval] [--no-verify]\n"
-               "                           [--flex KNOB=VALUE,...]   (gpu_flex planner knobs, flex::Tuning)\n";
+               "                           [--case NAME] [--eval] [--no-verify]\n";
 }
 
 }  // namespace
@@ -654,15 +415,6 @@ int main(int argc, char** argv) {
       else if (a == "--hold-us") cfg.hold_us = std::stod(value());
       else if (a == "--case") cfg.only = value();
       else if (a == "--quick") cfg.quick = true;
-      else if (a == "--tune") cfg.tune = true;
-      else if (a == "--flex") {
-        cfg.flex_text = value();
-        cfg.flex = parse_tuning(cfg.flex_text);
-      }
-      else if (a == "--tune-only") {
-        cfg.tune = true;
-        cfg.tune_only = value();
-      }
       else if (a == "--eval") cfg.eval = true;
       else if (a == "--no-verify") cfg.verify = false;
       else if (a == "--help") { usage(); return 0; }
@@ -688,7 +440,6 @@ int main(int argc, char** argv) {
     SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     json doc = {{"schema", "splinebench-gpu-prefilter"}, {"schema_version", 2}, {"context", gpu_context(cfg)}};
     doc["context"]["hold_us"] = cfg.hold_us;
-    doc["context"]["gpu_flex_tuning"] = cfg.flex_text.empty() ? "default" : cfg.flex_text;
     Buffers buf;
     buf.flush.resize(std::size_t{64} << 20);  // 256 MiB: more than any L2
     buf.clean.resize(std::size_t{64} << 20);
@@ -701,7 +452,6 @@ int main(int argc, char** argv) {
       if (!cfg.only.empty() && c.name != cfg.only) continue;
       doc["records"].push_back(run_case(cfg, c, stream, buf));
     }
-    if (cfg.tune) doc["tuning"] = run_tuning(cfg, stream, buf);
     if (cfg.eval) doc["evaluate"] = run_eval(cfg, stream);
     SB_CUDA_CHECK(cudaStreamDestroy(stream));
     const std::filesystem::path out(cfg.out);

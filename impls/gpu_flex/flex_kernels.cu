@@ -23,18 +23,15 @@
 //      By induction every taken tile finishes, and blocks keep taking tickets until
 //      none are left. A block the GPU never schedules holds no ticket, so nobody can
 //      wait for it; no assumption about residency or block order is needed.
-// This holds for every plan the planner makes (flex_plan.hpp: each Layout3D, every D):
+// This holds for every plan the planner makes (flex_plan.hpp, every D):
 // a plan is a chain of passes, each waiting only on the pass before it, and the ticket
 // orders number pass k - 1 of a field before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
-#include <cuda.h>  // CUtensorMap and its enums only: the encoder comes from the runtime's entry point
-#include <cudaTypedefs.h>
 #include <cuda/atomic>
 
 #include <algorithm>
 #include <climits>
-#include <cstring>
 #include <vector>
 
 #include "gpu_common/cuda_check.hpp"
@@ -183,90 +180,35 @@ int resident_blocks(const void* kernel, int smem_bytes, int sms) {
   return per_sm * sms;
 }
 
-// cuTensorMapEncodeTiled through the runtime's driver entry point, so that the library
-// does not link the driver library itself; null where the driver has none.
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encoder = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-      fn = nullptr;
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  return encoder;
-}
-
-// The tensor map of a register stream_yx pass with PassDesc::tma == 1 (its src as an
-// nx x ny x (ns * slices) float tensor; per copy, 32 x 64 values of one plane, 128-byte
-// swizzled, zeros outside) into `map`; false where it cannot be encoded (the pass then
-// fills the same layout with per-thread loads, PassDesc::tma = 2).
-bool encode_yx_tensor_map(const PassDesc& P, CUtensorMap& map) {
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(P.nx), static_cast<cuuint64_t>(P.ny),
-                              static_cast<cuuint64_t>(P.ns * P.slices)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(P.y_stride) * 4, static_cast<cuuint64_t>(P.s_stride) * 4};
-  const cuuint32_t box[3] = {32, static_cast<cuuint32_t>(kYxTmaRows), 1};  // one half of a footprint plane
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  return encode &&
-         encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(P.src), dims, strides, box,
-                element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
 }  // namespace
 
-// Encodes the tensor maps of the plan's TMA passes into maps_ (stream-ordered before the
-// launch that reads them) and points the passes at them.
-void FlexRunner::set_tensor_maps(Plan& p, cudaStream_t stream) {
-  std::vector<CUtensorMap> maps;
-  std::vector<std::size_t> owner;
-  for (std::size_t i = 0; i < p.passes.size(); ++i) {
-    PassDesc& P = p.passes[i];
-    if (P.tma != 1) continue;
-    CUtensorMap map;
-    if (!encode_yx_tensor_map(P, map)) {
-      P.tma = 2;
-      continue;
-    }
-    maps.push_back(map);
-    owner.push_back(i);
-  }
-  if (maps.empty()) return;
-  grow(maps_, maps.size() * sizeof(CUtensorMap));
-  // Pageable source: the call returns once the bytes are staged, so `maps` may go.
-  SB_CUDA_CHECK(cudaMemcpyAsync(maps_.data(), maps.data(), maps.size() * sizeof(CUtensorMap), cudaMemcpyHostToDevice,
-                                stream));
-  for (std::size_t k = 0; k < owner.size(); ++k) p.passes[owner[k]].tensor_map = maps_.data() + k * sizeof(CUtensorMap);
-}
-
 Plan FlexRunner::plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
-                      const Tuning& tuning) const {
+                      const DeviceShare& share) const {
   const DeviceFacts f = device_facts();
   DeviceLimits lim;
   lim.smem_bytes = f.smem_optin - 64;  // room for the kernel's static shared memory
+  if (share.smem_bytes > 0) lim.smem_bytes = std::min(lim.smem_bytes, share.smem_bytes);
   lim.resident_blocks = f.sms;
-  const Plan first = make_plan(shape, fields, mode, variant, lim, tuning);  // shared memory does not depend on it
-  lim.resident_blocks = resident_blocks(kernel_for(variant, shape.channels), first.smem_floats * 4, f.sms);
-  return make_plan(shape, fields, mode, variant, lim, tuning);
+  const Plan first = make_plan(shape, fields, mode, variant, lim);  // shared memory does not depend on it
+  lim.resident_blocks = share.blocks > 0 ? share.blocks
+                                         : resident_blocks(kernel_for(variant, shape.channels), first.smem_floats * 4, f.sms);
+  return make_plan(shape, fields, mode, variant, lim);
 }
 
-std::int64_t FlexRunner::tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
-                                    const Tuning& tuning) const {
+std::int64_t FlexRunner::tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) const {
   DeviceLimits lim;  // the number of passes does not depend on the limits
   lim.smem_bytes = INT_MAX / 2;
-  return make_plan(shape, fields, mode, variant, lim, tuning).needs_tmp() ? shape.values() * fields : 0;
+  return make_plan(shape, fields, mode, variant, lim).needs_tmp() ? shape.values() * fields : 0;
 }
 
 const FlexRunner::Planned& FlexRunner::planned(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
-                                               const Tuning& tuning) {
+                                               const DeviceShare& share) {
   int device = 0;
   SB_CUDA_CHECK(cudaGetDevice(&device));
   for (std::size_t i = 0; i < planned_.size(); ++i) {
     const Planned& k = planned_[i];
     if (k.device == device && k.variant == variant && k.shape == shape && k.fields == fields && k.mode == mode &&
-        k.tuning == tuning) {
+        k.share == share) {
       std::rotate(planned_.begin(), planned_.begin() + static_cast<std::ptrdiff_t>(i),
                   planned_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       return planned_.front();
@@ -278,8 +220,8 @@ const FlexRunner::Planned& FlexRunner::planned(Variant variant, const GridShape&
   n.shape = shape;
   n.fields = fields;
   n.mode = mode;
-  n.tuning = tuning;
-  n.plan = plan(variant, shape, fields, mode, tuning);
+  n.share = share;
+  n.plan = plan(variant, shape, fields, mode, share);
   if (variant == Variant::flexible)
     n.resident = resident_blocks(kernel_for(variant, shape.channels), n.plan.smem_floats * 4, device_facts().sms);
   n.description = describe(n.plan);
@@ -290,10 +232,9 @@ const FlexRunner::Planned& FlexRunner::planned(Variant variant, const GridShape&
 
 void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in,
                      float* d_out, float* d_tmp, cudaStream_t stream, const LaunchOptions& options) {
-  const Planned& cached = planned(variant, shape, fields, mode, options.tuning);
+  const Planned& cached = planned(variant, shape, fields, mode, options.share);
   Plan p = cached.plan;
   bind_buffers(p, d_in, d_out, d_tmp);
-  set_tensor_maps(p, stream);
   description_ = cached.description;
   const int smem_bytes = p.smem_floats * 4;
 
@@ -337,8 +278,8 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
   const FlexKernel kernel = flex_kernel_for(shape.channels);
   allow_smem(reinterpret_cast<const void*>(kernel), std::max(smem_bytes, 1));  // as for the fixed kernel
   const int resident = cached.resident;
-  std::int64_t grid = options.grid_blocks > 0 ? options.grid_blocks : resident;
-  if (options.adversarial && options.grid_blocks <= 0) grid = 8LL * resident;  // more than can be resident
+  std::int64_t grid = options.share.blocks > 0 ? options.share.blocks : resident;
+  if (options.adversarial) grid = 8LL * resident;  // more than can be resident
   grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, total));
   grid_ = static_cast<int>(grid);
   kernel<<<grid_, kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(args);

@@ -14,14 +14,23 @@
 
 namespace splinebench::gpu::flex {
 
+// Plans as for a share of the device or a smaller one: values > 0 replace the blocks
+// resident at once (the flexible launch then runs that many) and the shared memory per
+// block (at most the device's). The plan's stream ranges, slice groups and fallbacks
+// follow them; the tests reach every tile arrangement with it on any GPU.
+struct DeviceShare {
+  int blocks = 0;
+  int smem_bytes = 0;
+  friend bool operator==(const DeviceShare&, const DeviceShare&) = default;
+};
+
 struct LaunchOptions {
   // Debug mode of the tests: tickets hand out tiles in a random dependency-respecting
   // order (flex_order.hpp), blocks sleep for random times before taking a ticket and
   // before starting a tile, and the grid has more blocks than can be resident.
   bool adversarial = false;
   std::uint64_t seed = 1;
-  int grid_blocks = 0;  // > 0: blocks of the flexible launch (else: the resident count)
-  Tuning tuning;
+  DeviceShare share;
 };
 
 class FlexRunner {
@@ -30,12 +39,13 @@ class FlexRunner {
   FlexRunner(const FlexRunner&) = delete;
   FlexRunner& operator=(const FlexRunner&) = delete;
 
-  // The plan for this device (shared memory and resident blocks of its kernels).
-  Plan plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode, const Tuning& tuning = {}) const;
+  // The plan for this device (shared memory and resident blocks of its kernels), or for
+  // the share of it that `share` describes.
+  Plan plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
+            const DeviceShare& share = {}) const;
 
   // Values of the temporary buffer run() needs (0 when the plan has one pass).
-  std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
-                          const Tuning& tuning = {}) const;
+  std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) const;
 
   // Prefilters `fields` fields of `shape` from d_in into d_out (device pointers,
   // distinct); d_tmp holds tmp_values() floats or is null when that is 0. Enqueued on
@@ -50,27 +60,24 @@ class FlexRunner {
  private:
   // The plans run() made last (at most kPlansKept, the most recent first), with what each
   // was made for: repeated runs of the same problems reuse them (the planner and the
-  // occupancy queries cost tens of microseconds of host time per run,
-  // bench/gpu_prefilter/README.md).
+  // occupancy queries cost tens of microseconds of host time per run).
   struct Planned {
     int device = -1;
     Variant variant = Variant::flexible;
     GridShape shape;
     std::int64_t fields = 0;
     Mode mode = Mode::mirror;
-    Tuning tuning;
+    DeviceShare share;
     Plan plan;          // buffers not bound
     int resident = 0;   // blocks of the flexible kernel resident on the device
     std::string description;
   };
   const Planned& planned(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
-                         const Tuning& tuning);
-  void set_tensor_maps(Plan& plan, cudaStream_t stream);
+                         const DeviceShare& share);
   static constexpr std::size_t kPlansKept = 4;
   std::vector<Planned> planned_;
   DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
   DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
-  DeviceBuffer<unsigned char> maps_;   // TMA tensor maps of the passes (PassDesc::tensor_map)
   std::string description_;
   int grid_ = 0;
 };

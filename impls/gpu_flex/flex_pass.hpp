@@ -20,6 +20,7 @@
 
 #include <cstdint>
 
+#include "gpu_flex/flex_policy.hpp"
 #include "splinebench/bspline_math.hpp"  // SPLINEBENCH_HD
 
 namespace splinebench::gpu::flex {
@@ -28,31 +29,19 @@ namespace splinebench::gpu::flex {
 inline constexpr int kHalo = 16;
 // Outputs per work item of the contiguous-axis filter of long rows.
 inline constexpr int kSegment = 32;
-// Threads per block of every kernel.
-inline constexpr int kThreads = 512;
-// Planes per sub-block of the register stream tile (stream_only with PassDesc::regs):
-// a compile-time constant, so the window of kRegP + kHalo causal values per column
-// lives in registers (two halves of kHalo, flex_tile.cuh).
+// Threads per block of every kernel (the policy's).
+inline constexpr int kThreads = FlexPolicy::kThreads;
+// Planes per sub-block of the stream tiles: a compile-time constant, so that the window
+// of kRegP + kHalo causal values per column of the register tiles lives in registers
+// (two halves of kHalo). The shared-memory ring takes as many where they fit, so that
+// every tile kind emits the same windows.
 inline constexpr int kRegP = 16;
-// Planes per batch of the register stream_yx tile, by default (Tuning::yx_batch): the
-// footprints of one batch are filtered while later batches' arrive.
-inline constexpr int kPlaneBatch = 4;
-// The register stream_yx tile's swizzled footprint planes (PassDesc::tma != 0,
-// flex_tile.cuh yx_swizzled): rows per plane and floats per plane (two 32-column halves).
-inline constexpr int kYxTmaRows = 64, kYxTmaPlane = 64 * 64;
-// The swizzled layout's fold table (flex_tile.cuh, yx_fold_table), in ints: the folded y
-// of each footprint row and x of each column, then at most one entry per position.
-inline constexpr int kYxFoldTableInts = 2 * 64 + kYxTmaPlane;
 // The two-team register stream_x tile (flex_tile.cuh, stream_x_teams): threads of the x
 // team and of the y team, columns per y-team thread, and its mbarriers (loaded[stages],
 // full[2], freed[2]; 8 bytes each, at SmemLayout::bars).
 inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
 inline constexpr int kYCols = 2;
 constexpr int team_bar_count(int stages) { return stages + 4; }
-// Tiles shorter than this many sub-blocks keep one team by default (Tuning::x_teams):
-// the teams' pipeline fills and drains once per tile. On the H100 two teams were faster
-// with 18 and 34 sub-blocks per tile (256^3, 512^3) and slower with 5 (4-D 48^4).
-inline constexpr int kTeamsMinSubblocks = 16;
 // Passes of one launch: at most one per axis.
 inline constexpr int kMaxPasses = 6;
 
@@ -60,47 +49,21 @@ inline constexpr int kMaxPasses = 6;
 //   rows        : filters a run of row segments along the contiguous axis only
 //                 (1-D fields; the fixed baseline's pass over the last axis).
 //   stream_x    : streams along axis D-2 and filters every plane's row segment along
-//                 the contiguous axis first (2-D fields: both axes in one pass).
-//   stream_yx   : streams along axis D-3 and filters every plane's (y, x) patch along
-//                 both in-plane axes first (the last three axes in one pass).
+//                 the contiguous axis first (the last two axes in one pass).
 //   stream_only : streams along an outer axis over a chunk of contiguous columns
-//                 (outer axes of 4-D..6-D fields; the baseline's strided passes).
-//                 Two implementations with the same bits: the shared-memory ring
-//                 (cp.async footprints, barriers) and, where PassDesc::regs > 0, the
-//                 register tile (flex_tile.cuh, stream_registers: no shared memory,
-//                 no barrier, p = kRegP).
-enum class TileKind : std::int32_t { rows = 0, stream_x = 1, stream_yx = 2, stream_only = 3 };
-
-// Patch of a stream_yx tile per channel count: rows (sy) and samples (sx). sx * C is
-// always 32 values (one 128-byte line per patch row); the footprint with halos, the
-// ring and the two in-flight sub-blocks must fit in shared memory.
-template <int C>
-struct PlanePatch;
-template <>
-struct PlanePatch<1> {
-  static constexpr int sy = 32, sx = 32;
-};
-template <>
-struct PlanePatch<2> {
-  static constexpr int sy = 32, sx = 16;
-};
-template <>
-struct PlanePatch<4> {
-  static constexpr int sy = 16, sx = 8;
-};
+//                 (every axis before the last two; the baseline's strided passes).
+//                 Always the register window (PassDesc::regs columns per thread),
+//                 fed by each thread's loads or by bulk copies (PassDesc::bulk).
+enum class TileKind : std::int32_t { rows = 0, stream_x = 1, stream_only = 2 };
 
 // Offsets and sizes, in floats, inside a block's dynamic shared memory.
 struct SmemLayout {
   std::int32_t fp_chan = 0;   // between channels inside a footprint plane
-  std::int32_t fp_row = 0;    // between rows (stream_yx)
   std::int32_t fp_plane = 0;  // one plane (or row unit) of the footprint
   std::int32_t fp[2] = {0, 0};  // the two footprint buffers (sub-block b uses fp[b & 1])
   // The register stream_x tile's pipeline: fp_stages footprint buffers, buffer k at
   // fp[0] + k * (fp[1] - fp[0]) (sub-block b uses buffer b % fp_stages).
   std::int32_t fp_stages = 2;
-  // The register stream_yx tile: footprint planes per batch (a divisor of kRegP); batch
-  // k goes to buffer k % fp_stages, buffer k at fp[0] + k * (fp[1] - fp[0]).
-  std::int32_t fp_batch = 0;
   std::int32_t xfold = 0;     // register stream_x tile: folded x per footprint position (ints)
   std::int32_t g_plane = 0;   // one plane of filtered rows (rows, stream_x)
   std::int32_t g = 0;
@@ -114,9 +77,9 @@ struct SmemLayout {
 // One pass over a batch: every tile of it does the same kind of work on a different
 // part of the data. Tiles are numbered slice group by slice group (a group is one
 // slice except in grouped stream_x passes; groups never span fields; `rows` tiles run
-// over consecutive row units instead), and inside a group stream range first, then y
-// patch, then x patch / column chunk, so that tiles taken at the same time are
-// neighbours and share their halos in L2.
+// over consecutive row units instead), and inside a group stream range first, then x
+// patch / column chunk, so that tiles taken at the same time are neighbours and share
+// their halos in L2.
 struct PassDesc {
   TileKind kind = TileKind::rows;
   std::int32_t channels = 1;
@@ -133,13 +96,7 @@ struct PassDesc {
 
   // Stream axis (stream_*): length, stride in values, outputs per tile, tiles.
   std::int64_t ns = 1, s_stride = 0, s_range = 1, s_tiles = 1;
-  // y axis (stream_yx): length, stride, tiles; rows per tile is PlanePatch<C>::sy.
-  std::int64_t ny = 1, y_stride = 0, y_tiles = 1;
-  std::int32_t sy = 1;
-  // stream_yx: 1 = the patches on the border of the (y, x) plane take the first tickets of
-  // each range (Tuning::yx_edge_first, flex_tile.cuh yx_patch_of); 0 = row by row.
-  std::int32_t edge_first = 0;
-  // x axis (rows, stream_x, stream_yx): samples, samples per tile (rows: per unit).
+  // x axis (rows, stream_x): samples, samples per tile (rows: per unit).
   std::int64_t nx = 1, x_tiles = 1;
   std::int32_t sx = 1;
   // Contiguous columns (stream_only): values after the stream axis, per tile, tiles.
@@ -147,8 +104,9 @@ struct PassDesc {
   std::int32_t w = 1;
 
   std::int32_t p = 1;          // planes (rows: row units) per sub-block
-  std::int32_t vec = 1;        // stream filter: adjacent columns per thread (1, 2, 4)
-  std::int32_t regs = 0;       // stream_only: > 0 = register tile, columns per thread (1, 2)
+  std::int32_t vec = 1;        // shared-memory ring: adjacent columns per thread (1, 2)
+  // > 0: the register window: stream_only columns per thread (1, 2); stream_x 1.
+  std::int32_t regs = 0;
   std::int32_t bulk = 0;       // stream_only register tile fed by bulk copies (flex_tile.cuh, stream_bulk)
   // Register stream_x tile: 1 = two teams of warps, x filter and y stream of neighbouring
   // sub-blocks at once (flex_tile.cuh, stream_x_teams; two g buffers); 0 = one team.
@@ -163,17 +121,6 @@ struct PassDesc {
   const float* src = nullptr;
   float* dst = nullptr;
   SmemLayout smem;
-  std::int32_t profile_skip = 0;  // Tuning::profile_skip (0 in every real run)
-  // Register stream_yx tile: its footprint planes in the padded layout by per-thread
-  // cp.async (0), or in the 128-byte swizzled layout (flex_tile.cuh, yx_swizzled) by TMA
-  // tensor copies through `tensor_map` (1) or by per-thread loads (2: where the source
-  // is not 16-byte aligned or the map cannot be encoded). The planner asks for 1
-  // (Tuning::yx_tma); bind_buffers and the launcher fall back to 2.
-  std::int32_t tma = 0;
-  // The CUtensorMap of src for tma == 1: a device address (global memory, written by
-  // the launcher before the launch), so that PassDesc, copied into every launch
-  // argument, stays small. (The map inside the argument measured the same.)
-  const void* tensor_map = nullptr;
 };
 
 // One launch of the flexible-allocation kernel: its passes in dependency order.

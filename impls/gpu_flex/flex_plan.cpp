@@ -26,8 +26,7 @@ int with_residue(int n, int residue) { return n + ((residue - n % 32) % 32 + 32)
 // Outputs per tile along a stream axis of length ns, for `base` tiles per range: the
 // range whose tiles fill the device in the fewest waves of the shortest tiles
 // (each tile also streams 2 kHalo extra planes).
-std::int64_t choose_range(std::int64_t ns, std::int64_t base, int resident, std::int64_t forced) {
-  if (forced > 0) return std::min(forced, ns);
+std::int64_t choose_range(std::int64_t ns, std::int64_t base, int resident) {
   std::int64_t best = ns;
   double best_cost = 0;
   bool first = true;
@@ -52,10 +51,10 @@ std::int64_t slice_groups(const PassDesc& P) {
   return (P.slices / P.slices_per_field) * ceil_div(P.slices_per_field, P.group);
 }
 
-void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim, const Tuning& tun) {
+void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim) {
   P.groups_per_field = ceil_div(P.slices_per_field, P.group);
   const std::int64_t groups = slice_groups(P);
-  P.s_range = choose_range(P.ns, groups * base_tiles, lim.resident_blocks, tun.s_range);
+  P.s_range = choose_range(P.ns, groups * base_tiles, lim.resident_blocks);
   P.s_tiles = ceil_div(P.ns, P.s_range);
   P.tiles_per_slice = P.s_tiles * base_tiles;
   P.tiles = P.tiles_per_slice * groups;
@@ -63,16 +62,15 @@ void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim
 
 // Slices per register stream_x tile. A tile streams its rows one sub-block after the
 // other, and a sub-block's time hardly depends on how many of the block's threads have
-// a column (H100: about 4 us per sub-block both at 512^3, 512 columns, and at 256^3,
-// 256 columns; bench/gpu_prefilter/README.md). Narrow planes therefore put several
-// slices side by side, to run the pass in fewer waves of the device. A group never
+// a column (on the H100 a sub-block of 256 columns took as long as one of 512). Narrow
+// planes therefore put several slices side by side, to run the pass in fewer waves of
+// the device. A group never
 // makes choose_range cut the stream axis into more ranges than one slice per tile
 // would (every range reads 2 kHalo extra rows): of the groups that keep the ranges, the
 // one with the fewest waves, and of equal ones the smallest (more blocks, more memory
 // requests in flight).
-int choose_group(const PassDesc& P, const DeviceLimits& lim, const Tuning& tun) {
+int choose_group(const PassDesc& P, const DeviceLimits& lim) {
   const int most = static_cast<int>(std::min<std::int64_t>(kThreads / P.ncols, P.slices_per_field));
-  if (tun.x_group > 0) return std::clamp(tun.x_group, 1, std::max(most, 1));
   const int resident = std::max(lim.resident_blocks, 1);
   std::int64_t ranges = 0, best_waves = 0;
   int best = 1;
@@ -80,7 +78,7 @@ int choose_group(const PassDesc& P, const DeviceLimits& lim, const Tuning& tun) 
     PassDesc G = P;
     G.group = group;
     const std::int64_t base = slice_groups(G) * P.x_tiles;
-    const std::int64_t range = choose_range(P.ns, base, resident, tun.s_range);
+    const std::int64_t range = choose_range(P.ns, base, resident);
     const std::int64_t n = ceil_div(P.ns, range), waves = ceil_div(base * n, resident);
     if (group == 1) {
       ranges = n;
@@ -112,7 +110,6 @@ int fp_skewed(int n, int C) { return C == 1 ? n + 4 * ((n - 1) / 32) + 4 : skewe
 void segment_smem(PassDesc& P, int C) {
   SmemLayout& L = P.smem;
   L.fp_chan = with_residue(fp_skewed(P.sx + 2 * kHalo, C), C == 1 ? 4 : 32 / C);
-  L.fp_row = 0;
   L.fp_plane = C * L.fp_chan;
   L.fp[0] = 0;
   L.fp[1] = P.p * L.fp_plane;
@@ -131,20 +128,21 @@ void check_fits(const PassDesc& P, const DeviceLimits& lim) {
   }
 }
 
-PassDesc rows_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim, const Tuning& tun) {
+PassDesc rows_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim) {
   const int C = s.channels;
   PassDesc P;
   P.kind = TileKind::rows;
   P.nx = s.extent[s.dims - 1];
   P.slices = fields * (s.points() / P.nx);  // rows
   P.slice_stride = P.nx * C;
-  // Row units of at most 2048 values (keeps a sub-block near rows_items items).
-  const std::int64_t max_sx = std::max<std::int64_t>(kSegment, (2048 / C) / kSegment * kSegment);
+  // Row units of at most kRowUnitValues values (keeps a sub-block near kRowsItems items).
+  const std::int64_t max_sx =
+      std::max<std::int64_t>(kSegment, (FlexPolicy::kRowUnitValues / C) / kSegment * kSegment);
   P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
   P.x_tiles = ceil_div(P.nx, P.sx);
   P.units = P.slices * P.x_tiles;
   const int items_per_unit = C * (P.sx / kSegment);
-  P.p = std::clamp(tun.rows_items / items_per_unit, 1, 64);
+  P.p = std::clamp(FlexPolicy::kRowsItems / items_per_unit, 1, 64);
   // Sub-blocks per tile: enough tiles for a few per resident block, at most 8.
   const std::int64_t subblocks = ceil_div(P.units, P.p);
   const std::int64_t per_tile = std::clamp<std::int64_t>(subblocks / (4 * std::max(lim.resident_blocks, 1)), 1, 8);
@@ -155,7 +153,7 @@ PassDesc rows_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& 
   return P;
 }
 
-PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim, const Tuning& tun) {
+PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim) {
   const int C = s.channels, D = s.dims;
   PassDesc P;
   P.kind = TileKind::stream_x;
@@ -165,21 +163,20 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
   P.slice_stride = P.ns * P.s_stride;
   P.slices_per_field = product(s, 0, D - 2);
   P.slices = fields * P.slices_per_field;
-  std::int64_t max_sx = (1024 / C) / kSegment * kSegment;
-  if (tun.x_patch > 0) max_sx = std::clamp<std::int64_t>(round_up(tun.x_patch, kSegment), kSegment, max_sx);
+  const std::int64_t max_sx = (FlexPolicy::kPatchValues / C) / kSegment * kSegment;
   P.sx = static_cast<std::int32_t>(std::min(round_up(P.nx, kSegment), max_sx));
   P.x_tiles = ceil_div(P.nx, P.sx);
   P.ncols = P.sx * C;
-  if (tun.stream_regs != 0 && tun.stream_p == kRegP && P.ncols <= kThreads) {
-    // The register tile (flex_tile.cuh, stream_x_registers): footprints and g only, the
-    // y window in registers, one column per thread (wider patches keep the ring: two
-    // columns per thread spill, and the 100-frame RGBA batch ran 0.094 -> 0.101 ms).
-    // The deepest footprint pipeline (at most x_stages buffers) that fits.
+  if (P.ncols <= kThreads) {
+    // The register tile (tile_x_registers.cuh): footprints and g only, the y window in
+    // registers, one column per thread (wider patches keep the ring: with two columns
+    // per thread the window spills, which measured slower). The deepest footprint
+    // pipeline (at most kXStages buffers) that fits.
     // Each sub-block buffers kRegP rows of every slice of the group.
     PassDesc R = P;
     R.p = kRegP;
     R.regs = 1;
-    for (int group = choose_group(P, lim, tun); group >= 1; group /= 2) {
+    for (int group = choose_group(P, lim); group >= 1; group /= 2) {
       R.group = group;
       R.ncols = group * P.ncols;
       segment_smem(R, C);
@@ -201,134 +198,34 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
         }
         return static_cast<std::int64_t>(R.smem.total) * 4 <= lim.smem_bytes;
       };
-      for (int stages = std::clamp(tun.x_stages, 2, 4); stages >= 2; --stages) {
-        for (int teams = tun.x_teams != 0 ? 1 : 0; teams >= 0; --teams) {
+      for (int stages = FlexPolicy::kXStages; stages >= 2; --stages) {
+        for (int teams = 1; teams >= 0; --teams) {
           if (!lay_out(stages, teams)) continue;
-          finish_stream(R, R.x_tiles, lim, tun);
-          // x_teams = -1: two teams only for tiles of kTeamsMinSubblocks sub-blocks or more
-          // (each tile fills and drains the teams' pipeline once).
+          finish_stream(R, R.x_tiles, lim);
+          // Two teams only for tiles of kTeamsMinSubblocks sub-blocks or more (each tile
+          // fills and drains the teams' pipeline once); the ranges do not depend on it.
           const std::int64_t subblocks = ceil_div(R.s_range + 2 * kHalo, kRegP);
-          if (teams > 0 && tun.x_teams < 0 && subblocks < kTeamsMinSubblocks) lay_out(stages, 0);
+          if (teams > 0 && subblocks < FlexPolicy::kTeamsMinSubblocks) lay_out(stages, 0);
           return R;
         }
       }
     }
     // Not even two buffers fit: the shared-memory ring below, with fewer rows.
   }
-  // The most planes per sub-block (at most stream_p) whose buffers fit.
-  for (P.p = tun.stream_p;; --P.p) {
+  // The shared-memory ring: the most planes per sub-block (at most kRegP) whose buffers
+  // fit; two adjacent columns per thread where the block has two columns per thread (the
+  // groups of two are contiguous and aligned in g only for one channel).
+  for (P.p = kRegP;; --P.p) {
     segment_smem(P, C);
     stream_smem(P, P.smem.total);
     if (P.p == 1 || static_cast<std::int64_t>(P.smem.total) * 4 <= lim.smem_bytes) break;
   }
-  finish_stream(P, P.x_tiles, lim, tun);
+  P.vec = C == 1 && P.ncols >= 2 * kThreads ? 2 : 1;
+  finish_stream(P, P.x_tiles, lim);
   return P;
 }
 
-template <int C>
-void plane_smem(PassDesc& P, int p) {
-  constexpr int FY = PlanePatch<C>::sy + 2 * kHalo, FX = PlanePatch<C>::sx + 2 * kHalo;
-  SmemLayout& L = P.smem;
-  P.p = p;
-  // A multiple of 4 floats (16-byte rows for vector access) whose quarter is odd: the
-  // 8 rows one quarter-warp reads with 16-byte loads fall in 8 different bank groups.
-  L.fp_row = (FX / 4) % 2 == 0 ? FX + 4 : FX;
-  L.fp_chan = with_residue(FY * L.fp_row, C == 1 ? 0 : 32 / C);
-  L.fp_plane = C * L.fp_chan;
-  L.fp[0] = 0;
-  L.fp[1] = p * L.fp_plane;
-  L.g = L.g_plane = 0;
-  stream_smem(P, 2 * p * L.fp_plane);
-}
-
-template <int C>
-void plane_pass_geometry(PassDesc& P, const DeviceLimits& lim, const Tuning& tun) {
-  P.sy = PlanePatch<C>::sy;
-  P.sx = PlanePatch<C>::sx;
-  P.ncols = P.sy * P.sx * C;
-  if (tun.plane_p > 0) {
-    plane_smem<C>(P, tun.plane_p);
-    return;
-  }
-  for (int p = 4; p >= 1; --p) {
-    plane_smem<C>(P, p);
-    if (static_cast<std::int64_t>(P.smem.total) * 4 <= lim.smem_bytes) return;
-  }
-}
-
-PassDesc stream_yx_pass(const GridShape& s, std::int64_t fields, const DeviceLimits& lim, const Tuning& tun) {
-  const int C = s.channels, D = s.dims;
-  PassDesc P;
-  P.kind = TileKind::stream_yx;
-  P.edge_first = tun.yx_edge_first != 0 ? 1 : 0;
-  P.nx = s.extent[D - 1];
-  P.ny = s.extent[D - 2];
-  P.ns = s.extent[D - 3];
-  P.y_stride = P.nx * C;
-  P.s_stride = P.ny * P.y_stride;
-  P.slice_stride = P.ns * P.s_stride;
-  P.slices_per_field = product(s, 0, D - 3);
-  P.slices = fields * P.slices_per_field;
-  if (C == 1 && tun.stream_regs != 0 && tun.stream_p == kRegP && tun.plane_p == 0) {
-    // The register tile (flex_tile.cuh, stream_yx_registers): two footprint buffers of
-    // kPlaneBatch planes, g for one sub-block of kRegP filtered planes, the z window in
-    // registers (two columns per thread).
-    PassDesc R = P;
-    R.sy = PlanePatch<1>::sy;
-    R.sx = PlanePatch<1>::sx;
-    R.ncols = R.sy * R.sx;
-    const int batch = tun.yx_batch;
-    plane_smem<1>(R, batch);
-    const SmemLayout two = R.smem;
-    R.p = kRegP;
-    R.regs = 2;
-    // The most batch buffers (at most yx_stages) that fit.
-    for (int stages = std::clamp(tun.yx_stages, 2, 8); stages >= 2; --stages) {
-      SmemLayout& L = R.smem;
-      L = two;
-      L.fp_batch = batch;
-      L.fp_stages = stages;
-      L.g_plane = R.ncols;
-      L.g = stages * batch * L.fp_plane;
-      L.ring = L.ring_len = L.cz = 0;
-      L.total = L.g + kRegP * L.g_plane;
-      // TMA footprints need rows of a multiple of 16 bytes; they fill the swizzled
-      // layout (flex_tile.cuh, yx_swizzled): unpadded 64 x 64 planes, buffers 1024-byte
-      // aligned, one mbarrier (8 bytes) per batch buffer after g, then the fold table.
-      R.tma = tun.yx_tma != 0 && R.nx % 4 == 0 ? 1 : 0;
-      if (R.tma) {
-        L.fp_row = 32;
-        L.fp_chan = L.fp_plane = kYxTmaPlane;
-        L.fp[0] = 0;
-        L.fp[1] = batch * kYxTmaPlane;
-        L.g = stages * batch * kYxTmaPlane;
-        L.bars = L.g + kRegP * L.g_plane;
-        L.xfold = L.bars + 2 * stages;
-        // + 1024 bytes: the tile aligns its base to 1024 bytes itself (flex_tile.cuh).
-        L.total = L.xfold + kYxFoldTableInts + 256;
-      }
-      if (R.ncols == 2 * kThreads && static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
-        R.y_tiles = ceil_div(R.ny, R.sy);
-        R.x_tiles = ceil_div(R.nx, R.sx);
-        finish_stream(R, R.y_tiles * R.x_tiles, lim, tun);
-        return R;
-      }
-    }
-    // Does not fit: the shared-memory ring below.
-  }
-  switch (C) {
-    case 1: plane_pass_geometry<1>(P, lim, tun); break;
-    case 2: plane_pass_geometry<2>(P, lim, tun); break;
-    default: plane_pass_geometry<4>(P, lim, tun); break;
-  }
-  P.y_tiles = ceil_div(P.ny, P.sy);
-  P.x_tiles = ceil_div(P.nx, P.sx);
-  finish_stream(P, P.y_tiles * P.x_tiles, lim, tun);
-  return P;
-}
-
-PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, const DeviceLimits& lim,
-                          const Tuning& tun) {
+PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, const DeviceLimits& lim) {
   const int C = s.channels;
   PassDesc P;
   P.kind = TileKind::stream_only;
@@ -338,68 +235,48 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
   P.slice_stride = P.ns * P.inner;
   P.slices_per_field = product(s, 0, axis);
   P.slices = fields * P.slices_per_field;
-  P.w = static_cast<std::int32_t>(std::min<std::int64_t>(P.inner, tun.chunk_width));
+  P.w = static_cast<std::int32_t>(std::min<std::int64_t>(P.inner, FlexPolicy::kChunkWidth));
   P.w_tiles = ceil_div(P.inner, P.w);
   P.ncols = P.w;
+  // The register tile (tile_stream_registers.cuh): no shared memory at all; two columns
+  // per thread where the chunk has two per thread and an even width, else one.
+  P.p = kRegP;
+  P.regs = P.w % 2 == 0 && P.ncols >= 2 * kThreads ? 2 : 1;
   SmemLayout& L = P.smem;
-  if (tun.stream_regs != 0 && tun.stream_p == kRegP) {
-    // The register tile: no shared memory at all (flex_tile.cuh, stream_registers).
-    P.p = kRegP;
-    const bool even = P.w % 2 == 0;
-    P.regs = even && (tun.stream_vec >= 2 || (tun.stream_vec == 0 && P.ncols >= 2 * kThreads)) ? 2 : 1;
-    if (tun.stream_bulk != 0 && P.regs == 2 && P.w == 2 * kThreads) {
-      // Bulk copies into bulk_stages buffers of kRegP planes, then the mbarriers.
-      for (int stages = std::max(tun.bulk_stages, 2); stages >= 2; --stages) {
-        L.fp_plane = P.w;
-        L.fp[0] = 0;
-        L.fp[1] = kRegP * P.w;
-        L.fp_stages = stages;
-        L.bars = stages * kRegP * P.w;  // a multiple of 2 floats: 8-byte aligned
-        L.total = L.bars + 2 * stages;
-        if (static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
-          P.bulk = 1;
-          break;
-        }
+  if (P.regs == 2 && P.w == 2 * kThreads) {
+    // Whole chunks fed through shared memory by bulk copies (tile_stream_bulk.cuh):
+    // kBulkStages buffers of kRegP planes (fewer where shared memory is short, at least
+    // 2), then their mbarriers; no room for two: each thread loads its own columns.
+    for (int stages = FlexPolicy::kBulkStages; stages >= 2; --stages) {
+      L.fp_plane = P.w;
+      L.fp[0] = 0;
+      L.fp[1] = kRegP * P.w;
+      L.fp_stages = stages;
+      L.bars = stages * kRegP * P.w;  // a multiple of 2 floats: 8-byte aligned
+      L.total = L.bars + 2 * stages;
+      if (static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) {
+        P.bulk = 1;
+        break;
       }
-      if (P.bulk == 0) L = SmemLayout{};  // no room: stream_registers
     }
-    finish_stream(P, P.w_tiles, lim, tun);
-    return P;
+    if (P.bulk == 0) L = SmemLayout{};
   }
-  L.fp_plane = P.w;
-  L.fp[0] = 0;
-  for (P.p = tun.stream_p;; --P.p) {
-    L.fp[1] = P.p * P.w;
-    stream_smem(P, 2 * P.p * P.w);
-    if (P.p == 1 || static_cast<std::int64_t>(L.total) * 4 <= lim.smem_bytes) break;
-  }
-  finish_stream(P, P.w_tiles, lim, tun);
+  finish_stream(P, P.w_tiles, lim);
   return P;
 }
 
 }  // namespace
 
-std::string_view to_string(Layout3D layout) {
-  switch (layout) {
-    case Layout3D::xy_planes: return "xy_planes";
-    case Layout3D::yx_patches: return "yx_patches";
-    case Layout3D::per_axis: return "per_axis";
-  }
-  return "?";
-}
-
 std::string_view to_string(TileKind kind) {
   switch (kind) {
     case TileKind::rows: return "rows";
     case TileKind::stream_x: return "stream_x";
-    case TileKind::stream_yx: return "stream_yx";
     case TileKind::stream_only: return "stream_only";
   }
   return "?";
 }
 
-Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant variant, const DeviceLimits& limits,
-               const Tuning& tuning) {
+Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant variant, const DeviceLimits& limits) {
   shape.validate();
   if (fields < 1) throw Error("gpu_flex: fields must be >= 1");
   const int C = shape.channels;
@@ -408,59 +285,18 @@ Plan make_plan(const GridShape& shape, std::int64_t fields, Mode mode, Variant v
     if (shape.extent[d] >= kMaxAxis)
       throw Unsupported("gpu_flex: axis " + std::to_string(d) + " has " + std::to_string(shape.extent[d]) +
                         " samples; at most 2^30 - 1 supported");
-  if (tuning.rows_items < 1 || tuning.stream_p < 1 || tuning.chunk_width < 1 || tuning.plane_p < 0 ||
-      tuning.stream_vec < 0 || tuning.stream_regs < 0 || tuning.x_stages < 2 || tuning.x_teams < -1 ||
-      tuning.x_patch < 0 || tuning.x_group < 0 || tuning.yx_stages < 2 || tuning.stream_bulk < 0 || tuning.bulk_stages < 2)
-    throw Error("gpu_flex: tuning values must be positive");
-  if (tuning.yx_batch < 1 || kRegP % tuning.yx_batch != 0)
-    throw Error("gpu_flex: yx_batch must divide " + std::to_string(kRegP) + ", got " + std::to_string(tuning.yx_batch));
 
   Plan plan;
   plan.fields = fields;
   const int D = shape.dims;
-  if (variant == Variant::flexible) {
-    if (D == 1) {
-      plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
-    } else if (D == 2) {
-      plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
-    } else if (tuning.layout3d == Layout3D::xy_planes) {
-      plan.passes.push_back(stream_x_pass(shape, fields, limits, tuning));
-      for (int axis = D - 3; axis >= 0; --axis)
-        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
-    } else if (tuning.layout3d == Layout3D::yx_patches) {
-      plan.passes.push_back(stream_yx_pass(shape, fields, limits, tuning));
-      for (int axis = D - 4; axis >= 0; --axis)
-        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
-    } else {
-      plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
-      for (int axis = D - 2; axis >= 0; --axis)
-        plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
-    }
+  if (variant == Variant::flexible && D >= 2) {
+    plan.passes.push_back(stream_x_pass(shape, fields, limits));
+    for (int axis = D - 3; axis >= 0; --axis) plan.passes.push_back(stream_only_pass(shape, fields, axis, limits));
   } else {
-    plan.passes.push_back(rows_pass(shape, fields, limits, tuning));
-    for (int axis = D - 2; axis >= 0; --axis)
-      plan.passes.push_back(stream_only_pass(shape, fields, axis, limits, tuning));
-  }
-  if (plan.passes.size() > static_cast<std::size_t>(kMaxPasses) && variant == Variant::flexible)
-    throw Error("gpu_flex: too many passes");
-  if (tuning.profile_pass >= 0) {
-    if (tuning.profile_pass >= static_cast<int>(plan.passes.size())) throw Unsupported("gpu_flex: the plan has no pass " + std::to_string(tuning.profile_pass));
-    plan.passes = {plan.passes[static_cast<std::size_t>(tuning.profile_pass)]};
+    plan.passes.push_back(rows_pass(shape, fields, limits));
+    for (int axis = D - 2; axis >= 0; --axis) plan.passes.push_back(stream_only_pass(shape, fields, axis, limits));
   }
   for (auto& P : plan.passes) {
-    // Adjacent columns per thread of the stream filter (stream_vectors in flex_tile.cuh):
-    // only where groups of `vec` columns are contiguous and aligned in shared memory.
-    const bool vectorisable = (P.kind == TileKind::stream_only && P.w % 4 == 0) ||
-                              (P.kind == TileKind::stream_x && C == 1);
-    P.vec = 1;
-    if (vectorisable && P.regs == 0) {
-      if (tuning.stream_vec > 0) {
-        P.vec = tuning.stream_vec >= 4 ? 4 : tuning.stream_vec >= 2 ? 2 : 1;
-      } else {
-        while (P.vec < 4 && P.ncols / (2 * P.vec) >= kThreads) P.vec *= 2;
-      }
-    }
-    P.profile_skip = tuning.profile_skip;
     P.channels = C;
     P.mode = static_cast<int>(mode);
     check_fits(P, limits);
@@ -476,14 +312,7 @@ void bind_buffers(Plan& plan, const float* in, float* out, float* tmp) {
     PassDesc& P = plan.passes[i];
     P.dst = (n - 1 - i) % 2 == 0 ? out : tmp;
     P.src = i == 0 ? in : plan.passes[i - 1].dst;
-    if (P.tma == 1 && !yx_tma_layout_ok(P, P.src)) P.tma = 2;
   }
-}
-
-bool yx_tma_layout_ok(const PassDesc& P, const float* src) {
-  return P.kind == TileKind::stream_yx && P.regs > 0 && P.channels == 1 && P.nx % 4 == 0 &&
-         P.y_stride == P.nx && P.s_stride == P.ny * P.nx && (P.slices == 1 || P.slice_stride == P.ns * P.s_stride) &&
-         P.ns * P.slices < (std::int64_t{1} << 31) && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0;
 }
 
 LaunchDesc make_launch(const Plan& plan) {
@@ -512,10 +341,6 @@ std::string describe(const Plan& plan) {
       case TileKind::stream_x:
         o << P.slices << " slices, " << P.ns << " planes, x " << P.sx << "-sample patches (" << P.x_tiles << ")";
         break;
-      case TileKind::stream_yx:
-        o << P.slices << " slices, " << P.ns << " planes, " << P.sy << "x" << P.sx << " patches (" << P.y_tiles
-          << "x" << P.x_tiles << (P.edge_first ? ", border first" : "") << ")";
-        break;
       case TileKind::stream_only:
         o << P.slices << " slices, " << P.ns << " planes, " << P.w << "-column chunks (" << P.w_tiles << ")";
         break;
@@ -528,9 +353,6 @@ std::string describe(const Plan& plan) {
     if (P.kind == TileKind::stream_x && P.regs > 0)
       o << ", " << P.smem.fp_stages << " load stages" << (P.teams > 0 ? ", x and y teams" : "");
     if (P.group > 1) o << ", " << P.group << " slices per tile";
-    if (P.kind == TileKind::stream_yx && P.regs > 0)
-      o << ", batches of " << P.smem.fp_batch << " planes, " << P.smem.fp_stages << " load stages"
-        << (P.tma == 1 ? ", TMA footprints" : P.tma == 2 ? ", swizzled footprints by per-thread loads" : "");
     o << ", " << P.tiles << " tiles, " << P.smem.total * 4 << " B shared; ";
   }
   return o.str();
@@ -547,19 +369,15 @@ Traffic traffic(const Plan& plan) {
         read = static_cast<double>(P.units) * (P.sx + 2 * kHalo) * C;
         break;
       case TileKind::stream_x:
-      case TileKind::stream_yx:
       case TileKind::stream_only: {
         const double planes = static_cast<double>(P.ns) + static_cast<double>(P.s_tiles) * 2 * kHalo;
         double per_plane = 0;  // values read per plane over all tiles of one range
         if (P.kind == TileKind::stream_x) per_plane = static_cast<double>(P.x_tiles) * (P.sx + 2 * kHalo) * C;
-        if (P.kind == TileKind::stream_yx)
-          per_plane = static_cast<double>(P.y_tiles) * (P.sy + 2 * kHalo) * P.x_tiles * (P.sx + 2 * kHalo) * C;
         if (P.kind == TileKind::stream_only) per_plane = static_cast<double>(P.inner);
         // A field's short last slice group loads its last slice again for the missing ones.
         read = static_cast<double>(slice_groups(P) * P.group) * planes * per_plane;
         written = static_cast<double>(P.slices) * P.ns * (P.kind == TileKind::stream_only ? P.inner : 0);
         if (P.kind == TileKind::stream_x) written = static_cast<double>(P.slices) * P.ns * P.nx * C;
-        if (P.kind == TileKind::stream_yx) written = static_cast<double>(P.slices) * P.ns * P.ny * P.nx * C;
         break;
       }
     }

@@ -19,9 +19,9 @@
 //       once kHalo more planes are known, the anti-causal recursion runs back over the
 //       ring from zero and writes the finished planes (coalesced: consecutive threads
 //       own consecutive columns). `rows`: the filtered rows are written back.
-// The register tiles (stream_registers for stream_only, stream_x_registers for stream_x,
-// stream_yx_registers for one-channel stream_yx) keep that window in registers instead
-// of the ring, with the same bits as a ring of kRegP planes per sub-block.
+// The register tiles (stream_registers and stream_bulk for stream_only, stream_x_registers
+// and stream_x_teams for stream_x) keep that window in registers instead of the ring,
+// with the same bits as a ring of kRegP planes per sub-block.
 #pragma once
 
 #include <cmath>
@@ -241,38 +241,11 @@ struct Team {
 struct TileSpan {
   std::int64_t base = 0;       // slice offset in values (stream kinds)
   std::int64_t s0 = 0, s1 = 0;  // outputs along the stream axis
-  std::int64_t y0 = 0, x0 = 0, w0 = 0;
+  std::int64_t x0 = 0, w0 = 0;
   std::int64_t u0 = 0, u1 = 0;  // rows: row units
   std::int64_t count = 0;       // planes (stream: outputs + 2 halos) or row units
   std::int64_t nslices = 1;     // slices of the tile's group that exist (<= P.group)
 };
-
-// The (y, x) patch at position r (0 .. y_tiles * x_tiles - 1) of a stream_yx range. Row
-// by row; with P.edge_first the border of the plane first (the top row, the bottom row,
-// then the left and the right column between them), then the interior row by row. Why:
-// border patches are the tiles that fold footprint positions, the longest ones of the
-// TMA instance; a long tile taken last ends the launch alone (Tuning::yx_edge_first).
-SPLINEBENCH_HD void yx_patch_of(const PassDesc& P, std::int64_t r, std::int64_t& yt, std::int64_t& xt) {
-  const std::int64_t X = P.x_tiles, Y = P.y_tiles;
-  if (!P.edge_first || X <= 2 || Y <= 2) {  // every patch is on the border
-    yt = r / X;
-    xt = r - yt * X;
-    return;
-  }
-  const std::int64_t side = Y - 2, border = 2 * X + 2 * side;
-  if (r < 2 * X) {
-    yt = r < X ? 0 : Y - 1;
-    xt = r < X ? r : r - X;
-  } else if (r < border) {
-    const std::int64_t k = r - 2 * X;
-    yt = 1 + (k < side ? k : k - side);
-    xt = k < side ? 0 : X - 1;
-  } else {
-    const std::int64_t i = r - border, w = X - 2, row = i / w;
-    yt = 1 + row;
-    xt = 1 + (i - row * w);
-  }
-}
 
 SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
   TileSpan t;
@@ -293,20 +266,12 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
     t.base = (field * P.slices_per_field + in_field) * P.slice_stride;
     t.nslices = P.slices_per_field - in_field < P.group ? P.slices_per_field - in_field : P.group;
   }
-  std::int64_t per_range = 1;
-  if (P.kind == TileKind::stream_yx) per_range = P.y_tiles * P.x_tiles;
-  if (P.kind == TileKind::stream_x) per_range = P.x_tiles;
-  if (P.kind == TileKind::stream_only) per_range = P.w_tiles;
+  const std::int64_t per_range = P.kind == TileKind::stream_x ? P.x_tiles : P.w_tiles;
   const std::int64_t st = r / per_range;
   r -= st * per_range;
   t.s0 = st * P.s_range;
   t.s1 = t.s0 + P.s_range < P.ns ? t.s0 + P.s_range : P.ns;
-  if (P.kind == TileKind::stream_yx) {
-    std::int64_t yt, xt;
-    yx_patch_of(P, r, yt, xt);
-    t.y0 = yt * P.sy;
-    t.x0 = xt * P.sx;
-  } else if (P.kind == TileKind::stream_x) {
+  if (P.kind == TileKind::stream_x) {
     t.x0 = r * P.sx;
   } else {
     t.w0 = r * P.w;
@@ -317,166 +282,57 @@ SPLINEBENCH_HD TileSpan decode_tile(const PassDesc& P, std::int64_t tile) {
 
 // ---- loads ----------------------------------------------------------------------
 
-// One-channel stream_yx footprints (64 x 64 values per plane): half a warp per
-// footprint row, one 16-byte chunk per lane. Everything but the plane offset is fixed
-// for the tile: the lane's 4 x positions (folded where they leave the axis) and the
-// rows' y offsets, so a row costs a fold of its plane and one cp.async. (The general
-// loop of issue_loads spent about 100 instructions per row at 792a553, and its loads
-// alone took 1.6 ms at 512^3.)
-template <class Block>
-SPLINEBENCH_HD void issue_patch_loads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
-                                      float* fp) {
-  constexpr int FY = PlanePatch<1>::sy + 2 * kHalo, FX = PlanePatch<1>::sx + 2 * kHalo;
-  static_assert(FX == 4 * 16, "one 16-byte chunk per lane of a half-warp");
-  constexpr int kRows = FY / (kThreads / 16);  // footprint rows per half-warp
-  static_assert(kRows * (kThreads / 16) == FY, "the half-warps share the rows evenly");
-  blk.each([&](int tid, int) {
-    const int hw = tid >> 4, q = tid & 15;
-    const int mode = P.mode;
-    const int ns = static_cast<int>(P.ns), ny = static_cast<int>(P.ny), nx = static_cast<int>(P.nx);
-    const std::int64_t s_stride = P.s_stride, y_stride = P.y_stride;
-    const int fp_plane = P.smem.fp_plane, fp_row = P.smem.fp_row;
-    const int s_first = static_cast<int>(T.s0 - kHalo + t0), y_first = static_cast<int>(T.y0 - kHalo);
-    const float* base = P.src + T.base;
-    const int x = static_cast<int>(T.x0) - kHalo + 4 * q;
-    const bool whole = x >= 0 && x + 4 <= nx && (reinterpret_cast<std::uintptr_t>(base) & 15u) == 0 &&
-                       (y_stride & 3) == 0 && (s_stride & 3) == 0;
-    int xo[4];
-    SB_FLEX_UNROLL
-    for (int e = 0; e < 4; ++e) xo[e] = fold32(mode, x + e, nx) - x;
-    // Row r = hw + j (kThreads / 16): its offset from the plane start, this lane's x included.
-    std::int64_t row_off[kRows];
-    SB_FLEX_UNROLL
-    for (int j = 0; j < kRows; ++j)
-      row_off[j] = static_cast<std::int64_t>(fold32(mode, y_first + hw + j * (kThreads / 16), ny)) * y_stride + x;
-    float* lane_dst = fp + hw * fp_row + 4 * q;
-    for (int p = 0; p < np; ++p) {
-      const float* plane = base + static_cast<std::int64_t>(fold32(mode, s_first + p, ns)) * s_stride;
-      SB_FLEX_UNROLL
-      for (int j = 0; j < kRows; ++j) {
-        const float* src = plane + row_off[j];
-        float* dst = lane_dst + p * fp_plane + j * (kThreads / 16) * fp_row;
-        if (whole) {
-          copy16_to_shared(dst, src);
-        } else {
-          SB_FLEX_UNROLL
-          for (int e = 0; e < 4; ++e) copy_to_shared(dst + e, src + xo[e]);
-        }
-      }
-    }
-  });
-}
-
-// Requests the footprint of planes [t0, t0 + np) of the tile into `fp`. Positions are
-// folded in 32-bit arithmetic (fold32: axes are shorter than 2^30): the 64-bit remainder
-// of fold() is a call, which the halo lanes of every row ran once per value (at
-// 56da388 the stream_x pass's loads alone took 0.60 ms at 512^3, stream_only's 0.24).
+// rows and the shared-memory ring of stream_x: requests the footprint of planes (row
+// units) [t0, t0 + np) of the tile into `fp`. Positions are folded in 32-bit arithmetic
+// (fold32: axes are shorter than 2^30): the 64-bit remainder of fold() is a call, which
+// the halo lanes of every row would run once per value.
 template <int C, class Block>
 SPLINEBENCH_HD void issue_loads(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                 float* fp) {
-  if constexpr (C == 1) {
-    if (P.kind == TileKind::stream_yx) {
-      issue_patch_loads(blk, P, T, t0, np, fp);
-      return;
-    }
-  }
   blk.each([&](int tid, int nt) {
     const int warp = tid >> 5, lane = tid & 31, warps = nt >> 5;
     const int mode = P.mode;
-    auto folded = [mode](std::int64_t k, std::int64_t n) -> std::int64_t {
-      return fold32(mode, static_cast<int>(k), static_cast<int>(n));
-    };
     const SmemLayout& L = P.smem;
-    switch (P.kind) {
-      case TileKind::stream_yx: {
-        // C > 1 (one channel takes issue_patch_loads above): half a warp per footprint
-        // row, value by value, folded. Fields in registers: P lives in parameter space
-        // behind a reference, which the compiler would otherwise reload in every row.
-        constexpr int FY = PlanePatch<C>::sy + 2 * kHalo;
-        constexpr int FX = PlanePatch<C>::sx + 2 * kHalo;
-        const int half = lane >> 4, q = lane & 15;
-        const int ns = static_cast<int>(P.ns), ny = static_cast<int>(P.ny), nx = static_cast<int>(P.nx);
-        const std::int64_t s_stride = P.s_stride, y_stride = P.y_stride;
-        const int fp_plane = L.fp_plane, fp_row = L.fp_row, fp_chan = L.fp_chan;
-        const int s_first = static_cast<int>(T.s0 - kHalo + t0), y_first = static_cast<int>(T.y0 - kHalo);
-        const int xs = static_cast<int>(T.x0) - kHalo;
-        const float* base = P.src + T.base;
-        for (int line = 2 * warp + half; line < np * FY; line += 2 * warps) {
-          const int p = line / FY, r = line - (line / FY) * FY;
-          const float* src = base + fold32(mode, s_first + p, ns) * s_stride + fold32(mode, y_first + r, ny) * y_stride;
-          float* dst = fp + p * fp_plane + r * fp_row;
-          for (int v = q; v < FX * C; v += 16) {
-            const int i = v / C, ch = v - (v / C) * C;
-            const int x = fold32(mode, xs + i, nx);
-            copy_to_shared(dst + ch * fp_chan + i, src + static_cast<std::int64_t>(x) * C + ch);
-          }
-        }
-        break;
+    const int fx = P.sx + 2 * kHalo;
+    // Fields in registers: P lives in parameter space behind a reference, which the
+    // compiler would otherwise reload in the loops. Positions fit in int (axes are
+    // shorter than 2^30).
+    const int nx = static_cast<int>(P.nx), fp_plane = L.fp_plane, fp_chan = L.fp_chan;
+    const bool is_rows = P.kind == TileKind::rows;
+    for (int p = warp; p < np; p += warps) {
+      const float* src;
+      int x0;
+      if (is_rows) {
+        const std::int64_t u = T.u0 + t0 + p;
+        const std::int64_t row = u / P.x_tiles;
+        x0 = static_cast<int>((u - row * P.x_tiles) * P.sx);
+        src = P.src + row * P.slice_stride;
+      } else {
+        const std::int64_t s = fold32(mode, static_cast<int>(T.s0 - kHalo + t0 + p), static_cast<int>(P.ns));
+        x0 = static_cast<int>(T.x0);
+        src = P.src + T.base + s * P.s_stride;
       }
-      case TileKind::stream_x:
-      case TileKind::rows: {
-        const int fx = P.sx + 2 * kHalo;
-        // Fields in registers: P lives in parameter space behind a reference, which the
-        // compiler would otherwise reload in the loops. Positions fit in int (axes are
-        // shorter than 2^30).
-        const int nx = static_cast<int>(P.nx), fp_plane = L.fp_plane, fp_chan = L.fp_chan;
-        const bool is_rows = P.kind == TileKind::rows;
-        for (int p = warp; p < np; p += warps) {
-          const float* src;
-          int x0;
-          if (is_rows) {
-            const std::int64_t u = T.u0 + t0 + p;
-            const std::int64_t row = u / P.x_tiles;
-            x0 = static_cast<int>((u - row * P.x_tiles) * P.sx);
-            src = P.src + row * P.slice_stride;
+      float* dst = fp + p * fp_plane;
+      if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
+        // 16-byte groups (x0 - kHalo is a multiple of 4): whole copies where the
+        // group lies inside the axis, folded values elsewhere.
+        for (int k = lane; k < fx / 4; k += 32) {
+          const int x = x0 - kHalo + 4 * k;
+          float* to = dst + fp_skew<C>(4 * k);
+          if (x >= 0 && x <= nx - 4) {
+            copy16_to_shared(to, src + x);
           } else {
-            const std::int64_t s = folded(T.s0 - kHalo + t0 + p, P.ns);
-            x0 = static_cast<int>(T.x0);
-            src = P.src + T.base + s * P.s_stride;
-          }
-          float* dst = fp + p * fp_plane;
-          if (C == 1 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
-            // 16-byte groups (x0 - kHalo is a multiple of 4): whole copies where the
-            // group lies inside the axis, folded values elsewhere.
-            for (int k = lane; k < fx / 4; k += 32) {
-              const int x = x0 - kHalo + 4 * k;
-              float* to = dst + fp_skew<C>(4 * k);
-              if (x >= 0 && x <= nx - 4) {
-                copy16_to_shared(to, src + x);
-              } else {
-                for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + fold32(mode, x + e, nx));
-              }
-            }
-          } else {
-            // One sample (C values) per lane and step: one fold per sample.
-            for (int i = lane; i < fx; i += 32) {
-              const float* from = src + static_cast<std::int64_t>(fold32(mode, x0 - kHalo + i, nx)) * C;
-              float* to = dst + fp_skew<C>(i);
-              SB_FLEX_UNROLL
-              for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * fp_chan, from + ch);
-            }
+            for (int e = 0; e < 4; ++e) copy_to_shared(to + e, src + fold32(mode, x + e, nx));
           }
         }
-        break;
-      }
-      case TileKind::stream_only: {
-        // Columns past the end of `inner` copy the last valid column: they are
-        // filtered like the others and never written back.
-        // Whole chunks of a multiple of 4 columns that start 16-byte aligned go as
-        // 16-byte copies (plane rows in shared memory are then 16-byte aligned too).
-        const std::int64_t valid = P.inner - T.w0 < P.w ? P.inner - T.w0 : P.w;
-        const bool whole4 = valid == P.w && (P.w & 3) == 0;
-        for (int p = warp; p < np; p += warps) {
-          const std::int64_t s = folded(T.s0 - kHalo + t0 + p, P.ns);
-          const float* src = P.src + T.base + s * P.s_stride + T.w0;
-          float* dst = fp + p * L.fp_plane;
-          if (whole4 && (reinterpret_cast<std::uintptr_t>(src) & 15u) == 0) {
-            for (int v = 4 * lane; v < P.w; v += 128) copy16_to_shared(dst + v, src + v);
-          } else {
-            for (int v = lane; v < P.w; v += 32) copy_to_shared(dst + v, src + (v < valid ? v : valid - 1));
-          }
+      } else {
+        // One sample (C values) per lane and step: one fold per sample.
+        for (int i = lane; i < fx; i += 32) {
+          const float* from = src + static_cast<std::int64_t>(fold32(mode, x0 - kHalo + i, nx)) * C;
+          float* to = dst + fp_skew<C>(i);
+          SB_FLEX_UNROLL
+          for (int ch = 0; ch < C; ++ch) copy_to_shared(to + ch * fp_chan, from + ch);
         }
-        break;
       }
     }
   });
@@ -580,195 +436,6 @@ SPLINEBENCH_HD void filter_window(float (&v)[N]) {
   }
 }
 
-// One footprint row of FX values, 16 bytes at a time through chunk(k) (a Vec4* to the
-// row's chunk k), filtered in registers (filter_window); chunks [kHalo / 4, (kHalo + SX) / 4)
-// are written back. The padded and the swizzled footprint layouts differ only in chunk().
-template <int FX, int SX, class Chunk>
-SPLINEBENCH_HD void filter_row_chunks(const Chunk& chunk) {
-  float v[FX];
-  SB_FLEX_UNROLL
-  for (int k = 0; k < FX / 4; ++k) {
-    const Vec4 q = *chunk(k);
-    v[4 * k] = q.x;
-    v[4 * k + 1] = q.y;
-    v[4 * k + 2] = q.z;
-    v[4 * k + 3] = q.w;
-  }
-  filter_window(v);
-  SB_FLEX_UNROLL
-  for (int k = kHalo / 4; k < (kHalo + SX) / 4; ++k) *chunk(k) = Vec4{v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
-}
-
-// One footprint column of FY values read through at(k), filtered in registers; its SY
-// interior values go to out[k * out_step]. The layouts differ only in at().
-template <int FY, int SY, class At>
-SPLINEBENCH_HD void filter_column_to(const At& at, float* out, int out_step) {
-  float v[FY];
-  SB_FLEX_UNROLL
-  for (int k = 0; k < FY; ++k) v[k] = at(k);
-  filter_window(v);
-  SB_FLEX_UNROLL
-  for (int k = 0; k < SY; ++k) out[k * out_step] = v[kHalo + k];
-}
-
-// filter_row_chunks with the line in shared memory instead of registers: the causal pass
-// goes through the chunks kG at a time and stores the causal values of chunks
-// [kHalo / 4, FX / 4) back in place; the anti-causal pass reads them back from the end and
-// stores the finished chunks [kHalo / 4, (kHalo + SX) / 4). The same steps on the same
-// values in the same order as filter_window, so the same bits; chunks [(kHalo + SX) / 4,
-// FX / 4) are left holding causal values, which no later filter reads. Why: the line's FX
-// registers, live beside the register stream_yx tile's z window, made that tile spill its
-// window to local memory, and reload it through L2, on every sub-block.
-template <int FX, int SX, int kG, class Chunk>
-SPLINEBENCH_HD void filter_row_chunks_streamed(const Chunk& chunk) {
-  constexpr int kChunks = FX / 4, kFirst = kHalo / 4, kEnd = (kHalo + SX) / 4;
-  static_assert(kChunks % kG == 0 && kFirst % kG == 0, "groups of kG chunks");
-  auto load = [&chunk](int g0, float(&v)[4 * kG]) {
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) {
-      const Vec4 q = *chunk(g0 + i);
-      v[4 * i] = q.x;
-      v[4 * i + 1] = q.y;
-      v[4 * i + 2] = q.z;
-      v[4 * i + 3] = q.w;
-    }
-  };
-  // Each group's loads are issued one group ahead, before the stores of the group in
-  // hand: the chunks differ, and the row is this thread's alone, so the values are the
-  // same. Why: the shared-memory latency of each group was exposed before its recursion
-  // steps (short-scoreboard stalls on the first step of every group under Nsight Compute).
-  float v[4 * kG], next[4 * kG] = {};  // (next: zeros the compiler drops; quiets host warnings)
-  load(0, v);
-  float c = 0.f;
-  SB_FLEX_UNROLL
-  for (int g0 = 0; g0 < kChunks; g0 += kG) {
-    if (g0 + kG < kChunks) load(g0 + kG, next);
-  SB_FLEX_UNROLL
-    for (int k = 0; k < 4 * kG; ++k) {
-      c = causal_step(c, v[k]);
-      v[k] = c;
-    }
-    if (g0 >= kFirst)
-  SB_FLEX_UNROLL
-      for (int i = 0; i < kG; ++i) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
-    if (g0 + kG < kChunks)
-  SB_FLEX_UNROLL
-      for (int k = 0; k < 4 * kG; ++k) v[k] = next[k];
-  }
-  float a = 0.f;
-  load(kChunks - kG, v);
-  SB_FLEX_UNROLL
-  for (int g0 = kChunks - kG; g0 >= kFirst; g0 -= kG) {
-    if (g0 - kG >= kFirst) load(g0 - kG, next);
-  SB_FLEX_UNROLL
-    for (int k = 4 * kG - 1; k >= 0; --k) {
-      a = anticausal_step(a, v[k]);
-      v[k] = a;
-    }
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i)
-      if (g0 + i < kEnd) *chunk(g0 + i) = Vec4{v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]};
-    if (g0 - kG >= kFirst)
-  SB_FLEX_UNROLL
-      for (int k = 0; k < 4 * kG; ++k) v[k] = next[k];
-  }
-}
-
-// filter_column_to with the column in shared memory instead of registers (the reason and
-// the order of steps as filter_row_chunks_streamed, its loads one group ahead as there):
-// at(k) is a float* to position k of the column, kG values at a time; the causal values
-// of positions [kHalo, FY) are stored back through at(), the SY interior outputs go to
-// out[k * out_step].
-template <int FY, int SY, int kG, class At>
-SPLINEBENCH_HD void filter_column_streamed(const At& at, float* out, int out_step) {
-  static_assert(FY % kG == 0 && kHalo % kG == 0, "groups of kG values");
-  auto load = [&at](int g0, float(&v)[kG]) {
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) v[i] = *at(g0 + i);
-  };
-  float v[kG], next[kG] = {};  // (as in filter_row_chunks_streamed)
-  load(0, v);
-  float c = 0.f;
-  SB_FLEX_UNROLL
-  for (int g0 = 0; g0 < FY; g0 += kG) {
-    if (g0 + kG < FY) load(g0 + kG, next);
-  SB_FLEX_UNROLL
-    for (int i = 0; i < kG; ++i) {
-      c = causal_step(c, v[i]);
-      v[i] = c;
-    }
-    if (g0 >= kHalo)
-  SB_FLEX_UNROLL
-      for (int i = 0; i < kG; ++i) *at(g0 + i) = v[i];
-    if (g0 + kG < FY)
-  SB_FLEX_UNROLL
-      for (int i = 0; i < kG; ++i) v[i] = next[i];
-  }
-  float a = 0.f;
-  load(FY - kG, v);
-  SB_FLEX_UNROLL
-  for (int g0 = FY - kG; g0 >= kHalo; g0 -= kG) {
-    if (g0 - kG >= kHalo) load(g0 - kG, next);
-  SB_FLEX_UNROLL
-    for (int i = kG - 1; i >= 0; --i) {
-      a = anticausal_step(a, v[i]);
-      if (g0 + i < kHalo + SY) out[(g0 + i - kHalo) * out_step] = a;
-    }
-    if (g0 - kG >= kHalo)
-  SB_FLEX_UNROLL
-      for (int i = 0; i < kG; ++i) v[i] = next[i];
-  }
-}
-
-// stream_yx: every footprint row along x, in place (rows [0, FY) of the np planes).
-// Afterwards columns [kHalo, kHalo + sx) of every row hold the row's filtered values.
-template <int C, class Block>
-SPLINEBENCH_HD void filter_patch_rows(const Block& blk, const PassDesc& P, int np, float* fp) {
-  constexpr int SX = PlanePatch<C>::sx;
-  constexpr int FY = PlanePatch<C>::sy + 2 * kHalo, FX = SX + 2 * kHalo;
-  const SmemLayout& L = P.smem;
-  const int fp_plane = L.fp_plane, fp_chan = L.fp_chan, fp_row = L.fp_row;
-  blk.each([&](int tid, int nt) {
-    for (int item = tid; item < np * C * FY; item += nt) {
-      const int r = item % FY, pc = item / FY;
-      float* row = fp + (pc / C) * fp_plane + (pc % C) * fp_chan + r * fp_row;
-      // Rows are 16-byte aligned (fp_row, fp_chan, fp_plane are multiples of 4).
-      Vec4* row4 = reinterpret_cast<Vec4*>(row);
-      filter_row_chunks<FX, SX>([row4](int k) { return row4 + k; });
-    }
-  });
-}
-
-// stream_yx, after filter_patch_rows: every interior column along y. Output row y of
-// column xi, channel ch of plane p goes to dst[p * dst_plane + ch * dst_chan + y * dst_row + xi].
-template <int C, class Block>
-SPLINEBENCH_HD void filter_patch_columns(const Block& blk, const PassDesc& P, int np, const float* fp, float* dst,
-                                         int dst_plane, int dst_chan, int dst_row) {
-  constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
-  constexpr int FY = SY + 2 * kHalo;
-  const SmemLayout& L = P.smem;
-  const int fp_plane = L.fp_plane, fp_chan = L.fp_chan, fp_row = L.fp_row;
-  blk.each([&](int tid, int nt) {
-    for (int item = tid; item < np * C * SX; item += nt) {
-      const int xi = item % SX, pc = item / SX;
-      const int p = pc / C, ch = pc % C;
-      const float* col = fp + p * fp_plane + ch * fp_chan + kHalo + xi;
-      filter_column_to<FY, SY>([col, fp_row](int k) { return col[k * fp_row]; },
-                               dst + p * dst_plane + ch * dst_chan + xi, dst_row);
-    }
-  });
-}
-
-// stream_yx (shared-memory ring): both in-plane axes, in place. Afterwards rows/columns
-// [kHalo, kHalo + sy/sx) of each plane hold the plane's 2-D filtered patch.
-template <int C, class Block>
-SPLINEBENCH_HD void filter_plane_patch(const Block& blk, const PassDesc& P, int np, float* fp) {
-  const SmemLayout& L = P.smem;
-  filter_patch_rows<C>(blk, P, np, fp);
-  blk.sync();
-  filter_patch_columns<C>(blk, P, np, fp, fp + kHalo * L.fp_row + kHalo, L.fp_plane, L.fp_chan, L.fp_row);
-}
-
 // n / d for 0 <= n < 2^16 and 1 <= d <= 64, given inv = 1.0f / d: the exact quotient
 // of n + 1/2 is at least 1 / (2 d) from an integer, and the two float roundings (of inv
 // and of the product, each relative 2^-24) move it by less than 2^16 / d * 2^-23 =
@@ -858,9 +525,9 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
   });
 }
 
-// ---- the stream filter ---------------------------------------------------------
+// ---- the stream filter of the shared-memory ring (stream_x) ----------------------
 
-// Per column: continues the causal recursion over planes [t0, t0 + np) of the tile
+// Per column of g: continues the causal recursion over planes [t0, t0 + np) of the tile
 // (plane t is stream position s0 - kHalo + t) and keeps results of positions >= s0
 // in the ring (entry j = position s0 + j). Then, if kHalo planes past some unwritten
 // outputs are known, runs the anti-causal recursion from zero at the newest entry
@@ -871,8 +538,7 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
 // kGroup is 2 where the block has more columns than threads, else 1 (no idle chain).
 template <int C, int kGroup, class Block>
 SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
-                                   std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
-                                   float* smem) {
+                                   std::int64_t emitted, std::int64_t emit_end, const float* g, float* smem) {
   const SmemLayout& L = P.smem;
   float* ring = smem + L.ring;
   float* cz = smem + L.cz;
@@ -883,8 +549,6 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
   const int top = t0i + np - kHalo - 1;  // newest ring entry
   const int lo = static_cast<int>(emitted), hi = static_cast<int>(emit_end);
   const bool emit = hi > lo;
-  const float* in_base = P.kind == TileKind::stream_x ? g : fp;
-  const int in_plane = P.kind == TileKind::stream_x ? L.g_plane : L.fp_plane;
   blk.each([&](int tid, int nt) {
     for (int base = tid; base < ncols; base += kGroup * nt) {
       int col[kGroup], in_off[kGroup];
@@ -896,28 +560,9 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
         col[k] = base + k * nt;
         exists[k] = col[k] < ncols;
         const int cc = exists[k] ? col[k] : base;  // stands in for a missing column
-        switch (P.kind) {
-          case TileKind::stream_yx: {
-            constexpr int SX = PlanePatch<C>::sx;
-            const int y = cc / (SX * C), v = cc - y * (SX * C);
-            const int xi = v / C, ch = v - xi * C;
-            in_off[k] = ch * L.fp_chan + (kHalo + y) * L.fp_row + kHalo + xi;
-            out_off[k] = (T.y0 + y) * P.y_stride + (T.x0 + xi) * C + ch;
-            valid[k] = T.y0 + y < P.ny && T.x0 + xi < P.nx;
-            break;
-          }
-          case TileKind::stream_x:
-            in_off[k] = g_skew<C>(cc);
-            out_off[k] = T.x0 * C + cc;
-            valid[k] = T.x0 + cc / C < P.nx;
-            break;
-          default:  // stream_only
-            in_off[k] = cc;
-            out_off[k] = T.w0 + cc;
-            valid[k] = T.w0 + cc < P.inner;
-            break;
-        }
-        valid[k] = valid[k] && exists[k];
+        in_off[k] = g_skew<C>(cc);
+        out_off[k] = T.x0 * C + cc;
+        valid[k] = T.x0 + cc / C < P.nx && exists[k];
         col[k] = cc;
         c[k] = (t0i == 0 || !exists[k]) ? 0.f : cz[cc];
       }
@@ -927,7 +572,7 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
         const bool keep = t0i + p - kHalo >= 0;
         SB_FLEX_UNROLL
         for (int k = 0; k < kGroup; ++k) {
-          c[k] = causal_step(c[k], in_base[in_off[k] + p * in_plane]);
+          c[k] = causal_step(c[k], g[in_off[k] + p * L.g_plane]);
           if (keep && exists[k]) ring[slot * ncols + col[k]] = c[k];
         }
         slot = slot + 1 == R ? 0 : slot + 1;
@@ -959,20 +604,9 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
   });
 }
 
-// Vectors of V floats in shared memory and global memory (V = 2 or 4), aligned.
+// Vectors of V floats in shared memory and global memory (V = 2), aligned.
 template <int V>
 struct VecOf;
-template <>
-struct VecOf<4> {
-  using type = Vec4;
-  SPLINEBENCH_HD static void get(const float* p, float (&v)[4], int at) {
-    const Vec4 q = *reinterpret_cast<const Vec4*>(p);
-    v[at] = q.x, v[at + 1] = q.y, v[at + 2] = q.z, v[at + 3] = q.w;
-  }
-  SPLINEBENCH_HD static void put(float* p, const float (&v)[4]) {
-    *reinterpret_cast<Vec4*>(p) = Vec4{v[0], v[1], v[2], v[3]};
-  }
-};
 #if defined(__CUDACC__)
 using Vec2 = float2;
 #else
@@ -991,13 +625,11 @@ struct VecOf<2> {
 
 // The stream filter with V adjacent columns per thread: the same per-column
 // arithmetic as stream_columns (bit for bit), with V-float shared-memory accesses and
-// V-float stores where the V outputs are whole and aligned. The planner sets P.vec
-// (flex_plan.cpp: only where every group of V columns is contiguous and aligned in
-// shared memory: stream_only with w % V == 0, stream_x with C == 1).
+// V-float stores where the V outputs are whole and aligned. The planner sets P.vec only
+// where every group of V columns is contiguous and aligned in g (one channel).
 template <int C, int V, class Block>
 SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
-                                   std::int64_t emitted, std::int64_t emit_end, const float* fp, const float* g,
-                                   float* smem) {
+                                   std::int64_t emitted, std::int64_t emit_end, const float* g, float* smem) {
   using Vec = VecOf<V>;
   const SmemLayout& L = P.smem;
   float* ring = smem + L.ring;
@@ -1007,17 +639,14 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
   const int t0i = static_cast<int>(t0);
   const int top = t0i + np - kHalo - 1;
   const int lo = static_cast<int>(emitted), hi = static_cast<int>(emit_end);
-  const bool is_x = P.kind == TileKind::stream_x;
-  const float* in_base = is_x ? g : fp;
-  const int in_plane = is_x ? L.g_plane : L.fp_plane;
   // Columns of this tile that are outputs, and where column 0 goes.
-  const std::int64_t limit = is_x ? (P.nx - T.x0) * C : P.inner - T.w0;
-  const std::int64_t out0 = T.base + (is_x ? T.x0 * C : T.w0);
+  const std::int64_t limit = (P.nx - T.x0) * C;
+  const std::int64_t out0 = T.base + T.x0 * C;
   const bool stride_ok = P.s_stride % V == 0;
   blk.each([&](int tid, int nt) {
     for (int q = tid; V * q < ncols; q += nt) {
       const int col = V * q;
-      const int in_off = is_x ? g_skew<C>(col) : col;
+      const int in_off = g_skew<C>(col);
       const std::int64_t left = limit - col;
       const int nvalid = left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
       float c[V];
@@ -1030,7 +659,7 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
       int slot = ((t0i - kHalo) % R + R) % R;
       for (int p = 0; p < np; ++p) {
         float x[V];
-        Vec::get(in_base + in_off + p * in_plane, x, 0);
+        Vec::get(g + in_off + p * L.g_plane, x, 0);
   SB_FLEX_UNROLL
         for (int e = 0; e < V; ++e) c[e] = causal_step(c[e], x[e]);
         if (t0i + p - kHalo >= 0) Vec::put(ring + slot * ncols + col, c);
@@ -1161,9 +790,7 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
   const float* src0 = P.src + T.base + T.w0 + col;
   float* dst0 = P.dst + T.base + T.w0 + col;
   float* out0 = dst0 + T.s0 * stride;  // output 0 of this column
-  const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
   float c[V], prev[kRegP][V], cur[kRegP][V];
-  float sink = 0.f;
   SB_FLEX_UNROLL
   for (int e = 0; e < V; ++e) c[e] = 0.f;
   SB_FLEX_UNROLL
@@ -1190,16 +817,9 @@ SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int c
           load_cols<V, Whole>(src0 + fold32(P.mode, static_cast<int>(first) + k, static_cast<int>(P.ns)) * stride,
                               nvalid, cur[k]);
     }
-    if (skip) {
-  SB_FLEX_UNROLL
-      for (int k = 0; k < kRegP; ++k) sink += cur[k][0];
-      continue;
-    }
     window_step<V>(c, prev, cur, b, np, outputs, out0, stride,
                    [nvalid](float* out, const float (&a)[V]) { store_cols<V, Whole>(out, nvalid, a); });
   }
-  // Keeps the loads of the attribution run alive (never true for real data).
-  if (skip && sink == -1.2345678e30f) dst0[0] = sink;
 }
 
 // stream_only without shared memory and without barriers: each thread owns V adjacent
@@ -1336,7 +956,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   const std::int64_t stride = P.s_stride;
   float* dst0 = P.dst + T.base + T.x0 * C;
   const float* g = smem + L.g;
-  const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   // The tile's `group` slices side by side (YWindow::place).
   const int group = kGrouped ? P.group : 1;
 
@@ -1364,12 +983,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
     const int newer = nsub - 1 - b < S - 1 ? nsub - 1 - b : S - 1;  // batches after b's
     blk.wait_loads(newer);
     blk.sync();
-    if (!skip_plane) filter_row_segments<C>(blk, P, np * group, buffer(b), smem + L.g);
+    filter_row_segments<C>(blk, P, np * group, buffer(b), smem + L.g);
     blk.sync();
-    if (!skip_stream) {
-      // Plane k + 1 of a slice is group rows further down g.
-      blk.each([&](int tid, int) { window(tid).stream(g, group * g_plane, b, np, outputs, dst0, stride); });
-    }
+    // Plane k + 1 of a slice is group rows further down g.
+    blk.each([&](int tid, int) { window(tid).stream(g, group * g_plane, b, np, outputs, dst0, stride); });
     blk.sync();  // buffer(b) and g are free again
   }
 }
@@ -1459,7 +1076,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   const int outputs = static_cast<int>(T.s1 - T.s0);
   const std::int64_t stride = P.s_stride;
   float* dst0 = P.dst + T.base + T.x0 * C;
-  const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
   const int group = kGrouped ? P.group : 1;  // slices side by side (YWindow::place)
   const int g_step = kRegP * group * g_plane;  // g buffer 1 follows buffer 0
   auto g_buffer = [&](int b) { return smem + L.g + (b & 1) * g_step; };
@@ -1508,18 +1124,16 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
       bulk_wait(loaded + b % S, static_cast<std::uint32_t>((b / S) & 1));
       if (b >= 2) bulk_wait(freed + (b & 1), static_cast<std::uint32_t>(((b - 2) >> 1) & 1));
     });
-    if (!skip_plane) filter_row_segments<C>(xteam, P, np * group, buffer(b), g_buffer(b));
+    filter_row_segments<C>(xteam, P, np * group, buffer(b), g_buffer(b));
     xteam.each([&](int, int) { team_bar_arrive(full + (b & 1)); });
   };
   auto y_step = [&](int b) {
     const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
     yteam.each([&](int t, int) {
       bulk_wait(full + (b & 1), static_cast<std::uint32_t>((b >> 1) & 1));
-      if (!skip_stream) {
-        const float* g = g_buffer(b);
+      const float* g = g_buffer(b);
   SB_FLEX_UNROLL
-        for (int j = 0; j < kYCols; ++j) window(t, j).stream(g, group * g_plane, b, np, outputs, dst0, stride);
-      }
+      for (int j = 0; j < kYCols; ++j) window(t, j).stream(g, group * g_plane, b, np, outputs, dst0, stride);
       team_bar_arrive(freed + (b & 1));
     });
   };
@@ -1539,347 +1153,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   }
 #endif
   blk.sync();  // every write of the tile is issued; g, the buffers, xfold and the mbarriers are free
-}
-
-// ---- TMA footprints of the register stream_yx tile (PassDesc::tma) ----------------
-//
-// Layout of one footprint plane (64 x 64 values): two halves of 32 columns, each 64
-// rows of 128 bytes as the TMA unit writes them with 128-byte swizzling: the 16-byte
-// chunk c of row r sits at chunk c ^ (r % 8). Eight rows read at the same column, as
-// the x filter's threads do, and 32 columns of one row, as the y filter's do, fall in
-// different banks without padding, which a tensor copy cannot add.
-SPLINEBENCH_HD int yx_swizzled(int r, int x) {
-  return (x >> 5) * (kYxTmaRows * 32) + r * 32 + ((((x >> 2) & 7) ^ (r & 7)) << 2) + (x & 3);
-}
-
-// Requests planes [t, t + np) of the tile's footprint into fp (planes kYxTmaPlane floats
-// apart), two tensor copies of a 32 x 64 box per plane, completing on `bar`; on the
-// device one thread calls it. Planes outside the stream axis are requested at their
-// folded position; positions outside the (y, x) plane arrive as zeros and are folded by
-// yx_fold_positions. On the host: what the copy engine writes.
-SPLINEBENCH_HD void yx_tma_request(const PassDesc& P, const TileSpan& T, int t, int np, float* fp, std::uint64_t* bar) {
-  const int mode = P.mode, ns = static_cast<int>(P.ns);
-  const int s_first = static_cast<int>(T.s0 - kHalo) + t;
-  const int x = static_cast<int>(T.x0) - kHalo, y = static_cast<int>(T.y0) - kHalo;
-#if defined(__CUDA_ARCH__)
-  // The tensor's z runs over the planes of all slices (yx_tma_layout_ok: back to back).
-  const int z_slice = static_cast<int>(T.base / P.s_stride);
-  bulk_expect(bar, static_cast<std::uint32_t>(np * kYxTmaPlane * 4));
-  for (int j = 0; j < np; ++j) {
-    const int z = z_slice + fold32(mode, s_first + j, ns);
-    for (int h = 0; h < 2; ++h) {
-      const std::int32_t c[3] = {x + 32 * h, y, z};
-      cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global,
-                                      fp + j * kYxTmaPlane + h * (kYxTmaRows * 32), P.tensor_map, c, bar);
-    }
-  }
-#else
-  (void)bar;
-  const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
-  for (int j = 0; j < np; ++j) {
-    const float* plane = P.src + T.base + static_cast<std::int64_t>(fold32(mode, s_first + j, ns)) * P.s_stride;
-    for (int r = 0; r < kYxTmaRows; ++r)
-      for (int c = 0; c < 64; ++c) {
-        const int xx = x + c, yy = y + r;
-        fp[j * kYxTmaPlane + yx_swizzled(r, c)] =
-            xx >= 0 && xx < nx && yy >= 0 && yy < ny ? plane[static_cast<std::int64_t>(yy) * P.y_stride + xx] : 0.f;
-      }
-  }
-#endif
-}
-
-// The tensor map was written in global memory before the launch: acquire it for the
-// tensor copies (async proxy) and bring it into the descriptor cache.
-SPLINEBENCH_HD void yx_tma_prefetch_map(const PassDesc& P) {
-#if defined(__CUDA_ARCH__)
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(P.tensor_map) : "memory");
-  asm volatile("prefetch.tensormap [%0];" ::"l"(P.tensor_map) : "memory");
-#else
-  (void)P;
-#endif
-}
-
-// Folded samples of the swizzled footprint: which positions need one and where it comes
-// from. The same for every plane of a tile, so yx_fold_table computes it once per tile and
-// yx_fold_positions only replays it per batch. (Folding each position per batch, with two
-// divisions and three folds per position, made the edge tiles the longest of the launch.)
-//
-// With `all` (the loads where tensor copies cannot be used): every position, by cp.async.
-// Otherwise only the positions outside the (y, x) plane (tiles whose footprint leaves it),
-// after yx_tma_request's copies have landed: the strips of columns [0, cl) and [cr, 64)
-// over every row, and of rows [0, rl) and [rr, 64) over columns [cl, cr). A folded
-// sample that landed inside the footprint is copied within shared memory (every mirror
-// fold of an axis longer than the footprint reaches one); others, periodic folds among
-// them, come by cp.async.
-//
-// Table in shared memory at SmemLayout::xfold (kYxFoldTableInts ints): the folded y of
-// each footprint row, the folded x of each column, then one entry per position to fill:
-//   bits 0-11  its swizzled offset in the plane;
-//   bits 12-23 the swizzled offset of its source (a landed position), or, with bit 31
-//              set, its row * 64 + column (the source then comes from global memory).
-struct YxFoldStrips {
-  int cl, cr, rl, rr, per_plane;  // in-plane columns [cl, cr), rows [rl, rr); positions to fill
-  SPLINEBENCH_HD YxFoldStrips(const PassDesc& P, const TileSpan& T, bool all) {
-    constexpr int FY = kYxTmaRows, FX = 64;
-    const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny);
-    const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
-    auto clamp = [](int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); };
-    cl = all ? FX : clamp(-x_first, 0, FX);
-    cr = all ? FX : clamp(nx - x_first, cl, FX);
-    rl = all ? FY : clamp(-y_first, 0, FY);
-    rr = all ? FY : clamp(ny - y_first, rl, FY);
-    per_plane = FY * (cl + FX - cr) + (rl + FY - rr) * (cr - cl);  // all: FY * FX
-  }
-};
-inline constexpr std::uint32_t kYxFoldGlobal = 1u << 31;
-
-template <class Block>
-SPLINEBENCH_HD void yx_fold_table(const Block& blk, const PassDesc& P, const TileSpan& T, const YxFoldStrips& F,
-                                  int* table) {
-  constexpr int FY = kYxTmaRows, FX = 64;
-  static_assert(FY == PlanePatch<1>::sy + 2 * kHalo && FX == PlanePatch<1>::sx + 2 * kHalo,
-                "the swizzled layout holds a 64 x 64 footprint");
-  if (F.per_plane == 0) return;  // the same for every thread: nothing outside the plane
-  const int nx = static_cast<int>(P.nx), ny = static_cast<int>(P.ny), mode = P.mode;
-  const int x_first = static_cast<int>(T.x0) - kHalo, y_first = static_cast<int>(T.y0) - kHalo;
-  const int strip_w = F.cl + FX - F.cr, inner_w = F.cr - F.cl;
-  blk.each([&](int tid, int nt) {
-    for (int i = tid; i < FY + FX; i += nt)
-      table[i] = i < FY ? fold32(mode, y_first + i, ny) : fold32(mode, x_first + (i - FY), nx);
-    for (int q = tid; q < F.per_plane; q += nt) {
-      int r, c;
-      if (q < FY * strip_w) {
-        r = q / strip_w;
-        const int k = q - r * strip_w;
-        c = k < F.cl ? k : F.cr + (k - F.cl);
-      } else {
-        const int q2 = q - FY * strip_w, k = q2 / inner_w;
-        c = F.cl + (q2 - k * inner_w);
-        r = k < F.rl ? k : F.rr + (k - F.rl);
-      }
-      const int sc = fold32(mode, x_first + c, nx) - x_first, sr = fold32(mode, y_first + r, ny) - y_first;
-      const bool landed = sc >= F.cl && sc < F.cr && sr >= F.rl && sr < F.rr;
-      const std::uint32_t from = static_cast<std::uint32_t>(landed ? yx_swizzled(sr, sc) : r * FX + c);
-      table[FY + FX + q] = static_cast<int>(static_cast<std::uint32_t>(yx_swizzled(r, c)) | (from << 12) |
-                                            (landed ? 0u : kYxFoldGlobal));
-    }
-  });
-}
-
-// The folded samples of planes [t, t + np) of the footprint in fp, by yx_fold_table's
-// table; waited for here. Every source is a landed position, which this never writes, so
-// the order of the copies does not matter.
-template <class Block>
-SPLINEBENCH_HD void yx_fold_positions(const Block& blk, const PassDesc& P, const TileSpan& T, const YxFoldStrips& F,
-                                      const int* table, int t, int np, float* fp) {
-  constexpr int FY = kYxTmaRows, FX = 64;
-  if (F.per_plane == 0) return;  // the same for every thread
-  blk.each([&](int tid, int nt) {
-    const int s_first = static_cast<int>(T.s0 - kHalo) + t, ns = static_cast<int>(P.ns);
-    for (int j = 0; j < np; ++j) {
-      float* plane = fp + j * kYxTmaPlane;
-      const float* src = P.src + T.base + static_cast<std::int64_t>(fold32(P.mode, s_first + j, ns)) * P.s_stride;
-      for (int q = tid; q < F.per_plane; q += nt) {
-        const std::uint32_t e = static_cast<std::uint32_t>(table[FY + FX + q]);
-        const int dst = static_cast<int>(e & 0xfffu), from = static_cast<int>((e >> 12) & 0xfffu);
-        if ((e & kYxFoldGlobal) == 0) {
-          plane[dst] = plane[from];  // landed by the tensor copies
-        } else {
-          const int sy = table[from / FX], sx = table[FY + from % FX];
-          copy_to_shared(plane + dst, src + static_cast<std::int64_t>(sy) * P.y_stride + sx);
-        }
-      }
-    }
-  });
-  blk.commit_loads();
-  blk.wait_loads(0);
-}
-
-// filter_patch_rows on the swizzled planes: the same operations on the same values.
-template <class Block>
-SPLINEBENCH_HD void filter_swizzled_rows(const Block& blk, int np, float* fp) {
-  constexpr int SX = PlanePatch<1>::sx, FX = SX + 2 * kHalo;
-  blk.each([&](int tid, int nt) {
-    for (int item = tid; item < np * kYxTmaRows; item += nt) {
-      const int r = item % kYxTmaRows;
-      float* plane = fp + (item / kYxTmaRows) * kYxTmaPlane;
-      filter_row_chunks_streamed<FX, SX, 2>(
-          [plane, r](int k) { return reinterpret_cast<Vec4*>(plane + yx_swizzled(r, 4 * k)); });
-    }
-  });
-}
-
-// filter_patch_columns on the swizzled planes (C == 1): the same operations on the same
-// values; output row y of column xi of plane p goes to dst[p * dst_plane + y * dst_row + xi].
-template <class Block>
-SPLINEBENCH_HD void filter_swizzled_columns(const Block& blk, int np, float* fp, float* dst, int dst_plane,
-                                            int dst_row) {
-  constexpr int SY = PlanePatch<1>::sy, SX = PlanePatch<1>::sx;
-  constexpr int FY = SY + 2 * kHalo;
-  blk.each([&](int tid, int nt) {
-    for (int item = tid; item < np * SX; item += nt) {
-      const int xi = item % SX, p = item / SX;
-      float* plane = fp + p * kYxTmaPlane;
-      filter_column_streamed<FY, SY, 8>([plane, xi](int k) { return plane + yx_swizzled(k, kHalo + xi); },
-                                         dst + p * dst_plane + xi, dst_row);
-    }
-  });
-}
-
-// ---- the register stream_yx tile (stream_yx with PassDesc::regs > 0, C == 1) -------
-
-// stream_yx with the z window in registers: the whole 3-D filter of a 32 x 32 (y, x)
-// patch in one pass over the field. Per batch of kPlaneBatch planes the footprints
-// (64 x 64 values each, requested one batch ahead into the other of two buffers) are
-// filtered along x in place and then along y into g, at the batch's slots of the
-// current sub-block; per sub-block of kRegP planes each thread continues the stream
-// filter of its two adjacent columns with the window of register_columns (window_step),
-// writing the outputs of the previous sub-block straight to global memory.
-// The in-plane filters are filter_plane_patch's (same operations on the same values)
-// and the stream filter is the ring's with p = kRegP, so the bits are those of the
-// shared-memory ring with Tuning::plane_p = kRegP (test_flex_emulate compares them;
-// that ring needs 2 x 16 footprint planes, more shared memory than any GPU has).
-// Batches of kPlaneBatch planes are what keeps the footprints in shared memory: two
-// buffers of 4 planes (136 KB) and g (64 KB). Not inlined on the device, like the other
-// register tiles.
-// kSwizzled (PassDesc::tma != 0): the swizzled footprint layout and its loaders, a
-// template instance of its own so that the per-thread-load instance keeps its registers.
-template <bool kSwizzled, class Block>
-SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_yx_registers(const Block& blk, const PassDesc& P, const TileSpan& T,
-                                                        float* smem) {
-  static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");
-  static constexpr int C = 1, V = 2;  // two adjacent columns per thread: 1024 on kThreads
-  constexpr int SY = PlanePatch<C>::sy, SX = PlanePatch<C>::sx;
-  static_assert(SY * SX == V * kThreads, "every thread owns V columns of the patch");
-  YWindows<V> window;
-#if defined(__CUDA_ARCH__)
-  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (as stream_x_registers)
-#endif
-  // PassDesc::tma != 0: the layout's offsets count from the first 1024-byte boundary of
-  // the shared memory (swizzled tensor copies need it; the planner adds the slack), as
-  // the dynamic shared memory of the kernel starts after its static variables.
-  // (An offset from the shared array, not a pointer rebuilt from an integer: the compiler
-  // then still knows these are shared-memory addresses, LDS and STS, not generic ones.)
-  if constexpr (kSwizzled) {
-    const unsigned misalign = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(smem)) & 1023u;
-    smem += ((1024u - misalign) & 1023u) / 4;
-  }
-  const SmemLayout& L = P.smem;
-  const int g_plane = L.g_plane;
-  const int count = static_cast<int>(T.count);  // planes of the tile (outputs + 2 kHalo)
-  const int nsub = (count + kRegP - 1) / kRegP;
-  const int batch = L.fp_batch;  // planes per batch, a divisor of kRegP (the planner)
-  const int batches = (count + batch - 1) / batch;
-  const int per_sub = kRegP / batch;  // batches per sub-block
-  const int S = L.fp_stages;           // batch buffers: S - 1 batches requested ahead
-  const int outputs = static_cast<int>(T.s1 - T.s0);
-  const std::int64_t stride = P.s_stride;
-  float* g = smem + L.g;
-  const bool skip_stream = (P.profile_skip & 2) != 0, skip_plane = (P.profile_skip & 1) != 0;
-  // Two adjacent columns per thread go as one 8-byte store where both exist and the
-  // address is aligned for every column pair of the tile (x0 and the strides even).
-  const bool aligned = (reinterpret_cast<std::uintptr_t>(P.dst + T.base + T.x0) % 8) == 0 &&
-                       P.y_stride % 2 == 0 && P.s_stride % 2 == 0;
-
-  const int buffer_step = L.fp[1] - L.fp[0];
-  auto buffer = [&](int k) { return smem + L.fp[0] + (k % S) * buffer_step; };
-  // PassDesc::tma: 0 the padded layout (issue_loads); 1 the swizzled layout by tensor
-  // copies (1024-byte aligned planes, above); 2 the swizzled layout by per-thread loads.
-  constexpr bool swizzled = kSwizzled;
-  const bool tma = kSwizzled && P.tma == 1;
-  std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
-  int* fold_table = reinterpret_cast<int*>(smem + L.xfold);
-  const YxFoldStrips strips(P, T, !tma);
-  // One thread of the last warp sets up and requests the tensor copies. Why not thread 0:
-  // the x filter of a batch of up to 7 planes (64 rows each) runs on the first warps and
-  // the rest wait for its slowest warp at the next barrier; the requests, issued right
-  // before it, made warp 0 that warp. The last warp has no x rows then.
-  constexpr int kRequester = kThreads - 32;
-  blk.each([&](int tid, int) {
-    window(tid).clear();
-    if (tma && tid == kRequester) {
-      for (int k = 0; k < S; ++k) bulk_init(bars + k);
-      yx_tma_prefetch_map(P);
-    }
-  });
-  // The previous tile ended on a barrier: its table is free.
-  if constexpr (swizzled) yx_fold_table(blk, P, T, strips, fold_table);
-  if (swizzled) blk.sync();  // the barriers and the fold table are ready before the first request
-  auto request = [&](int k) {
-    const int t = k * batch;
-    const int np = count - t < batch ? count - t : batch;
-    if constexpr (swizzled) {
-      // tma: the tensor copies; otherwise requested when needed (below), the per-thread
-      // loads of the swizzled layout.
-      if (tma)
-        blk.each([&](int tid, int) {
-          if (tid == kRequester) yx_tma_request(P, T, t, np, buffer(k), bars + k % S);
-        });
-    } else {
-      issue_loads<C>(blk, P, T, t, np, buffer(k));
-      blk.commit_loads();
-    }
-  };
-  for (int k = 0; k < S - 1 && k < batches; ++k) request(k);
-  for (int b = 0; b < nsub; ++b) {
-    const int t0 = b * kRegP;
-    const int np = count - t0 < kRegP ? count - t0 : kRegP;
-    for (int j = 0; j < per_sub; ++j) {
-      const int k = b * per_sub + j;
-      if (k >= batches) break;
-      const int nbp = count - k * batch < batch ? count - k * batch : batch;
-      // Batches k .. k + S - 2 are requested; wait for k. After the barrier every thread
-      // sees it, and every thread is done with batch k - 1, whose buffer k + S - 1 takes.
-      if constexpr (swizzled) {
-        if (tma) blk.each([&](int, int) { bulk_wait(bars + k % S, static_cast<std::uint32_t>((k / S) & 1)); });
-        yx_fold_positions(blk, P, T, strips, fold_table, k * batch, nbp, buffer(k));
-      } else {
-        const int newer = batches - 1 - k < S - 2 ? batches - 1 - k : S - 2;  // requested after k
-        blk.wait_loads(newer);
-      }
-      blk.sync();
-      if (k + S - 1 < batches) request(k + S - 1);
-      if (!skip_plane) {
-        float* fp = buffer(k);
-        if constexpr (swizzled) {
-          filter_swizzled_rows(blk, nbp, fp);
-          blk.sync();
-          filter_swizzled_columns(blk, nbp, fp, g + j * batch * g_plane, g_plane, SX);
-        } else {
-          filter_patch_rows<C>(blk, P, nbp, fp);
-          blk.sync();
-          filter_patch_columns<C>(blk, P, nbp, fp, g + j * batch * g_plane, g_plane, 0, SX);
-        }
-      }
-    }
-    blk.sync();  // g holds the sub-block's np filtered planes
-    if (!skip_stream) {
-      blk.each([&](int tid, int) {
-        const int col = V * tid;
-        const int y = col / SX, x = col - (col / SX) * SX;
-        const std::int64_t left = P.nx - (T.x0 + x);
-        const int nvalid = T.y0 + y >= P.ny ? 0 : left >= V ? V : (left > 0 ? static_cast<int>(left) : 0);
-        if (nvalid == 0) return;  // outside the field: nothing to write, no window needed
-        YWindow<V>& w = window(tid);
-        float cur[kRegP][V];
-  SB_FLEX_UNROLL
-        for (int k = 0; k < kRegP; ++k)
-  SB_FLEX_UNROLL
-          for (int e = 0; e < V; ++e) cur[k][e] = k < np ? g[k * g_plane + col + e] : 0.f;
-        float* out0 = P.dst + T.base + (T.y0 + y) * P.y_stride + T.x0 + x + T.s0 * stride;
-        if (aligned && nvalid == V) {
-          window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
-                         [](float* out, const float (&a)[V]) { store_cols<V, true>(out, V, a); });
-        } else {
-          window_step<V>(w.c, w.prev, cur, b, np, outputs, out0, stride,
-                         [nvalid](float* out, const float (&a)[V]) { store_cols<V, false>(out, nvalid, a); });
-        }
-      });
-    }
-    // g is overwritten only after the next batch's two barriers; this one is for the
-    // last sub-block: every thread's writes are issued before the tile's release.
-  }
-  blk.sync();
 }
 
 // ---- the bulk stream_only tile (stream_only with PassDesc::bulk > 0) -------------
@@ -1911,7 +1184,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
   float* out_base = P.dst + T.base + T.w0 + T.s0 * stride;
   std::uint64_t* bars = reinterpret_cast<std::uint64_t*>(smem + L.bars);
   const int buffer_step = kRegP * w;
-  const bool skip = (P.profile_skip & 2) != 0;  // time attribution only: loads, no filter
   // Thread 0 only: sub-block b's plane rows into buffer b % S.
   auto request = [&](int b) {
     const int t0 = b * kRegP;
@@ -1934,7 +1206,6 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
     if (tid == 0)
       for (int b = 0; b < S - 1 && b < nsub; ++b) request(b);
   });
-  float sink = 0.f;
   for (int b = 0; b < nsub; ++b) {
     const int np = count - b * kRegP < kRegP ? count - b * kRegP : kRegP;
     blk.each([&](int tid, int) {
@@ -1950,19 +1221,12 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_bulk(const Block& blk, const PassDes
         cur[k][0] = q.x;
         cur[k][1] = q.y;
       }
-      if (skip) {
-  SB_FLEX_UNROLL
-        for (int k = 0; k < kRegP; ++k) sink += cur[k][0];
-        return;
-      }
       YWindow<V>& win = window(tid);
       window_step<V>(win.c, win.prev, cur, b, np, outputs, out_base + col, stride,
                      [](float* out, const float (&a)[V]) { *reinterpret_cast<Vec2*>(out) = Vec2{a[0], a[1]}; });
     });
     blk.sync();  // buffer b % S is free again
   }
-  // Keeps the loads of the attribution run alive (never true for real data).
-  if (skip && sink == -1.2345678e30f) P.dst[0] = sink;
 }
 
 // Whether a stream_only tile can take the bulk tile: a whole chunk of the block's
@@ -1995,22 +1259,12 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
       stream_x_registers<C, false>(blk, P, T, smem);
     return;
   }
-  if constexpr (C == 1) {
-    if (P.kind == TileKind::stream_yx && P.regs > 0) {
-      // Ends with a barrier: every thread's writes are issued before the tile's release.
-      if (P.tma != 0)
-        stream_yx_registers<true>(blk, P, T, smem);
-      else
-        stream_yx_registers<false>(blk, P, T, smem);
-      return;
-    }
-  }
   if (P.kind == TileKind::stream_only && P.bulk > 0 && bulk_fits(P, T)) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
     stream_bulk(blk, P, T, smem);
     return;
   }
-  if (P.kind == TileKind::stream_only && P.regs > 0) {
+  if (P.kind == TileKind::stream_only) {
     // No shared memory, no barrier inside; the one barrier orders every thread's
     // writes before the caller's release of the tile (flex_kernels.cu).
     if (P.regs == 2)
@@ -2020,7 +1274,9 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
     blk.sync();
     return;
   }
-  const bool stream = P.kind != TileKind::rows;
+  // rows, and stream_x where its y window does not fit in registers: the shared-memory
+  // ring, footprints double-buffered.
+  const bool stream = P.kind == TileKind::stream_x;
   const int nsub = static_cast<int>((T.count + P.p - 1) / P.p);
   std::int64_t emitted = 0;  // stream outputs written so far (same on every thread)
   float* g = smem + P.smem.g;
@@ -2042,37 +1298,20 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
       blk.wait_loads(0);
     }
     blk.sync();
-
-    const bool in_plane = (P.profile_skip & 1) == 0, streaming = (P.profile_skip & 2) == 0;
-    switch (P.kind) {
-      case TileKind::rows:
-        if (in_plane) filter_row_segments<C>(blk, P, np, fp, g);
-        blk.sync();
-        if (streaming) write_rows<C>(blk, P, T, t0, np, g);
-        break;
-      case TileKind::stream_x:
-        if (in_plane) filter_row_segments<C>(blk, P, np, fp, g);
-        blk.sync();
-        break;
-      case TileKind::stream_yx:
-        if (in_plane) filter_plane_patch<C>(blk, P, np, fp);
-        blk.sync();
-        break;
-      case TileKind::stream_only:
-        break;
-    }
-    if (stream && streaming) {
+    filter_row_segments<C>(blk, P, np, fp, g);
+    blk.sync();
+    if (!stream) {
+      write_rows<C>(blk, P, T, t0, np, g);
+    } else {
       const std::int64_t e = t0 + np;  // planes known after this sub-block
       const std::int64_t outputs = T.s1 - T.s0;
       const std::int64_t emit_end = e - 2 * kHalo < outputs ? e - 2 * kHalo : outputs;
-      if (P.vec == 4)
-        stream_vectors<C, 4>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
-      else if (P.vec == 2)
-        stream_vectors<C, 2>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+      if (P.vec == 2)
+        stream_vectors<C, 2>(blk, P, T, t0, np, emitted, emit_end, g, smem);
       else if (P.ncols > kThreads)
-        stream_columns<C, 2>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+        stream_columns<C, 2>(blk, P, T, t0, np, emitted, emit_end, g, smem);
       else
-        stream_columns<C, 1>(blk, P, T, t0, np, emitted, emit_end, fp, g, smem);
+        stream_columns<C, 1>(blk, P, T, t0, np, emitted, emit_end, g, smem);
       if (emit_end > emitted) emitted = emit_end;
     }
     blk.sync();  // fp[b & 1], g and the ring are free again

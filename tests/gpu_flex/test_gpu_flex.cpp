@@ -6,6 +6,9 @@
 //  - the adversarial debug mode (random dependency-respecting ticket order, random
 //    block stalls, eight times more blocks than can be resident) finishes with the
 //    same bits;
+//  - plans for a share of the device (DeviceShare): one block (a stream range per axis:
+//    slice groups, two teams on long axes), many (the shortest ranges), little shared
+//    memory (the fallbacks);
 //  - large cases (1-D 2^22, 3-D 192^3, the 100-frame RGBA batch) against the oracle;
 //  - the Implementation interface through the registry (prefilter, read-back,
 //    evaluation against the oracle).
@@ -17,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,7 @@
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_emulate.hpp"
 #include "gpu_flex/flex_launch.hpp"
+#include "gpu_flex/flex_tile.cuh"
 #include "splinebench/oracle_batch.hpp"
 #include "splinebench/registry.hpp"
 
@@ -73,7 +78,7 @@ DeviceRun run_device(FlexRunner& runner, Variant v, const GridShape& shape, std:
                      const std::vector<float>& in, const LaunchOptions& opt = {}) {
   const std::size_t n = in.size();
   gpu::DeviceBuffer<float> d_in(n), d_out(n), d_tmp;
-  const std::int64_t tmp = runner.tmp_values(v, shape, fields, mode, opt.tuning);
+  const std::int64_t tmp = runner.tmp_values(v, shape, fields, mode);
   if (tmp) d_tmp.resize(static_cast<std::size_t>(tmp));
   SB_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   SB_CUDA_CHECK(cudaMemset(d_out.data(), 0xFF, n * sizeof(float)));  // all-ones bytes: NaN
@@ -96,9 +101,9 @@ DeviceRun run_device(Variant v, const GridShape& shape, std::int64_t fields, Mod
 
 // The host emulation of the plan the device uses.
 std::vector<float> run_emulated(Variant v, const GridShape& shape, std::int64_t fields, Mode mode,
-                                const std::vector<float>& in, const Tuning& tuning = {}) {
+                                const std::vector<float>& in, const DeviceShare& share = {}) {
   FlexRunner runner;
-  Plan plan = runner.plan(v, shape, fields, mode, tuning);
+  Plan plan = runner.plan(v, shape, fields, mode, share);
   std::vector<float> out(in.size(), std::nanf("")), tmp(in.size(), std::nanf(""));
   bind_buffers(plan, in.data(), out.data(), tmp.data());
   emulate(plan, v);
@@ -115,53 +120,36 @@ void check_case(const FlexCase& c, Mode mode, bool with_emulation) {
   const GridShape shape = GridShape::make(c.extents, c.channels);
   const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 11);
   const std::vector<double> ref = oracle(shape, c.fields, mode, in);
-  // gpu_flex (default layout), gpu_flex_fixed, and gpu_flex with the other D >= 3
-  // layouts in one launch (yx patches, per-axis passes).
-  // And the stream filter forced to 2 and 4 adjacent columns per thread (the
-  // automatic choice takes them only for wide column counts).
-  // And stream_only passes on the shared-memory ring instead of the register tile
-  // (stream_regs=0), in the one launch and in the baseline.
-  for (int config = 0; config < 8; ++config) {
-    const Variant v = config == 1 || config == 7 ? Variant::fixed : Variant::flexible;
-    const char* who = config == 0   ? "gpu_flex"
-                      : config == 1 ? "gpu_flex_fixed"
-                      : config == 2 ? "gpu_flex yx_patches"
-                      : config == 3 ? "gpu_flex per_axis"
-                      : config == 4 ? "gpu_flex stream_vec=2"
-                      : config == 5 ? "gpu_flex stream_vec=4"
-                      : config == 6 ? "gpu_flex stream_regs=0"
-                                    : "gpu_flex_fixed stream_regs=0";
-    if (shape.dims < 3 && (config == 2 || config == 3)) continue;  // D >= 3 layouts only
+  // gpu_flex, gpu_flex_fixed, and gpu_flex planned for one block (the longest tiles).
+  for (int config = 0; config < 3; ++config) {
+    const Variant v = config == 1 ? Variant::fixed : Variant::flexible;
+    const char* who = config == 0 ? "gpu_flex" : config == 1 ? "gpu_flex_fixed" : "gpu_flex, one block";
     LaunchOptions opt;
-    if (config == 2) opt.tuning.layout3d = Layout3D::yx_patches;
-    if (config == 3) opt.tuning.layout3d = Layout3D::per_axis;
-    if (config == 4) opt.tuning.stream_vec = 2;
-    if (config == 5) opt.tuning.stream_vec = 4;
-    if (config >= 6) opt.tuning.stream_regs = 0;
+    if (config == 2) opt.share.blocks = 1;
     const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
     EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << who << ": unwritten outputs; " << r.description;
     EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << who << "; " << r.description;
     if (with_emulation) {
-      EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in, opt.tuning)), "")
+      EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in, opt.share)), "")
           << who << " vs emulation";
     }
   }
 }
 
-// gpu_flex under one planner tuning on the device: every output written, within the
+// gpu_flex planned for `blocks` blocks on the device: every output written, within the
 // oracle's tolerance, bit for bit the emulation's, and, with adversarial_seed > 0 (the
 // flexible launch), the same bits in the adversarial order.
-void check_tuning(Variant v, const FlexCase& c, Mode mode, const std::vector<float>& in,
-                  const std::vector<double>& ref, const Tuning& tuning, const std::string& label,
-                  std::uint64_t adversarial_seed = 0) {
+void check_blocks(Variant v, const FlexCase& c, Mode mode, const std::vector<float>& in,
+                  const std::vector<double>& ref, int blocks, std::uint64_t adversarial_seed = 0) {
   const GridShape shape = GridShape::make(c.extents, c.channels);
   LaunchOptions opt;
-  opt.tuning = tuning;
+  opt.share.blocks = blocks;
   const DeviceRun r = run_device(v, shape, c.fields, mode, in, opt);
-  const std::string what = c.name() + " " + label + "; " + r.description;
+  const std::string what = c.name() + (v == Variant::fixed ? " fixed, " : " flexible, ") + std::to_string(blocks) +
+                           " blocks; " + r.description;
   EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
   EXPECT_LE(splinebench::testing::rel_l2(r.out, ref), tolerance(shape.dims)) << what;
-  EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in, tuning)), "") << what;
+  EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, mode, in, opt.share)), "") << what;
   if (adversarial_seed > 0) {
     opt.adversarial = true;
     opt.seed = adversarial_seed;
@@ -188,13 +176,6 @@ TEST_P(GpuFlexCases, AdversarialOrderAndStallsSameBits) {
   opt.seed = 99;
   const DeviceRun adv = run_device(Variant::flexible, shape, c.fields, mode, in, opt);
   EXPECT_EQ(bit_difference(adv.out, normal.out), "");
-  // The same with 4 columns per thread in the stream filter (same bits as 1 or 2).
-  opt.tuning.stream_vec = 4;
-  EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, mode, in, opt).out, normal.out), "");
-  // The same with the shared-memory ring instead of the register stream tile.
-  opt.tuning.stream_vec = 0;
-  opt.tuning.stream_regs = 0;
-  EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, mode, in, opt).out, normal.out), "");
 }
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
@@ -215,24 +196,20 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
   SKIP_WITHOUT_DEVICE();
   struct Step {
     FlexCase c;
-    Tuning tuning;
+    int blocks;
     bool adversarial;
     Variant variant = Variant::flexible;
   };
-  Tuning per_axis;
-  per_axis.layout3d = Layout3D::per_axis;
-  Tuning small_ranges;
-  small_ranges.s_range = 7;
   const std::vector<Step> steps{
-      {{{21, 34, 45}, 1, 3}, {}, false},           {{{21, 34, 45}, 1, 3}, {}, false},  // the same plan again
-      {{{61, 47}, 4, 5}, {}, false},               {{{5, 6, 7, 9}, 1, 2}, per_axis, false},
-      {{{21, 34, 45}, 1, 3}, {}, true},            {{{4099}, 1, 1}, {}, false},
-      {{{21, 34, 45}, 1, 3}, small_ranges, false}, {{{5, 6, 7, 9}, 1, 2}, per_axis, true},
-      {{{61, 47}, 4, 5}, {}, false},
+      {{{21, 34, 45}, 1, 3}, 0, false},    {{{21, 34, 45}, 1, 3}, 0, false},  // the same plan again
+      {{{61, 47}, 4, 5}, 0, false},        {{{5, 6, 7, 9}, 1, 2}, 0, false},
+      {{{21, 34, 45}, 1, 3}, 0, true},     {{{4099}, 1, 1}, 0, false},
+      {{{21, 34, 45}, 1, 3}, 1000, false}, {{{5, 6, 7, 9}, 1, 2}, 1, true},
+      {{{61, 47}, 4, 5}, 0, false},
       // The runner keeps its last plans: the fixed and the flexible plan of one problem
       // in turn (as the benchmark runs them), then a plan evicted and made again.
-      {{{21, 34, 45}, 1, 3}, {}, false, Variant::fixed}, {{{21, 34, 45}, 1, 3}, {}, false},
-      {{{21, 34, 45}, 1, 3}, {}, false, Variant::fixed}, {{{4099}, 1, 1}, {}, false},
+      {{{21, 34, 45}, 1, 3}, 0, false, Variant::fixed}, {{{21, 34, 45}, 1, 3}, 0, false},
+      {{{21, 34, 45}, 1, 3}, 0, false, Variant::fixed}, {{{4099}, 1, 1}, 0, false},
   };
   FlexRunner runner;
   for (std::size_t k = 0; k < steps.size(); ++k) {
@@ -240,191 +217,40 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
     const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * st.c.fields, 40 + k);
     LaunchOptions opt;
-    opt.tuning = st.tuning;
+    opt.share.blocks = st.blocks;
     opt.adversarial = st.adversarial;
     opt.seed = 7 + k;
     EXPECT_EQ(bit_difference(run_device(runner, st.variant, shape, st.c.fields, Mode::mirror, in, opt).out,
-                             run_emulated(st.variant, shape, st.c.fields, Mode::mirror, in, st.tuning)),
+                             run_emulated(st.variant, shape, st.c.fields, Mode::mirror, in, opt.share)),
               "")
         << "step " << k << ": " << st.c.name();
   }
 }
 
-// Small ranges, chunks and sub-blocks: many tiles per axis, on the device.
-TEST(GpuFlex, ManySmallTilesMatchEmulation) {
+// Plans for a share of the device, on the device against the emulation (bit for bit),
+// the oracle and the adversarial order: the shortest stream ranges (planned for many
+// blocks: many tiles per axis, range edges inside the data), and the longest (one
+// block: slice groups with short last groups, and on axes of 224 samples or more the
+// register stream_x tile in two teams).
+TEST(GpuFlex, ShortAndLongTilesMatchEmulation) {
   SKIP_WITHOUT_DEVICE();
-  Tuning tun;
-  tun.s_range = 5;
-  tun.chunk_width = 7;
-  tun.stream_p = 3;
-  tun.rows_items = 3;
-  for (const FlexCase& c : std::vector<FlexCase>{{{4099}, 1, 2}, {{37, 45}, 1, 2}, {{20, 50, 40}, 2, 1},
-                                                 {{5, 3, 9, 34}, 2, 2}}) {
+  std::vector<FlexCase> cases = {{{4099}, 1, 2}, {{37, 45}, 1, 2}, {{20, 50, 40}, 2, 1}, {{3, 5, 7}, 1, 2},
+                                 {{5, 3, 9, 34}, 2, 2}, {{9, 7, 40, 48}, 1, 1}, {{3, 2, 2, 2, 2, 5}, 1, 2}};
+  for (const FlexCase& c : splinebench::testing::flex_long_cases()) cases.push_back(c);
+  for (const FlexCase& c : cases) {
     const GridShape shape = GridShape::make(c.extents, c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 5);
-    for (Layout3D layout : {Layout3D::xy_planes, Layout3D::yx_patches, Layout3D::per_axis}) {
-      tun.layout3d = layout;
-      LaunchOptions opt;
-      opt.tuning = tun;
+    const std::vector<double> ref = oracle(shape, c.fields, Mode::mirror, in);
+    for (int blocks : {1, 1000}) {
       for (Variant v : {Variant::flexible, Variant::fixed})
-        EXPECT_EQ(bit_difference(run_device(v, shape, c.fields, Mode::mirror, in, opt).out,
-                                 run_emulated(v, shape, c.fields, Mode::mirror, in, tun)),
-                  "")
-            << c.name() << " " << to_string(layout);
+        check_blocks(v, c, Mode::mirror, in, ref, blocks, v == Variant::flexible ? 5 : 0);
     }
   }
 }
 
-// The register stream tile with small ranges and odd / even chunks (1 and 2 columns
-// per thread, partial column groups, unaligned chunks), on the device, against the
-// emulation and against the shared-memory ring.
-TEST(GpuFlex, RegisterStreamTileSmallTilesMatchEmulation) {
-  SKIP_WITHOUT_DEVICE();
-  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45}, 1, 2}, {{20, 50, 40}, 2, 1}, {{5, 3, 9, 34}, 2, 2},
-                                                 {{3, 2, 2, 2, 2, 5}, 1, 2}}) {
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 6);
-    for (int config = 0; config < 3; ++config) {
-      Tuning tun;
-      tun.s_range = config == 0 ? 5 : config == 1 ? 40 : 0;
-      tun.chunk_width = config == 0 ? 7 : config == 1 ? 6 : 1024;
-      tun.stream_vec = config == 1 ? 2 : 0;
-      tun.layout3d = config == 2 ? Layout3D::per_axis : Layout3D::xy_planes;
-      LaunchOptions opt;
-      opt.tuning = tun;
-      for (Variant v : {Variant::flexible, Variant::fixed}) {
-        const DeviceRun r = run_device(v, shape, c.fields, Mode::mirror, in, opt);
-        EXPECT_EQ(bit_difference(r.out, run_emulated(v, shape, c.fields, Mode::mirror, in, tun)), "")
-            << c.name() << " config " << config << "; " << r.description;
-        LaunchOptions ring = opt;
-        ring.tuning.stream_regs = 0;
-        EXPECT_EQ(bit_difference(r.out, run_device(v, shape, c.fields, Mode::mirror, in, ring).out), "")
-            << c.name() << " config " << config << " vs the shared-memory ring";
-      }
-    }
-  }
-}
-
-// The one-channel register stream_yx tile with other batch sizes and load stages
-// (several batches in flight, partial last batches and sub-blocks) and short stream
-// ranges, on the device against the emulation and the oracle. (Batches of 8 planes do
-// not fit in shared memory: that configuration checks the fallback to the ring.)
-TEST(GpuFlex, RegisterYxTileBatchesMatchEmulation) {
-  SKIP_WITHOUT_DEVICE();
-  struct Config {
-    int batch, stages;
-    std::int64_t range;
-  };
-  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45, 33}, 1, 1}, {{70, 66, 35}, 1, 2}, {{3, 4, 5, 6}, 1, 1}}) {
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 8);
-    const std::vector<double> ref = oracle(shape, c.fields, Mode::periodic, in);
-    for (const Config& k : {Config{4, 2, 0}, Config{2, 4, 5}, Config{1, 8, 0}, Config{8, 2, 17}}) {
-      Tuning tun;
-      tun.layout3d = Layout3D::yx_patches;
-      tun.yx_batch = k.batch;
-      tun.yx_stages = k.stages;
-      tun.s_range = k.range;
-      check_tuning(Variant::flexible, c, Mode::periodic, in, ref, tun,
-                   "batch " + std::to_string(k.batch) + " stages " + std::to_string(k.stages) + " range " +
-                       std::to_string(k.range));
-    }
-  }
-}
-
-// The register stream_yx tile with TMA footprints (Tuning::yx_tma = 1; off by default) and with
-// per-thread copies: bit for bit the emulation, within the oracle tolerance, the same
-// bits in the adversarial order; interior and edge patches, planes shorter than the
-// footprint, two fields, a 4-D field, stream ranges, every mode. The description says
-// which loads the device used (the launcher falls back where it cannot encode the map).
-TEST(GpuFlex, RegisterYxTileTmaMatchesEmulation) {
-  SKIP_WITHOUT_DEVICE();
-  for (const FlexCase& c : std::vector<FlexCase>{{{37, 44, 40}, 1, 1},
-                                                 {{9, 36, 36}, 1, 2},
-                                                 {{5, 8, 12}, 1, 1},
-                                                 {{2, 3, 33, 20}, 1, 1},
-                                                 {{40, 96, 128}, 1, 1}}) {
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 9);
-    for (Mode mode : kAllModes) {
-      const std::vector<double> ref = oracle(shape, c.fields, mode, in);
-      for (std::int64_t range : {std::int64_t{0}, std::int64_t{7}}) {
-        for (int tma : {1, 0}) {
-          Tuning tun;
-          tun.layout3d = Layout3D::yx_patches;
-          tun.s_range = range;
-          tun.yx_tma = tma;
-          const std::string label = std::string(to_string(mode)) + " range " + std::to_string(range) + " yx_tma " +
-                                    std::to_string(tma);
-          check_tuning(Variant::flexible, c, mode, in, ref, tun, label, 11);
-          LaunchOptions opt;
-          opt.tuning = tun;
-          const std::string used = run_device(Variant::flexible, shape, c.fields, mode, in, opt).description;
-          EXPECT_EQ(used.find("TMA footprints") != std::string::npos, tma == 1) << label << "; " << used;
-        }
-      }
-    }
-  }
-}
-
-// Register stream_x tiles of several slices side by side (Tuning::x_group): groups that
-// divide a field's slices and short last groups, whole and short stream ranges, field
-// batches; on the device against the emulation (bit for bit), the oracle, and the
-// adversarial order.
-TEST(GpuFlex, GroupedStreamXTileMatchesEmulation) {
-  SKIP_WITHOUT_DEVICE();
-  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45, 33}, 1, 1}, {{20, 50, 40}, 2, 1}, {{3, 5, 7}, 1, 2},
-                                                 {{5, 3, 9, 34}, 2, 2}, {{9, 7, 40, 48}, 1, 1}}) {
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 9);
-    const std::vector<double> ref = oracle(shape, c.fields, Mode::mirror, in);
-    for (int group : {2, 3, 8}) {
-      for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
-        Tuning tun;
-        tun.x_group = group;
-        tun.s_range = range;
-        check_tuning(Variant::flexible, c, Mode::mirror, in, ref, tun,
-                     "x_group " + std::to_string(group) + " range " + std::to_string(range), 5);
-      }
-    }
-  }
-}
-
-// The register stream_x tile in two teams (Tuning::x_teams = 1) and in one, with one
-// slice and with several per tile (8: more columns than the y team has threads), whole
-// and short stream ranges (3 sub-blocks: the fewest a tile has), two to four load
-// stages; on the device against the emulation (bit for bit), the oracle, and the
-// adversarial order.
-TEST(GpuFlex, TwoTeamStreamXTileMatchesEmulation) {
-  SKIP_WITHOUT_DEVICE();
-  for (const FlexCase& c : std::vector<FlexCase>{{{37, 45, 33}, 1, 1}, {{20, 50, 40}, 2, 1}, {{70, 33}, 2, 2},
-                                                 {{9, 7, 40, 48}, 1, 1}, {{8, 256, 256}, 1, 1}}) {
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 11);
-    const std::vector<double> ref = oracle(shape, c.fields, Mode::mirror, in);
-    for (int teams : {0, 1}) {
-      for (int group : {1, 8}) {
-        for (std::int64_t range : {std::int64_t{0}, std::int64_t{1}}) {
-          for (int stages : {2, 4}) {
-            Tuning tun;
-            tun.x_teams = teams;
-            tun.x_group = group;
-            tun.s_range = range;
-            tun.x_stages = stages;
-            check_tuning(Variant::flexible, c, Mode::mirror, in, ref, tun,
-                         "x_teams " + std::to_string(teams) + " x_group " + std::to_string(group) + " range " +
-                             std::to_string(range) + " stages " + std::to_string(stages),
-                         2);
-          }
-        }
-      }
-    }
-  }
-}
-
-// The stream_only tile fed by bulk copies with 2 to 4 buffers, whole and short ranges,
-// chunks that take it and chunks that fall back (partial, unaligned), on the device
-// against the emulation (bit for bit), the oracle, and the adversarial order.
+// The stream_only tile fed by bulk copies, whole and short ranges, chunks that take it
+// and chunks that fall back (partial, unaligned), on the device against the emulation
+// (bit for bit), the oracle, and the adversarial order.
 TEST(GpuFlex, BulkStreamTileMatchesEmulation) {
   SKIP_WITHOUT_DEVICE();
   for (const FlexCase& c : std::vector<FlexCase>{{{40, 48, 64}, 1, 1}, {{20, 50, 40}, 2, 1}, {{37, 45, 33}, 1, 1},
@@ -432,19 +258,9 @@ TEST(GpuFlex, BulkStreamTileMatchesEmulation) {
     const GridShape shape = GridShape::make(c.extents, c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 10);
     const std::vector<double> ref = oracle(shape, c.fields, Mode::half, in);
-    for (int stages : {2, 3, 4}) {
-      for (std::int64_t range : {std::int64_t{0}, std::int64_t{5}}) {
-        for (Variant v : {Variant::flexible, Variant::fixed}) {
-          Tuning tun;
-          tun.bulk_stages = stages;
-          tun.s_range = range;
-          check_tuning(v, c, Mode::half, in, ref, tun,
-                       std::string(v == Variant::fixed ? "fixed" : "flexible") + " stages " + std::to_string(stages) +
-                           " range " + std::to_string(range),
-                       v == Variant::flexible ? 3 : 0);
-        }
-      }
-    }
+    for (int blocks : {0, 1000})
+      for (Variant v : {Variant::flexible, Variant::fixed})
+        check_blocks(v, c, Mode::half, in, ref, blocks, v == Variant::flexible ? 3 : 0);
   }
 }
 
@@ -460,10 +276,9 @@ TEST(GpuFlex, LargeCasesMatchOracle) {
     }
 }
 
-// One tuning of the flexible launch in the plain and in the adversarial order, as the
+// One plan of the flexible launch in the plain and in the adversarial order, as the
 // sanitizer list runs it (no emulation: under the tools it would dominate the run time):
 // the plain run within the oracle's tolerance, the adversarial one bit for bit the same.
-// Returns the plain run.
 DeviceRun check_both_orders(const FlexCase& c, const std::vector<float>& in, const std::vector<double>& ref,
                             LaunchOptions opt, const std::string& label) {
   const GridShape shape = GridShape::make(c.extents, c.channels);
@@ -476,54 +291,83 @@ DeviceRun check_both_orders(const FlexCase& c, const std::vector<float>& in, con
   return plain;
 }
 
-// The reduced list for compute-sanitizer: every tile kind and channel count, a
-// multi-pass launch (D = 4, 5) with its cross-block waits, in both debug orders.
+// The tile bodies a plan runs, as run_tile (flex_tile.cuh) picks them: a bulk pass runs
+// the two-column register tile on chunks that are partial or unaligned (bulk_fits, per
+// tile of the plan bound to buffers of the same alignment as the device's).
+std::set<std::string> tile_bodies(Plan plan, const std::vector<float>& in) {
+  std::vector<float> out(in.size()), tmp(in.size());
+  bind_buffers(plan, in.data(), out.data(), tmp.data());
+  std::set<std::string> bodies;
+  for (const PassDesc& P : plan.passes) {
+    if (P.kind == TileKind::rows) bodies.insert("rows");
+    if (P.kind == TileKind::stream_x && P.regs == 0)
+      bodies.insert(P.vec == 2 ? "stream_x ring, column pairs" : P.ncols > kThreads ? "stream_x ring, two chains"
+                                                                                      : "stream_x ring, one chain");
+    if (P.kind == TileKind::stream_x && P.regs > 0)
+      bodies.insert(std::string(P.teams > 0 ? "stream_x teams" : "stream_x registers") + (P.group > 1 ? ", grouped" : ""));
+    if (P.kind == TileKind::stream_only)
+      for (std::int64_t t = 0; t < P.tiles; ++t)
+        bodies.insert(P.bulk > 0 && bulk_fits(P, decode_tile(P, t)) ? "stream_only bulk"
+                                                                     : "stream_only registers x" + std::to_string(P.regs));
+  }
+  return bodies;
+}
+
+// The reduced list for compute-sanitizer: every tile body (checked below) and channel
+// count, multi-pass launches (D = 3..5) with their cross-block waits, in both debug
+// orders; each case also as gpu_flex_fixed and planned for one block (check_case).
 TEST(FlexSanitizer, EveryKindOnce) {
   SKIP_WITHOUT_DEVICE();
-  // 20x50x40 and 9x4x16x64 also run the bulk stream_only tile (whole aligned chunks).
-  const std::vector<FlexCase> cases = {{{1000}, 1, 2},          {{37, 45}, 2, 2},      {{20, 50, 40}, 1, 1},
-                                       {{9, 4, 16, 64}, 1, 1},   {{17, 19, 21}, 4, 1},  {{5, 3, 9, 34}, 2, 2},
-                                       {{2, 3, 2, 3, 4}, 1, 2}};
-  for (const FlexCase& c : cases) {
-    SCOPED_TRACE(c.name());
-    check_case(c, Mode::mirror, false);
-    const GridShape shape = GridShape::make(c.extents, c.channels);
-    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * c.fields, 3);
-    const std::vector<double> ref = oracle(shape, c.fields, Mode::half, in);
-    check_both_orders(c, in, ref, {}, "default tuning");
-    // D >= 3 with the other layouts in the one launch, adversarial too.
-    if (shape.dims < 3) continue;
-    // Register stream_x tiles of 3 slices each (short last groups where the slices of a
-    // field are not a multiple of 3).
-    LaunchOptions grouped;
-    grouped.tuning.x_group = 3;
-    check_both_orders(c, in, ref, grouped, "x_group 3");
-    // The register stream_x tile in two teams (mbarrier hand-over between the x and the
-    // y team; the default gives these short tiles one team).
-    LaunchOptions teams;
-    teams.tuning.x_teams = 1;
-    check_both_orders(c, in, ref, teams, "x_teams 1");
-    for (Layout3D layout : {Layout3D::yx_patches, Layout3D::per_axis}) {
-      LaunchOptions other;
-      other.tuning.layout3d = layout;
-      const DeviceRun f = check_both_orders(c, in, ref, other, std::string(to_string(layout)));
-      if (layout == Layout3D::yx_patches && c.channels == 1) {
-        // The register stream_yx tile with several batches in flight (buffer reuse), in
-        // the adversarial order (check_both_orders took `other` by value).
-        other.adversarial = true;
-        other.tuning.yx_batch = 2;
-        other.tuning.yx_stages = 4;
-        EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out),
-                  "")
-            << "yx_batch 2, yx_stages 4";
-        // Its TMA footprints (tensor copies, edge folds), where the rows allow them.
-        other.tuning.yx_tma = 1;
-        EXPECT_EQ(bit_difference(run_device(Variant::flexible, shape, c.fields, Mode::half, in, other).out, f.out),
-                  "")
-            << "yx_tma 1";
-      }
-    }
+  struct Case {
+    FlexCase c;
+    DeviceShare share;  // the plan in both orders is for this share of the device
+  };
+  const std::vector<Case> cases = {
+      {{{1000}, 1, 2}, {}},                // rows
+      {{{37, 45}, 2, 2}, {}},              // stream_x registers
+      {{{20, 50, 40}, 1, 1}, {1, 0}},      // stream_x registers, 8 slices per tile, short last group
+      {{{240, 40}, 1, 1}, {1, 0}},         // stream_x in two teams
+      {{{3, 230, 40}, 1, 1}, {1, 0}},      // two teams, 2 slices per tile, short last group
+      {{{3, 1100}, 1, 1}, {}},             // ring, column pairs, two patches per row
+      {{{19, 290}, 4, 1}, {}},             // ring, two chains per thread, fewer planes per sub-block
+      {{{37, 45}, 1, 1}, {0, 16 * 1024}},  // ring, one chain per thread (no room for the registers' buffers)
+      {{{20, 50, 40}, 2, 1}, {}},          // stream_only bulk, and registers x2 on the partial chunk
+      {{{17, 19, 21}, 4, 1}, {}},          // stream_only registers x1, four channels
+      {{{9, 4, 16, 64}, 1, 1}, {}},        // bulk, D = 4
+      {{{5, 3, 9, 34}, 2, 2}, {}},         // D = 4, two fields
+      {{{2, 3, 2, 3, 4}, 1, 2}, {}},       // D = 5
+  };
+  std::set<std::string> covered;
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.c.name());
+    check_case(k.c, Mode::mirror, false);
+    const GridShape shape = GridShape::make(k.c.extents, k.c.channels);
+    const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * k.c.fields, 3);
+    const std::vector<double> ref = oracle(shape, k.c.fields, Mode::half, in);
+    LaunchOptions opt;
+    opt.share = k.share;
+    check_both_orders(k.c, in, ref, opt, std::to_string(k.share.blocks) + " blocks, " +
+                                             std::to_string(k.share.smem_bytes) + " bytes shared");
+    // The plans that ran: check_case's three and the one in both orders.
+    FlexRunner runner;
+    for (const Plan& plan : {runner.plan(Variant::flexible, shape, k.c.fields, Mode::half, k.share),
+                             runner.plan(Variant::flexible, shape, k.c.fields, Mode::mirror),
+                             runner.plan(Variant::fixed, shape, k.c.fields, Mode::mirror),
+                             runner.plan(Variant::flexible, shape, k.c.fields, Mode::mirror, DeviceShare{1, 0})})
+      for (const std::string& body : tile_bodies(plan, in)) covered.insert(body);
   }
+  const std::set<std::string> every = {"rows",
+                                       "stream_x ring, column pairs",
+                                       "stream_x ring, two chains",
+                                       "stream_x ring, one chain",
+                                       "stream_x registers",
+                                       "stream_x registers, grouped",
+                                       "stream_x teams",
+                                       "stream_x teams, grouped",
+                                       "stream_only registers x1",
+                                       "stream_only registers x2",
+                                       "stream_only bulk"};
+  EXPECT_EQ(covered, every) << "the sanitizer list no longer reaches every tile body";
 }
 
 // Through the registry: prepare / read_coefficients / evaluate of both names.
