@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "splinebench/error.hpp"
+#include "splinebench/io/atomic_file.hpp"
 
 namespace splinebench::cli {
 
@@ -65,15 +66,7 @@ void apply_threads(Implementation& impl, int threads) {
   }
 }
 
-void check_output_path(const std::filesystem::path& out) {
-  namespace fs = std::filesystem;
-  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!out.has_filename()) throw Error("output path '" + out.string() + "' has no file name");
-  if (!fs::is_directory(dir, ec))
-    throw Error("cannot write '" + out.string() + "': directory '" + dir.string() + "' does not exist");
-  if (fs::is_directory(out, ec)) throw Error("cannot write '" + out.string() + "': it is a directory");
-}
+void check_output_path(const std::filesystem::path& out) { io::check_output(out); }
 
 npy::Array read_array(const std::filesystem::path& path) {
   npy::Array array = npy::read(path);

@@ -48,8 +48,9 @@ void require_runnable(const Implementation& impl, const GridShape& grid, Mode mo
 // reference; otherwise notes that it is ignored.
 void apply_threads(Implementation& impl, int threads);
 
-// Fails early (before any computation) when the output cannot be created: its
-// directory is missing or it names a directory.
+// Fails early (before any computation) when the output cannot be written: its
+// directory is missing, or it names a directory or a kind of file outputs never go
+// to (io::check_output).
 void check_output_path(const std::filesystem::path& out);
 
 // Reads a .npy file and shows the reader's conversion notes.

@@ -14,7 +14,6 @@
 #include "commands.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
-#include "splinebench/runner/atomic_file.hpp"
 #include "splinebench/runner/plan.hpp"
 #include "splinebench/runner/run_context.hpp"
 #include "splinebench/runner/run_store.hpp"
@@ -150,7 +149,6 @@ void run_command(const RunArgs& args) {
   std::cerr << "run directory: " << store->dir().string() << " (if interrupted, finish it with: splinebench run --resume "
             << store->dir().string() << ")\n";
 
-  runner::install_interrupt_guard();
   std::vector<std::string> unreadable;
   const auto finished = store->finished_records(&unreadable);
   for (const auto& f : unreadable) std::cerr << "splinebench: warning: unreadable case file " << f << "; redoing it\n";

@@ -2,6 +2,7 @@
 
 #include "commands.hpp"
 #include "splinebench/error.hpp"
+#include "splinebench/io/atomic_file.hpp"
 
 namespace splinebench::cli {
 std::vector<RegisterFn>& command_registry() {
@@ -13,6 +14,8 @@ std::vector<RegisterFn>& command_registry() {
 int main(int argc, char** argv) {
   CLI::App app{"splinebench: cubic B-spline prefilter and interpolation benchmark and validation suite"};
   app.require_subcommand(1);
+  // Every output is written through harness/io: an interrupt removes its temporary.
+  splinebench::io::install_interrupt_guard();
   for (auto fn : splinebench::cli::command_registry()) fn(app);
   try {
     app.parse(argc, argv);

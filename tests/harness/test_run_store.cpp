@@ -1,4 +1,4 @@
-// Atomic writes, the run folder, resume, and the results documents of a tiny suite
+// The run folder, resume, and the results documents of a tiny suite
 // run through the library on cpu_scalar and reference.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,6 @@
 
 #include "fake_impls.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/runner/atomic_file.hpp"
 #include "splinebench/runner/run_store.hpp"
 #include "splinebench/runner/suite_runner.hpp"
 
@@ -77,27 +76,6 @@ struct CountingFactory {
 };
 
 }  // namespace
-
-TEST(AtomicFile, WritesWholeContentAndLeavesNoTemporary) {
-  TempDir dir;
-  fs::create_directory(dir.path() / ".partial");
-  const fs::path target = dir.path() / "a.json";
-  write_file_atomically(target, "first\n", dir.path() / ".partial");
-  EXPECT_EQ(read(target), "first\n");
-  const std::string big(1 << 20, 'x');
-  write_file_atomically(target, big, dir.path() / ".partial");  // replaces
-  EXPECT_EQ(read(target), big);
-  EXPECT_EQ(count_files(dir.path() / ".partial"), 0u);
-  EXPECT_EQ(count_files(dir.path()), 1u);
-}
-
-TEST(AtomicFile, FailureLeavesTargetUntouched) {
-  TempDir dir;
-  const fs::path target = dir.path() / "a.json";
-  write_file_atomically(target, "old", dir.path());
-  EXPECT_THROW(write_file_atomically(target, "new", dir.path() / "missing-folder"), Error);
-  EXPECT_EQ(read(target), "old");
-}
 
 TEST(RunStore, CreatesUniqueFoldersWithManifest) {
   TempDir dir;

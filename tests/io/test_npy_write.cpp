@@ -6,7 +6,6 @@
 
 #include "npy_test_files.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/io/atomic_file.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/io/npy_header.hpp"
 
@@ -75,30 +74,4 @@ TEST(NpyWrite, OutputPathIsADirectory) {
   const std::vector<float> v{1.0f};
   EXPECT_THROW(npy::write(dir / "sub.npy", {1}, v.data()), Error);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"sub.npy"});
-}
-
-TEST(AtomicFile, FailureMidWriteRemovesTheTemporaryAndKeepsTheOldFile) {
-  ScratchDir dir;
-  write_bytes(dir / "out.npy", "previous");
-  EXPECT_THROW(io::write_file_atomically(dir / "out.npy",
-                                         [](const io::PutBytes& put) {
-                                           put("partial", 7);
-                                           throw Error("simulated failure while writing");
-                                         }),
-               Error);
-  EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.npy"});
-  EXPECT_EQ(read_bytes(dir / "out.npy"), "previous");
-}
-
-TEST(AtomicFile, LargePartialWriteLeavesNothing) {
-  // A megabyte already written to the temporary when the failure comes: still no trace.
-  ScratchDir dir;
-  EXPECT_THROW(io::write_file_atomically(dir / "x.bin",
-                                         [](const io::PutBytes& put) {
-                                           const std::string big(1 << 20, 'a');
-                                           put(big.data(), big.size());
-                                           throw Error("stop");
-                                         }),
-               Error);
-  EXPECT_TRUE(dir.entries().empty());
 }

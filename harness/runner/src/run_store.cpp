@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "splinebench/error.hpp"
-#include "splinebench/runner/atomic_file.hpp"
+#include "splinebench/io/atomic_file.hpp"
 
 namespace splinebench::runner {
 namespace fs = std::filesystem;
@@ -96,7 +96,7 @@ RunStore RunStore::open_for_resume(const fs::path& run_dir) {
 }
 
 void RunStore::save_manifest() const {
-  write_file_atomically(dir_ / "run.json", manifest_.dump(2) + "\n", partial_dir());
+  io::write_file_atomically(dir_ / "run.json", manifest_.dump(2) + "\n", partial_dir());
 }
 
 std::map<std::string, json> RunStore::finished_records(std::vector<std::string>* unreadable) const {
@@ -115,7 +115,7 @@ std::map<std::string, json> RunStore::finished_records(std::vector<std::string>*
 }
 
 void RunStore::save_record(const std::string& case_hash, const json& record) const {
-  write_file_atomically(dir_ / "cases" / (case_hash + ".json"), record.dump(1) + "\n", partial_dir());
+  io::write_file_atomically(dir_ / "cases" / (case_hash + ".json"), record.dump(1) + "\n", partial_dir());
 }
 
 void RunStore::write_results(const json& context, const std::vector<json>& records) const {
@@ -123,9 +123,9 @@ void RunStore::write_results(const json& context, const std::vector<json>& recor
                     {"schema_version", kSchemaVersion},
                     {"context", context},
                     {"records", records}};
-  write_file_atomically(dir_ / "results.csv", records_to_csv(records), partial_dir());
+  io::write_file_atomically(dir_ / "results.csv", records_to_csv(records), partial_dir());
   // results.json last: its presence means the run is complete.
-  write_file_atomically(dir_ / "results.json", doc.dump(1) + "\n", partial_dir());
+  io::write_file_atomically(dir_ / "results.json", doc.dump(1) + "\n", partial_dir());
 }
 
 std::string records_to_csv(const std::vector<json>& records) {

@@ -39,9 +39,10 @@ struct Array {
 Array read(const std::filesystem::path& path);
 
 // Writes a C-order little-endian array (format 1.0, or 2.0 if the header needs it)
-// atomically: into a temporary file in the same directory, then renamed over `path`.
-// On any error the temporary is removed, `path` is left as it was, and
-// splinebench::Error is thrown.
+// with io::write_file_atomically: a regular file is replaced atomically (a temporary
+// in the same directory, renamed over `path`); devices, FIFOs and links are written
+// through (atomic_file.hpp). On any error the temporary is removed, `path` is left as
+// it was, and splinebench::Error is thrown.
 void write(const std::filesystem::path& path, const std::vector<std::int64_t>& shape, const float* data);
 void write(const std::filesystem::path& path, const std::vector<std::int64_t>& shape, const double* data);
 

@@ -4,7 +4,7 @@
 //   cases/<hash>.json one record per finished case, written as the case finishes
 //   results.json, results.csv   all records, written once at the end
 //   .partial/         temporaries of atomic writes (empty unless a write was killed)
-// Every file is written atomically.
+// Every file is written atomically (io::write_file_atomically, temporaries in .partial/).
 #pragma once
 
 #include <filesystem>

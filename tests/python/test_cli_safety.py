@@ -1,0 +1,170 @@
+"""The CLI harms nothing it touches.
+
+Outputs that are FIFOs, character devices or symbolic links are written through,
+never replaced; an interrupted write leaves no temporary file.
+
+The executable is $SPLINEBENCH_BIN (default build/bin/splinebench), see conftest.py.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+THREAD_LIMIT = max(1024, 4 * (os.cpu_count() or 1))
+GIB = 2 ** 30
+
+
+def prefilter(path_in, path_out, *extra):
+    return ("prefilter", "--impl", "reference", "--mode", "mirror", *extra, path_in, path_out)
+
+
+@pytest.fixture
+def small(tmp_path):
+    path = tmp_path / "f.npy"
+    np.save(path, np.linspace(-1.0, 2.0, 24).reshape(4, 6))
+    return path
+
+
+def reference_coefficients(cli_ok, tmp_path, src):
+    out = tmp_path / "expected.npy"
+    cli_ok(*prefilter(src, out))
+    return np.load(out)
+
+
+# --- outputs that are not regular files ---------------------------------------------
+
+def write_to_fifo(cli, src, fifo):
+    """Runs prefilter into `fifo` with `cat` reading it; returns (result, bytes read or None)."""
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    try:
+        result = cli(*prefilter(src, fifo), timeout=60)
+        try:
+            data, _ = reader.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            data = None  # the FIFO was never opened for writing
+    finally:
+        reader.kill()
+        reader.wait()
+    return result, data
+
+
+def test_fifo_output_is_written_through(cli, cli_ok, tmp_path, small):
+    expected = reference_coefficients(cli_ok, tmp_path, small)
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    result, data = write_to_fifo(cli, small, fifo)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a file"
+    assert result.returncode == 0, result.stderr
+    assert data is not None, "nothing was written into the FIFO"
+    np.testing.assert_array_equal(np.load(io.BytesIO(data)), expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["expected.npy", "f.npy", "out.fifo"]
+
+
+def test_symlink_output_keeps_the_link_and_replaces_its_target(cli, cli_ok, tmp_path, small):
+    expected = reference_coefficients(cli_ok, tmp_path, small)
+    (tmp_path / "store").mkdir()
+    target = tmp_path / "store" / "coeffs.npy"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.npy"
+    link.symlink_to(Path("store") / "coeffs.npy")
+    result = cli(*prefilter(small, link))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink(), "the symbolic link was replaced by a file"
+    assert os.readlink(link) == str(Path("store") / "coeffs.npy")
+    np.testing.assert_array_equal(np.load(target), expected)
+    assert [p.name for p in (tmp_path / "store").iterdir()] == ["coeffs.npy"]
+
+
+def test_dev_null_is_written_through(cli, tmp_path, small):
+    # Only after a FIFO was written through: a binary that replaces special files
+    # would replace /dev/null for the whole machine when run as root.
+    fifo = tmp_path / "guard.fifo"
+    os.mkfifo(fifo)
+    result, data = write_to_fifo(cli, small, fifo)
+    if not (stat.S_ISFIFO(os.lstat(fifo).st_mode) and result.returncode == 0 and data):
+        pytest.fail("this binary replaces FIFOs; not letting it write to /dev/null")
+    before = os.stat("/dev/null")
+    result = cli(*prefilter(small, "/dev/null"))
+    after = os.stat("/dev/null")
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev and after.st_ino == before.st_ino
+
+
+def test_link_to_the_commands_stdout_writes_into_that_stream(splinebench_bin, cli_ok, tmp_path, small):
+    # What /dev/stdout is (a link to /proc/self/fd/1), made in the test's own folder so
+    # that a binary which replaces links cannot break the machine's /dev/stdout.
+    expected = reference_coefficients(cli_ok, tmp_path, small)
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    out = tmp_path / "captured.npy"
+    out.write_bytes(b"kept: ")
+    # Appending redirection: the output goes where stdout points, in its mode.
+    with open(out, "ab") as stream:
+        result = subprocess.run([str(splinebench_bin), *prefilter(small, link)], stdout=stream,
+                                stderr=subprocess.PIPE, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1", "the link was replaced"
+    data = out.read_bytes()
+    assert data.startswith(b"kept: "), data[:16]
+    np.testing.assert_array_equal(np.load(io.BytesIO(data[len(b"kept: "):])), expected)
+
+
+def test_block_devices_and_sockets_are_refused(cli, tmp_path, small):
+    import socket
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    try:
+        result = cli(*prefilter(small, path))
+    finally:
+        server.close()
+    assert result.returncode == 1
+    assert "socket" in result.stderr and "error:" in result.stderr, result.stderr
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+
+
+# --- interrupted writes -------------------------------------------------------------------
+
+def sparse_npy(path, count, dtype=np.float32):
+    """A .npy of `count` zeros whose data is a hole in the file (no disk used)."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)), "fortran_order": False,
+                 "shape": (count,)})
+    with open(path, "wb") as f:
+        f.write(header.getvalue())
+        f.truncate(len(header.getvalue()) + count * np.dtype(dtype).itemsize)
+    return path
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_signal_during_a_write_leaves_no_temporary(splinebench_bin, tmp_path, sig):
+    src = sparse_npy(tmp_path / "in.npy", 2 ** 26)  # 256 MiB of float32 to write back
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    proc = subprocess.Popen([str(splinebench_bin), "prefilter", "--impl", "cpu_scalar", "--mode", "mirror",
+                             str(src), str(out_dir / "c.npy")], stderr=subprocess.PIPE)
+    temporaries = []
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and not temporaries and time.monotonic() < deadline:
+        temporaries = [p.name for p in out_dir.iterdir()]
+        if not temporaries:
+            time.sleep(0.001)
+    if proc.poll() is not None:
+        proc.wait()
+        pytest.skip("the write finished before the test saw its temporary file")
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+    assert temporaries and temporaries[0].startswith(".c.npy.tmp"), temporaries
+    assert proc.returncode == -sig, f"exit status {proc.returncode}, expected death by signal {sig}"
+    assert list(out_dir.iterdir()) == [], f"left behind: {[p.name for p in out_dir.iterdir()]}"
