@@ -1,12 +1,11 @@
 #include "cpu_vector_base.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <string>
 
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
+#include "work_pool.hpp"
 
 namespace splinebench::cpu {
 
@@ -34,7 +33,15 @@ void CpuVectorBase::configure(const Options& options) {
     throw Error(std::string(name()) + ": threads must be >= 0 (0 = all cores), got " +
                 std::to_string(options.threads));
   if (!uses_threads()) return;  // single-threaded by definition
-  threads_ = options.threads == 0 ? omp_get_num_procs() : options.threads;
+  threads_ = options.threads == 0 ? hardware_threads() : options.threads;
+}
+
+std::vector<std::pair<std::string, int>> CpuVectorBase::threads_used() const {
+  if (!uses_threads()) return {};
+  std::vector<std::pair<std::string, int>> used;
+  if (prefilter_threads_ > 0) used.emplace_back(phase::prefilter, prefilter_threads_);
+  if (evaluate_threads_ > 0) used.emplace_back(phase::evaluate, evaluate_threads_);
+  return used;
 }
 
 void CpuVectorBase::prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode,
@@ -56,7 +63,15 @@ void CpuVectorBase::prepare(const GridShape& shape, std::int64_t fields, const f
     coeffs_.resize(count);
     std::copy(input, input + count, coeffs_.data());
   }
-  if (prefilter) prefilter_blocked(shape_, fields_, coeffs_.data(), mode_, prefilter_kernels(), threads_, times);
+  prefilter_threads_ = 0;
+  evaluate_threads_ = 0;
+  if (prefilter) {
+    // Each value crosses memory once per axis (or pair of fused axes), so the bytes of
+    // the batch measure the work of every pass.
+    const int threads = threads_for_work(threads_, 4.0 * static_cast<double>(shape_.values() * fields_),
+                                         kPrefilterBytesPerThread);
+    prefilter_threads_ = prefilter_blocked(shape_, fields_, coeffs_.data(), mode_, prefilter_kernels(), threads, times);
+  }
   prepared_ = true;
 }
 
@@ -76,30 +91,32 @@ void CpuVectorBase::evaluate(const float* coords, std::int64_t n, float* out, Ph
   const EvalRecordsFn records_fn = eval_records_kernel();
   const BinPlan bins = records_fn != nullptr ? plan_bins(shape_, n, bin_policy_from_env()) : BinPlan{};
   const int C = shape_.channels;
+  // 4^D taps of C values per query and field.
+  const double taps = static_cast<double>(n) * static_cast<double>(fields_) * static_cast<double>(C) *
+                      static_cast<double>(std::int64_t{1} << (2 * shape_.dims));
+  const int threads = threads_for_work(threads_, taps, kEvalTapsPerThread);
   // Bin-sorted queries are records that carry their index: the kernel writes each
   // value in the caller's order directly.
-  if (bins.enabled) bin_queries(bins, shape_, coords, n, threads_, binned_);
+  if (bins.enabled) bin_queries(bins, shape_, coords, n, threads, binned_);
   const std::int64_t chunks = (n + kQueryChunk - 1) / kQueryChunk;
   const std::int64_t items = fields_ * chunks;
   const std::int64_t field_values = shape_.values();
   const float* coeffs = coeffs_.data();
   const float* records = binned_.records.data();
   const bool binned = bins.enabled;
-  const int threads = threads_;
-  // Chunks are handed out as threads finish (each is ~2048 queries, tens of microseconds:
-  // one atomic per chunk is free): on a shared host cores run at different speeds, and a
-  // static split waits for the slowest one.
-#pragma omp parallel for num_threads(threads) if (threads > 1 && items > 1) schedule(dynamic)
-  for (std::int64_t it = 0; it < items; ++it) {
-    const std::int64_t f = it / chunks;
-    const std::int64_t q0 = (it % chunks) * kQueryChunk;
-    const std::int64_t q1 = std::min(n, q0 + kQueryChunk);
-    if (binned) {
-      records_fn(grid, coeffs + f * field_values, records, q0, q1, out + f * n * C);
-    } else {
-      fn(grid, coeffs + f * field_values, coords, n, q0, q1, out + f * n * C);
+  evaluate_threads_ = static_cast<int>(std::min<std::int64_t>(threads, items));
+  parallel_for(threads, items, [&](std::int64_t first, std::int64_t last, int) {
+    for (std::int64_t it = first; it < last; ++it) {
+      const std::int64_t f = it / chunks;
+      const std::int64_t q0 = (it % chunks) * kQueryChunk;
+      const std::int64_t q1 = std::min(n, q0 + kQueryChunk);
+      if (binned) {
+        records_fn(grid, coeffs + f * field_values, records, q0, q1, out + f * n * C);
+      } else {
+        fn(grid, coeffs + f * field_values, coords, n, q0, q1, out + f * n * C);
+      }
     }
-  }
+  });
 }
 
 void CpuVectorBase::release() {

@@ -2,10 +2,17 @@
 // the aligned coefficient copy, the blocked prefilter driver, and the evaluation
 // driver that splits queries into chunks (over threads when asked). A derived class
 // only supplies its kernels, its name and its run facts.
+//
+// Threads: Options::threads is an upper bound. Each phase uses at most the hardware
+// threads this process may run on, and at most one thread per kPrefilterBytesPerThread
+// of the batch (prefilter) or kEvalTapsPerThread tap values (evaluate), so that small
+// cases run on one thread instead of paying more to share the work than the work costs.
+// threads_used() reports what the last prepare and evaluate used.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_common/aligned_buffer.hpp"
@@ -27,7 +34,9 @@ class CpuVectorBase : public Implementation {
   void read_coefficients(float* out, PhaseTimes& times) override;
   void evaluate(const float* coords, std::int64_t n, float* out, PhaseTimes& times) override;
   void release() override;
+  std::vector<std::pair<std::string, int>> threads_used() const override;
 
+  // Options::threads (0 resolved to the hardware threads): the most any phase uses.
   int threads() const { return threads_; }
 
  protected:
@@ -47,9 +56,18 @@ class CpuVectorBase : public Implementation {
   AlignedFloats coeffs_;
   BinnedQueries binned_;  // kept between calls to reuse the allocation
   int threads_ = 1;
+  int prefilter_threads_ = 0;  // of the last prepare; 0: not run
+  int evaluate_threads_ = 0;   // of the last evaluate; 0: not run
 };
 
 // Queries per work item of the evaluation driver (a multiple of every vector width).
 inline constexpr std::int64_t kQueryChunk = 2048;
+
+// The least work worth a thread of its own (see the class comment): on current x86
+// cores either is a few tenths of a millisecond of one core's time, against the tens of
+// microseconds that waking a sleeping thread and handing it the data can cost.
+// Prefilter: bytes of the field batch; evaluate: queries x fields x channels x 4^D taps.
+inline constexpr double kPrefilterBytesPerThread = 1 << 20;
+inline constexpr double kEvalTapsPerThread = 1 << 20;
 
 }  // namespace splinebench::cpu

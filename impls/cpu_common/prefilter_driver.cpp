@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "aligned_buffer.hpp"
+#include "work_pool.hpp"
 
 namespace splinebench::cpu {
 
@@ -17,6 +18,23 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// One scratch buffer per participant of a parallel_for, allocated by the participant
+// on its first range (vector-aligned: the kernels use aligned stores into it).
+class SlotScratch {
+ public:
+  SlotScratch(int threads, std::int64_t floats)
+      : buffers_(static_cast<std::size_t>(std::max(1, threads))), floats_(static_cast<std::size_t>(floats)) {}
+  float* get(int slot) {
+    AlignedFloats& b = buffers_[static_cast<std::size_t>(slot)];
+    if (b.size() != floats_) b.resize(floats_);
+    return b.data();
+  }
+
+ private:
+  std::vector<AlignedFloats> buffers_;
+  std::size_t floats_;
+};
+
 // Splits `total` into pieces of about `target`, each a multiple of `align` except the
 // last, so items are balanced.
 std::int64_t piece_size(std::int64_t total, std::int64_t target, std::int64_t align) {
@@ -26,8 +44,14 @@ std::int64_t piece_size(std::int64_t total, std::int64_t target, std::int64_t al
   return std::min(total, ceil_div(ceil_div(total, pieces), align) * align);
 }
 
-void filter_axis(const GridShape& shape, std::int64_t fields, float* data, int axis, const LinePlan& plan,
-                 const PrefilterKernels& kernels, int threads) {
+// Threads a pass of `items` work items runs on.
+int pass_threads(int threads, std::int64_t items) {
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, items)));
+}
+
+// Returns the threads the pass ran on.
+int filter_axis(const GridShape& shape, std::int64_t fields, float* data, int axis, const LinePlan& plan,
+                const PrefilterKernels& kernels, int threads) {
   const std::int64_t n = shape.extent[axis];
   const int C = shape.channels;
   const std::int64_t field_values = shape.values();
@@ -36,17 +60,14 @@ void filter_axis(const GridShape& shape, std::int64_t fields, float* data, int a
     const std::int64_t row_floats = n * C;
     const std::int64_t per_item = piece_size(rows, kRowBlockBytes / (4 * row_floats), kMaxScratchLanes);
     const std::int64_t items = ceil_div(rows, per_item);
-#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1)
-    {
-      AlignedFloats scratch;  // vector-aligned: the kernels use aligned stores into it
-      scratch.resize(static_cast<std::size_t>(scratch_floats(n)));
-#pragma omp for schedule(static)
-      for (std::int64_t it = 0; it < items; ++it) {
+    SlotScratch scratch(threads, scratch_floats(n));
+    parallel_for(threads, items, [&](std::int64_t first, std::int64_t last, int slot) {
+      for (std::int64_t it = first; it < last; ++it) {
         const std::int64_t r0 = it * per_item;
-        kernels.rows(data + r0 * row_floats, std::min(per_item, rows - r0), C, plan, scratch.data());
+        kernels.rows(data + r0 * row_floats, std::min(per_item, rows - r0), C, plan, scratch.get(slot));
       }
-    }
-    return;
+    });
+    return pass_threads(threads, items);
   }
   // Lines of this axis in one "outer" slab: `lanes` adjacent floats, rows `lanes` apart.
   const std::int64_t lanes = shape.stride(axis);
@@ -54,19 +75,18 @@ void filter_axis(const GridShape& shape, std::int64_t fields, float* data, int a
   const std::int64_t width = piece_size(lanes, kColumnBlockBytes / (4 * n), kMaxScratchLanes);
   const std::int64_t blocks = ceil_div(lanes, width);
   const std::int64_t items = fields * outer * blocks;
-#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1)
-  {
-    AlignedFloats scratch;
-    scratch.resize(static_cast<std::size_t>(scratch_floats(n)));
-    // Static: contiguous runs of blocks per thread (the z pass of 256^3 on 16 threads,
-    // one run each: 0.8 ms static, 2.0 ms dynamic).
-#pragma omp for schedule(static)
-    for (std::int64_t it = 0; it < items; ++it) {
+  SlotScratch scratch(threads, scratch_floats(n));
+  // Ranges of neighbouring blocks (parallel_for's guided ranges), not one block at a
+  // time: a long run keeps the hardware prefetchers' streams going (measured on the
+  // first axis of large grids, where one block at a time was much slower).
+  parallel_for(threads, items, [&](std::int64_t first, std::int64_t last, int slot) {
+    for (std::int64_t it = first; it < last; ++it) {
       const std::int64_t slab = it / blocks;  // field * outer + o: slabs are back to back
       const std::int64_t j0 = (it % blocks) * width;
-      kernels.columns(data + slab * n * lanes + j0, lanes, std::min(width, lanes - j0), plan, scratch.data());
+      kernels.columns(data + slab * n * lanes + j0, lanes, std::min(width, lanes - j0), plan, scratch.get(slot));
     }
-  }
+  });
+  return pass_threads(threads, items);
 }
 
 // The last two axes slab by slab: each slab (one index of every axis before D-2) is
@@ -74,10 +94,10 @@ void filter_axis(const GridShape& shape, std::int64_t fields, float* data, int a
 // so the two passes cost one trip through memory. The arithmetic per line and the order
 // of the axes are those of filter_axis: the result is bit-identical. Returns the seconds
 // of kernel time spent on each of the two axes, summed over threads, so the caller can
-// attribute the fused pass's wall time to them.
+// attribute the fused pass's wall time to them, and sets `used` to the threads it ran on.
 std::pair<double, double> filter_last_two_axes(const GridShape& shape, std::int64_t fields, float* data,
                                                const LinePlan& plan_y, const LinePlan& plan_x,
-                                               const PrefilterKernels& kernels, int threads) {
+                                               const PrefilterKernels& kernels, int threads, int& used) {
   const int C = shape.channels;
   const std::int64_t ny = shape.extent[shape.dims - 2];
   const std::int64_t nx = shape.extent[shape.dims - 1];
@@ -86,35 +106,42 @@ std::pair<double, double> filter_last_two_axes(const GridShape& shape, std::int6
   const std::int64_t slabs = fields * (shape.values() / slab_values);
   const std::int64_t width = piece_size(lanes, kColumnBlockBytes / (4 * ny), kMaxScratchLanes);
   const std::int64_t per_item = piece_size(ny, kRowBlockBytes / (4 * lanes), kMaxScratchLanes);
-  double seconds_y = 0, seconds_x = 0;
-#pragma omp parallel num_threads(threads) if (threads > 1 && slabs > 1) reduction(+ : seconds_y, seconds_x)
-  {
-    AlignedFloats scratch;
-    scratch.resize(static_cast<std::size_t>(std::max(scratch_floats(ny), scratch_floats(nx))));
-    // Dynamic: a slab is a few hundred microseconds of work, and on a shared host a
-    // static split waits for the slowest core.
-#pragma omp for schedule(dynamic)
-    for (std::int64_t sl = 0; sl < slabs; ++sl) {
+  SlotScratch scratch(threads, std::max(scratch_floats(ny), scratch_floats(nx)));
+  // Kernel seconds per participant, a cache line each (written once per slab).
+  struct alignas(64) Seconds {
+    double y = 0, x = 0;
+  };
+  std::vector<Seconds> seconds(static_cast<std::size_t>(std::max(1, threads)));
+  parallel_for(threads, slabs, [&](std::int64_t first, std::int64_t last, int slot) {
+    float* s = scratch.get(slot);
+    for (std::int64_t sl = first; sl < last; ++sl) {
       float* slab = data + sl * slab_values;
       const auto t0 = std::chrono::steady_clock::now();
       for (std::int64_t j0 = 0; j0 < lanes; j0 += width)
-        kernels.columns(slab + j0, lanes, std::min(width, lanes - j0), plan_y, scratch.data());
+        kernels.columns(slab + j0, lanes, std::min(width, lanes - j0), plan_y, s);
       const auto t1 = std::chrono::steady_clock::now();
       for (std::int64_t r0 = 0; r0 < ny; r0 += per_item)
-        kernels.rows(slab + r0 * lanes, std::min(per_item, ny - r0), C, plan_x, scratch.data());
+        kernels.rows(slab + r0 * lanes, std::min(per_item, ny - r0), C, plan_x, s);
       const auto t2 = std::chrono::steady_clock::now();
-      seconds_y += std::chrono::duration<double>(t1 - t0).count();
-      seconds_x += std::chrono::duration<double>(t2 - t1).count();
+      seconds[slot].y += std::chrono::duration<double>(t1 - t0).count();
+      seconds[slot].x += std::chrono::duration<double>(t2 - t1).count();
     }
+  });
+  used = pass_threads(threads, slabs);
+  double seconds_y = 0, seconds_x = 0;
+  for (const Seconds& t : seconds) {
+    seconds_y += t.y;
+    seconds_x += t.x;
   }
   return {seconds_y, seconds_x};
 }
 
 }  // namespace
 
-void prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, Mode mode,
-                       const PrefilterKernels& kernels, int threads, PhaseTimes& times, bool fuse_last_two) {
+int prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, Mode mode,
+                      const PrefilterKernels& kernels, int threads, PhaseTimes& times, bool fuse_last_two) {
   ScopedPhase total(times, phase::prefilter);
+  int used = 1;
   const int D = shape.dims;
   int fused_from = D;  // axes >= fused_from run in the fused slab pass
   LinePlan plan_y, plan_x;
@@ -128,17 +155,21 @@ void prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data,
     ScopedPhase axis_phase(times, phase::prefilter_axis(axis));
     const LinePlan plan = make_line_plan(shape.extent[axis], mode);
     if (plan.identity) continue;
-    filter_axis(shape, fields, data, axis, plan, kernels, threads);
+    used = std::max(used, filter_axis(shape, fields, data, axis, plan, kernels, threads));
   }
   if (fused_from < D) {
     const auto start = std::chrono::steady_clock::now();
-    const auto [seconds_y, seconds_x] = filter_last_two_axes(shape, fields, data, plan_y, plan_x, kernels, threads);
+    int fused_used = 1;
+    const auto [seconds_y, seconds_x] =
+        filter_last_two_axes(shape, fields, data, plan_y, plan_x, kernels, threads, fused_used);
+    used = std::max(used, fused_used);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // One pass, two axes: its wall time split in proportion to the kernel time of each.
     const double share_y = seconds_y + seconds_x > 0 ? seconds_y / (seconds_y + seconds_x) : 0.5;
     times.add(phase::prefilter_axis(D - 2), wall * share_y);
     times.add(phase::prefilter_axis(D - 1), wall * (1 - share_y));
   }
+  return used;
 }
 
 }  // namespace splinebench::cpu

@@ -1,8 +1,9 @@
 // Axis-by-axis prefilter for the CPU SIMD implementations, memory-aware: the volume is
 // cut into work items that fit in the L2 cache, so each line's causal and anti-causal
 // passes hit cache and every value crosses the memory bus once per axis (never a
-// strided walk over the whole volume per line). Work items run on `threads` OpenMP
-// threads; the ISA-specific part is the kernel table.
+// strided walk over the whole volume per line). Work items run on `threads` threads
+// (work_pool.hpp; the caller decides how many are worth it); the ISA-specific part is
+// the kernel table.
 #pragma once
 
 #include <cstdint>
@@ -44,9 +45,10 @@ inline constexpr std::int64_t kFusedSlabBytes = 512 * 1024;
 // as phase::prefilter and each axis as phase::prefilter_axis(d). With fuse_last_two,
 // D >= 3 and slabs of the last two axes of at most kFusedSlabBytes, those two axes run
 // in one pass slab by slab (bit-identical result; their phases then split that pass's
-// wall time in proportion to each axis's kernel time).
-void prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, Mode mode,
-                       const PrefilterKernels& kernels, int threads, PhaseTimes& times,
-                       bool fuse_last_two = true);
+// wall time in proportion to each axis's kernel time). Returns the most threads any
+// pass ran on (at most `threads`: a pass with fewer work items runs on fewer).
+int prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, Mode mode,
+                      const PrefilterKernels& kernels, int threads, PhaseTimes& times,
+                      bool fuse_last_two = true);
 
 }  // namespace splinebench::cpu

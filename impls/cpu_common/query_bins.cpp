@@ -1,7 +1,5 @@
 #include "query_bins.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +7,7 @@
 #include <vector>
 
 #include "eval_grid.hpp"
+#include "work_pool.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::cpu {
@@ -88,7 +87,7 @@ BinPlan plan_bins(const GridShape& shape, std::int64_t queries, BinPolicy policy
   if (policy == BinPolicy::automatic && shape.values() * 4 < kBinFromBytes) return plan;
   plan.binned_axes = std::min(shape.dims, 3);
   // Widen the blocks until the bin count is bounded (the counting sort keeps a
-  // histogram per thread).
+  // histogram per block of queries).
   for (;;) {
     plan.bins = 1;
     for (int d = 0; d < plan.binned_axes; ++d) {
@@ -109,44 +108,53 @@ void bin_queries(const BinPlan& plan, const GridShape& shape, const float* coord
   out.records.resize(static_cast<std::size_t>(R * n));
   float* records = out.records.data();
   const std::int64_t bins = plan.bins;
-  threads = std::max(1, threads);
-  std::vector<std::int64_t> count(static_cast<std::size_t>(bins * threads), 0);
-
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    const int t = omp_get_thread_num();
-    const int nt = omp_get_num_threads();
-    const std::int64_t q0 = n * t / nt, q1 = n * (t + 1) / nt;
-    std::int64_t* hist = count.data() + static_cast<std::int64_t>(t) * bins;
+  // One block of consecutive queries per thread, each with its own histogram. Blocks
+  // are items of the pool, not threads: a thread that starts late leaves its block to
+  // the others.
+  const std::int64_t blocks = std::min<std::int64_t>(std::max(1, threads), n);
+  std::vector<std::int64_t> count(static_cast<std::size_t>(bins * blocks), 0);
+  auto block_range = [&](std::int64_t u, std::int64_t& q0, std::int64_t& q1) {
+    q0 = n * u / blocks;
+    q1 = n * (u + 1) / blocks;
+  };
+  parallel_for(threads, blocks, [&](std::int64_t first, std::int64_t last, int) {
     std::int32_t key[kKeyBlock];
-    for (std::int64_t q = q0; q < q1; q += kKeyBlock) {
-      const std::int64_t m = std::min(kKeyBlock, q1 - q);
-      block_keys(plan, coords, n, q, m, key);
-      for (std::int64_t i = 0; i < m; ++i) ++hist[key[i]];
+    for (std::int64_t u = first; u < last; ++u) {
+      std::int64_t q0, q1;
+      block_range(u, q0, q1);
+      std::int64_t* hist = count.data() + u * bins;
+      for (std::int64_t q = q0; q < q1; q += kKeyBlock) {
+        const std::int64_t m = std::min(kKeyBlock, q1 - q);
+        block_keys(plan, coords, n, q, m, key);
+        for (std::int64_t i = 0; i < m; ++i) ++hist[key[i]];
+      }
     }
-#pragma omp barrier
-#pragma omp single
-    {
-      // Exclusive prefix over (bin, thread): thread t's queries of bin b follow those
-      // of threads < t, so the sort is stable and independent of the thread count.
-      std::int64_t pos = 0;
-      for (std::int64_t b = 0; b < bins; ++b)
-        for (int u = 0; u < nt; ++u) {
-          std::int64_t& c = count[static_cast<std::int64_t>(u) * bins + b];
-          const std::int64_t next = pos + c;
-          c = pos;
-          pos = next;
-        }
+  });
+  // Exclusive prefix over (bin, block): block u's queries of bin b follow those of
+  // blocks < u, so the sort is stable and independent of the block count.
+  std::int64_t pos = 0;
+  for (std::int64_t b = 0; b < bins; ++b)
+    for (std::int64_t u = 0; u < blocks; ++u) {
+      std::int64_t& c = count[static_cast<std::size_t>(u * bins + b)];
+      const std::int64_t next = pos + c;
+      c = pos;
+      pos = next;
     }
-    switch (D) {
-      case 1: scatter_records<1>(plan, coords, n, q0, q1, hist, records); break;
-      case 2: scatter_records<2>(plan, coords, n, q0, q1, hist, records); break;
-      case 3: scatter_records<3>(plan, coords, n, q0, q1, hist, records); break;
-      case 4: scatter_records<4>(plan, coords, n, q0, q1, hist, records); break;
-      case 5: scatter_records<5>(plan, coords, n, q0, q1, hist, records); break;
-      case 6: scatter_records<6>(plan, coords, n, q0, q1, hist, records); break;
+  parallel_for(threads, blocks, [&](std::int64_t first, std::int64_t last, int) {
+    for (std::int64_t u = first; u < last; ++u) {
+      std::int64_t q0, q1;
+      block_range(u, q0, q1);
+      std::int64_t* next = count.data() + u * bins;
+      switch (D) {
+        case 1: scatter_records<1>(plan, coords, n, q0, q1, next, records); break;
+        case 2: scatter_records<2>(plan, coords, n, q0, q1, next, records); break;
+        case 3: scatter_records<3>(plan, coords, n, q0, q1, next, records); break;
+        case 4: scatter_records<4>(plan, coords, n, q0, q1, next, records); break;
+        case 5: scatter_records<5>(plan, coords, n, q0, q1, next, records); break;
+        case 6: scatter_records<6>(plan, coords, n, q0, q1, next, records); break;
+      }
     }
-  }
+  });
 }
 
 }  // namespace splinebench::cpu

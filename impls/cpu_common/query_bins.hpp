@@ -6,7 +6,7 @@
 //
 // Blocks are kBinCells cells wide along the leading min(D, 3) axes (the ones with
 // the largest strides); the remaining axes are not split. The sort is a stable
-// counting sort, parallel over threads, into records that carry each query's
+// counting sort, parallel over blocks of queries, into records that carry each query's
 // coordinates and its index in the caller's order (eval_grid.hpp: query records), so
 // the evaluation kernel writes every value straight to its place: no permutation
 // array and no separate pass to put the values back in order.

@@ -12,6 +12,7 @@
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
+#include "cpu_common/work_pool.hpp"
 
 using namespace splinebench;
 using namespace splinebench::testing;
@@ -70,10 +71,9 @@ TEST(CpuSimd, ThreadCountDoesNotChangeResults) {
 TEST(CpuSimd, CapabilitiesAndRunFacts) {
   ImplementationPtr simd = make_implementation("cpu_simd");
   EXPECT_TRUE(simd->capabilities().threads);
-  EXPECT_EQ(fact(*simd, "threads"), "1");
-  simd->configure(Options{3});
-  EXPECT_EQ(fact(*simd, "threads"), "3");
+  EXPECT_EQ(fact(*simd, "hardware_threads"), std::to_string(cpu::hardware_threads()));
   EXPECT_FALSE(fact(*simd, "isa").empty());
+  EXPECT_TRUE(simd->threads_used().empty()) << "nothing ran yet";
   EXPECT_THROW(simd->configure(Options{-1}), Error);
 
   ImplementationPtr sse = make_implementation("cpu_sse");
@@ -82,6 +82,51 @@ TEST(CpuSimd, CapabilitiesAndRunFacts) {
   sse->configure(Options{4});  // not honoured: stays single-threaded
   EXPECT_EQ(fact(*sse, "threads"), "1");
   EXPECT_EQ(fact(*sse, "isa"), "SSE4.1");
+}
+
+namespace {
+
+int used(const Implementation& impl, const std::string& phase_name) {
+  for (const auto& [name, n] : impl.threads_used())
+    if (name == phase_name) return n;
+  return 0;
+}
+
+}  // namespace
+
+// Options::threads is a ceiling: each phase runs on at most the hardware threads and
+// on one thread per kPrefilterBytesPerThread / kEvalTapsPerThread of work, and says so.
+TEST(CpuSimd, ThreadsFollowTheWork) {
+  const int hw = cpu::hardware_threads();
+  struct Case {
+    std::vector<std::int64_t> extents;
+    std::int64_t queries;
+    int threads;
+    int prefilter, evaluate;  // expected before the hardware cap
+  };
+  // 16^3: 16 KiB, 4096 x 64 taps = 2^18; 128^3: 8 MiB (8 shares); 2^16 queries x 64 taps
+  // = 2^22 (4 shares); a 1-D line is one work item of the prefilter, whatever its size
+  // (2^20 1-D queries: 4 taps each, 4 shares).
+  const Case cases[] = {{{16, 16, 16}, 4096, 0, 1, 1},
+                        {{128, 128, 128}, 65536, 0, 8, 4},
+                        {{128, 128, 128}, 65536, 2, 2, 2},
+                        {{128, 128, 128}, 65536, 1, 1, 1},
+                        {{1 << 21}, 1 << 20, 0, 1, 4}};
+  for (const Case& c : cases) {
+    const GridShape shape = GridShape::make(c.extents);
+    const std::vector<float> input = datasets::make_field(FieldKind::noise, shape, 1, 3);
+    const std::vector<float> coords =
+        datasets::make_queries(datasets::QueryPattern::uniform, shape, c.queries, 4);
+    std::vector<float> out(static_cast<std::size_t>(c.queries));
+    ImplementationPtr simd = make_implementation("cpu_simd");
+    simd->configure(Options{c.threads});
+    PhaseTimes times;
+    simd->prepare(shape, 1, input.data(), Mode::mirror, true, times);
+    simd->evaluate(coords.data(), c.queries, out.data(), times);
+    const int cap = c.threads == 0 ? hw : std::min(hw, c.threads);
+    EXPECT_EQ(used(*simd, phase::prefilter), std::min(cap, c.prefilter)) << shape.to_string() << " T" << c.threads;
+    EXPECT_EQ(used(*simd, phase::evaluate), std::min(cap, c.evaluate)) << shape.to_string() << " T" << c.threads;
+  }
 }
 
 // Ruijters-style per-axis times: one phase per axis next to the total, which covers them.

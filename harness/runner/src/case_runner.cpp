@@ -188,6 +188,7 @@ void CaseRunner::measure(Implementation& impl, const CaseSpec& spec, Record& r) 
   // Asked again after prepare: a tolerance may depend on the prepared data
   // (gpu_texture's bound is stated in the coefficients' neighbour differences).
   r.tolerance = impl.tolerance(spec.shape);
+  r.threads_used = impl.threads_used();
 
   // Coefficients once, after the last prepare; poisoned so unwritten ones show.
   std::vector<float> got(static_cast<std::size_t>(spec.fields * spec.shape.values()), kPoison);

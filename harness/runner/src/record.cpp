@@ -44,6 +44,11 @@ json to_json(const Record& r) {
             {"message", r.message},
             {"repetitions", r.repetitions},
             {"warmups", r.warmups}};
+  if (!r.threads_used.empty()) {
+    json used = json::object();
+    for (const auto& [phase_name, n] : r.threads_used) used[phase_name] = n;
+    j["threads_used"] = used;
+  }
   json phases = json::object();
   for (const auto& [name, s] : r.phases) phases[name] = stats_json(s);
   j["phases"] = phases;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "splinebench/phase_times.hpp"
@@ -69,6 +70,10 @@ class Implementation {
   virtual Tolerance tolerance(const GridShape& shape) const = 0;
   // Free-form facts for the run context (e.g. {"isa": "AVX2"}), "key=value" each.
   virtual std::vector<std::string> run_facts() const { return {}; }
+  // Threads each phase of the last prepare/evaluate ran on, e.g. {{"prefilter", 1},
+  // {"evaluate", 2}}: an implementation with Capabilities::threads may use fewer than
+  // Options::threads on small work. Empty when it does not say.
+  virtual std::vector<std::pair<std::string, int>> threads_used() const { return {}; }
 
   virtual void configure(const Options& options) { (void)options; }
 

@@ -33,6 +33,7 @@ struct Record {
   std::optional<PrefilterAccuracy> prefilter;
   std::optional<InterpAccuracy> interp;
   std::optional<Tolerance> tolerance;
+  std::vector<std::pair<std::string, int>> threads_used;  // Implementation::threads_used()
   std::string verdict = "n/a";  // "pass" | "fail" | "n/a" (not run)
 
   const SampleStats* phase(const std::string& name) const;
