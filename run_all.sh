@@ -56,7 +56,10 @@ fi
 
 # --- 3. Configure and build (Release) -----------------------------------------------
 log "building in $build_dir ($jobs jobs)"
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Test-only implementations (impls/registry.def) only in the build the tests use.
+test_impls=OFF
+[ "$action" = test ] && test_impls=ON
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSPLINEBENCH_TEST_IMPLS=$test_impls >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 bin="$root/$build_dir/bin/splinebench"
 

@@ -12,9 +12,15 @@ namespace splinebench::impls {
 #else
 #define SPLINEBENCH_GPU_IMPL(name)
 #endif
+#if SPLINEBENCH_WITH_TEST_IMPLS
+#define SPLINEBENCH_TEST_IMPL(name) ImplementationPtr make_##name();
+#else
+#define SPLINEBENCH_TEST_IMPL(name)
+#endif
 #include "registry.def"
 #undef SPLINEBENCH_CPU_IMPL
 #undef SPLINEBENCH_GPU_IMPL
+#undef SPLINEBENCH_TEST_IMPL
 }  // namespace splinebench::impls
 
 namespace splinebench {
@@ -28,9 +34,16 @@ const std::vector<RegistryEntry>& registry() {
 #define SPLINEBENCH_GPU_IMPL(name) \
   {#name, Device::gpu, [] { return impls::make_unbuilt(#name, Device::gpu, "not built: no CUDA compiler at configure time"); }},
 #endif
+// Test-only implementations run on the CPU and are absent from product builds.
+#if SPLINEBENCH_WITH_TEST_IMPLS
+#define SPLINEBENCH_TEST_IMPL(name) {#name, Device::cpu, &impls::make_##name, true},
+#else
+#define SPLINEBENCH_TEST_IMPL(name)
+#endif
 #include "registry.def"
 #undef SPLINEBENCH_CPU_IMPL
 #undef SPLINEBENCH_GPU_IMPL
+#undef SPLINEBENCH_TEST_IMPL
   };
   return entries;
 }

@@ -3,11 +3,8 @@
 // oracle, in float); evaluation one query at a time with 4^D taps, reduced axis by
 // axis (4 terms per level) so the rounding error grows with D, not with 4^D.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <thread>
 #include <vector>
 
 #include "splinebench/oracle.hpp"
@@ -146,10 +143,6 @@ class CpuScalar final : public Implementation {
     for (std::int64_t f = 0; f < fields_; ++f)
       fn(shape_, coeffs_.data() + f * shape_.values(), mode_, coords, n,
          out + f * n * shape_.channels);
-    // Exists only for the regression-compare test (reports/tests): a known,
-    // injectable slowdown that `python -m reports.compare` must flag.
-    if (const char* ms = std::getenv("SPLINEBENCH_TEST_SLOWDOWN_CPU_SCALAR_MS"))
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(std::atof(ms)));
   }
 
   void release() override { coeffs_ = {}; }

@@ -38,7 +38,7 @@ std::vector<std::string> select_impls(const SweepSpec& sweep, const std::vector<
     if (item == "all" || item == "cpu" || item == "gpu") {
       bool any = false;
       for (const auto& e : registry)
-        if (item == "all" || to_string(e.device) == item) {
+        if (!e.test_only && (item == "all" || to_string(e.device) == item)) {
           chosen.insert(e.name);
           any = true;
         }

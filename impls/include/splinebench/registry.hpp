@@ -14,6 +14,9 @@ struct RegistryEntry {
   std::string name;
   Device device;
   ImplementationPtr (*make)();
+  // Registered only in test builds (SPLINEBENCH_TEST_IMPLS); suites' "all"/"cpu"/"gpu"
+  // selectors skip it, naming it selects it.
+  bool test_only = false;
 };
 
 const std::vector<RegistryEntry>& registry();
