@@ -1,0 +1,119 @@
+"""python -m reports.gate_acceptance --machine LABEL --slow-env NAME=VALUE --slow-impl IMPL
+                                   [--trials 10] [--baseline-runs 5] [--rounds 3] [--bin PATH]
+
+Checks the nightly gate on this machine the way issue 24 asks: TRIALS unchanged
+reruns (A/A) of the suite against the machine's baseline, and TRIALS runs with an
+injected slowdown of one implementation (the environment NAME=VALUE switches it
+on), taken alternately so that a change in the machine's load falls on both
+kinds alike. With --baseline-runs K the baseline is first made afresh from K
+runs of the suite (promoted; replaces the machine's baseline).
+
+Each trial is a normal gate run: its run folder (results/<machine>/<run-id>/)
+holds the verdict in report/verdict.{md,json}. The summary lists every trial and
+the totals: SLOWER verdicts in the A/A runs (each a false alarm), and slowed runs
+caught (exit 1 with SLOWER rows, all in IMPL). --summary writes it as Markdown,
+with a JSON twin beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+from .baseline import DEFAULT_RESULTS_ROOT, REPO_ROOT, promote
+from .errors import ReportError
+from .gate import DEFAULT_ROUNDS, VERDICT_JSON, judge, run_rounds
+
+
+def _trial(kind: str, args, env: dict) -> dict:
+    run_dir = run_rounds(args.bin, ["--suite", args.suite], args.rounds, args.machine, args.results_root, env=env)
+    status = judge(run_dir, args.results_root, build=False)
+    verdict = json.loads((run_dir / "report" / VERDICT_JSON).read_text(encoding="utf-8"))
+    slower = [r for r in verdict.get("rows", []) if r["verdict"] == "SLOWER"]
+    impls = sorted({r["case_id"].split("/")[0] for r in slower})
+    return {"kind": kind, "run": run_dir.name, "exit_status": status, "slower": len(slower),
+            "noisy": verdict.get("counts", {}).get("NOISY"), "slower_impls": impls,
+            "slower_rows": [f"{r['case_id']} {r['phase']} {r['ratio']:.3f}" for r in slower],
+            "caught": kind == "slowed" and status == 1 and impls == [args.slow_impl],
+            "loadavg": [f.get("loadavg", [None])[0] for f in verdict_rounds(run_dir)]}
+
+
+def verdict_rounds(run_dir: Path) -> list[dict]:
+    from .loader import load_run
+    info = load_run(run_dir).context.get("rounds")
+    return info.get("runs", []) if isinstance(info, dict) else []
+
+
+def summary_markdown(trials: list[dict], args) -> str:
+    aa = [t for t in trials if t["kind"] == "A/A"]
+    slowed = [t for t in trials if t["kind"] == "slowed"]
+    lines = [f"# Nightly gate acceptance on `{args.machine}`", "",
+             f"Suite `{args.suite}`, {args.rounds} rounds per run, baseline "
+             f"`results/{args.machine}/baseline/`; slowed runs with `{args.slow_env}` ({args.slow_impl}).", "",
+             f"- A/A: {len(aa)} runs, **{sum(t['slower'] for t in aa)} SLOWER verdicts** in total, "
+             f"{sum(t['exit_status'] != 0 for t in aa)} failing exits",
+             f"- slowed: **{sum(t['caught'] for t in slowed)} of {len(slowed)} caught** (exit 1, SLOWER only in "
+             f"{args.slow_impl})", "",
+             "| # | kind | run | exit | SLOWER | NOISY | SLOWER in | load (1 min) per round |",
+             "|---:|:---|:---|---:|---:|---:|:---|:---|"]
+    for i, t in enumerate(trials, 1):
+        loads = ", ".join(f"{v:.2f}" for v in t["loadavg"] if v is not None)
+        lines.append(f"| {i} | {t['kind']} | {t['run']} | {t['exit_status']} | {t['slower']} | {t['noisy']} | "
+                     f"{', '.join(t['slower_impls']) or '—'} | {loads} |")
+    lines += ["", "SLOWER rows:", ""]
+    lines += [f"- {t['kind']} {t['run']}: {row}" for t in trials for row in t["slower_rows"]] or ["- none"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m reports.gate_acceptance",
+                                     description="A/A and injected-slowdown trials of the nightly gate.")
+    parser.add_argument("--suite", default="nightly")
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS)
+    parser.add_argument("--trials", type=int, default=10, help="A/A runs, and as many slowed runs (default 10)")
+    parser.add_argument("--baseline-runs", type=int, default=0,
+                        help="first make the baseline afresh from this many runs (default: use the existing one)")
+    parser.add_argument("--slow-env", required=True, metavar="NAME=VALUE",
+                        help="environment setting that injects the slowdown in the slowed runs")
+    parser.add_argument("--slow-impl", required=True, help="the implementation the slowdown is injected into")
+    parser.add_argument("--bin", type=Path,
+                        default=Path(os.environ.get("SPLINEBENCH_BIN", REPO_ROOT / "build" / "bin" / "splinebench")))
+    parser.add_argument("--machine", default=os.environ.get("SPLINEBENCH_MACHINE") or socket.gethostname().split(".")[0])
+    parser.add_argument("--results-root", type=Path, default=DEFAULT_RESULTS_ROOT)
+    parser.add_argument("--summary", type=Path, default=None, help="write the summary here (Markdown; .json beside)")
+    args = parser.parse_args(argv)
+    name, sep, value = args.slow_env.partition("=")
+    if not sep or not name:
+        parser.error("--slow-env takes NAME=VALUE")
+    plain = {k: v for k, v in os.environ.items() if k != name}
+    slowed = dict(plain, **{name: value})
+    try:
+        if args.baseline_runs:
+            runs = [run_rounds(args.bin, ["--suite", args.suite], args.rounds, args.machine, args.results_root,
+                               env=plain) for _ in range(args.baseline_runs)]
+            target, warnings = promote(runs, args.results_root)
+            print(f"baseline: {target} from {', '.join(r.name for r in runs)}", file=sys.stderr)
+            for warning in warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+        trials = []
+        for _ in range(args.trials):
+            trials.append(_trial("A/A", args, plain))
+            trials.append(_trial("slowed", args, slowed))
+    except ReportError as exc:
+        print(f"reports.gate_acceptance: error: {exc}", file=sys.stderr)
+        return 2
+    text = summary_markdown(trials, args)
+    print(text)
+    if args.summary is not None:
+        args.summary.write_text(text, encoding="utf-8")
+        args.summary.with_suffix(".json").write_text(json.dumps(trials, indent=1) + "\n", encoding="utf-8")
+    aa_slower = sum(t["slower"] for t in trials if t["kind"] == "A/A")
+    caught = sum(t["caught"] for t in trials if t["kind"] == "slowed")
+    return 0 if aa_slower <= 1 and caught == args.trials else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
