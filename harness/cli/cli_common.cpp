@@ -9,6 +9,7 @@
 
 #include "splinebench/error.hpp"
 #include "splinebench/io/atomic_file.hpp"
+#include "splinebench/runner/suite.hpp"
 
 namespace splinebench::cli {
 
@@ -41,7 +42,10 @@ void check_channels(int channels) {
 }
 
 void check_threads(int threads) {
-  if (threads < 0) throw Error("--threads must be >= 0, got " + std::to_string(threads));
+  if (threads < 0 || threads > runner::max_threads())
+    throw Error("--threads must be in [0, " + std::to_string(runner::max_threads()) +
+                "] (0: the implementation's default; at most max(1024, 4 x the hardware threads)), got " +
+                std::to_string(threads));
 }
 
 bool is_reference(const Implementation& impl) { return impl.name() == "reference"; }

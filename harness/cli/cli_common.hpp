@@ -32,7 +32,8 @@ void note(const std::string& text);
 // Parses --mode; the error lists the modes with their SciPy names.
 Mode parse_mode_option(const std::string& text);
 
-// Checks --channels (1, 2 or 4) and --threads (>= 0).
+// Checks --channels (1, 2 or 4) and --threads (0 for the default, up to
+// runner::max_threads()).
 void check_channels(int channels);
 void check_threads(int threads);
 

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "fake_impls.hpp"
 #include "splinebench/error.hpp"
@@ -110,6 +111,23 @@ TEST(SuitePlan, ThreadsOnlyMultiplyImplementationsThatTakeThem) {
   const Plan q = plan_of(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3, "threads": [1, 4])"), forced);
   ASSERT_EQ(q.cases.size(), 1u);
   EXPECT_EQ(q.cases[0].threads, 2);
+}
+
+TEST(SuitePlan, ThreadCountsAreBounded) {
+  const int limit = max_threads();
+  EXPECT_EQ(limit, std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency())));
+  const std::string over = std::to_string(limit + 1);
+  EXPECT_NE(error_of([&] { parse(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3, "threads": [)" +
+                                            over + "]")); })
+                .find("must be in [1, " + std::to_string(limit) + "], got " + over),
+            std::string::npos);
+  EXPECT_NO_THROW(parse(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3, "threads": [)" +
+                                   std::to_string(limit) + "]")));
+  PlanOptions options;
+  options.threads = limit + 1;
+  EXPECT_NE(error_of([&] { plan_of(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3)"), options); })
+                .find("--threads must be in [1, " + std::to_string(limit) + "]"),
+            std::string::npos);
 }
 
 TEST(SuitePlan, ImplAndRegexFilters) {

@@ -1,7 +1,8 @@
 """The CLI harms nothing it touches.
 
 Outputs that are FIFOs, character devices or symbolic links are written through,
-never replaced; an interrupted write leaves no temporary file.
+never replaced; an interrupted write leaves no temporary file; thread counts are
+bounded.
 
 The executable is $SPLINEBENCH_BIN (default build/bin/splinebench), see conftest.py.
 """
@@ -168,3 +169,42 @@ def test_signal_during_a_write_leaves_no_temporary(splinebench_bin, tmp_path, si
     assert temporaries and temporaries[0].startswith(".c.npy.tmp"), temporaries
     assert proc.returncode == -sig, f"exit status {proc.returncode}, expected death by signal {sig}"
     assert list(out_dir.iterdir()) == [], f"left behind: {[p.name for p in out_dir.iterdir()]}"
+
+
+# --- thread counts -------------------------------------------------------------------------
+
+def test_threads_beyond_the_limit_are_refused(cli, tmp_path):
+    field = tmp_path / "f.npy"
+    coords = tmp_path / "x.npy"
+    np.save(field, np.random.default_rng(0).random((64, 64), dtype=np.float32))
+    np.save(coords, np.random.default_rng(1).random((2, 50000), dtype=np.float32) * 63)
+    for threads in (THREAD_LIMIT + 1, 90000):
+        result = cli("interpolate", "--impl", "cpu_simd", "--mode", "mirror", "--threads", threads,
+                     field, coords, tmp_path / "v.npy", timeout=120)
+        assert result.returncode == 1, (threads, result.returncode, result.stderr)
+        assert f"--threads must be in [0, {THREAD_LIMIT}]" in result.stderr, result.stderr
+        assert not (tmp_path / "v.npy").exists()
+    assert cli("interpolate", "--impl", "cpu_simd", "--mode", "mirror", "--threads", 2, field, coords,
+               tmp_path / "v.npy").returncode == 0
+
+
+def run_cli(binary, *args, timeout=600):
+    return subprocess.run([str(binary), "run", *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+def suite_file(path, **sweep_axes):
+    sweep = {"name": "s", "impls": ["cpu_scalar", "cpu_simd"], "shapes": [[8, 8]], "queries": [16]}
+    sweep.update(sweep_axes)
+    path.write_text(json.dumps({"name": "t", "sweeps": [sweep]}))
+    return path
+
+
+def test_run_threads_are_bounded(splinebench_bin, tmp_path):
+    ok = suite_file(tmp_path / "ok.json")
+    result = run_cli(splinebench_bin, "--suite-file", ok, "--dry-run", "--threads", THREAD_LIMIT + 1)
+    assert result.returncode == 1 and f"--threads must be in [1, {THREAD_LIMIT}]" in result.stderr, result.stderr
+    assert run_cli(splinebench_bin, "--suite-file", ok, "--dry-run", "--threads", THREAD_LIMIT).returncode == 0
+    big = suite_file(tmp_path / "big.json", threads=[1, THREAD_LIMIT + 1])
+    result = run_cli(splinebench_bin, "--suite-file", big, "--dry-run")
+    assert result.returncode == 1, result.stdout
+    assert f"threads (or \"max\") must be in [1, {THREAD_LIMIT}]" in result.stderr, result.stderr

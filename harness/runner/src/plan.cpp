@@ -104,8 +104,9 @@ Plan make_plan(const SuiteSpec& suite, const PlanOptions& options, const std::ve
   Plan plan;
   plan.suite = suite.name;
   for (const auto& name : options.only_impls) require_known(registry, name, "--impl");
-  if (options.threads && *options.threads < 1)
-    throw Error("--threads must be >= 1, got " + std::to_string(*options.threads));
+  if (options.threads && (*options.threads < 1 || *options.threads > max_threads()))
+    throw Error("--threads must be in [1, " + std::to_string(max_threads()) + "] (at most max(1024, 4 x the " +
+                "hardware threads)), got " + std::to_string(*options.threads));
   std::optional<std::regex> filter;
   if (!options.case_filter.empty()) {
     try {

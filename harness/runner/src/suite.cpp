@@ -214,13 +214,17 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
     if (t.is_string() && t.get<std::string>() == "max") {
       s.threads.push_back(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     } else {
-      s.threads.push_back(small_int(t, 1, 1 << 16, w, "threads", "threads (or \"max\")"));
+      s.threads.push_back(small_int(t, 1, max_threads(), w, "threads", "threads (or \"max\")"));
     }
   }
   return s;
 }
 
 }  // namespace
+
+int max_threads() {
+  return std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 std::int64_t parse_count(const json& value, const std::string& what) {
   if (value.is_number_integer()) return value.get<std::int64_t>();

@@ -58,6 +58,11 @@ std::vector<std::filesystem::path> suite_search_path();
 // Finds and parses suite `name`; the error lists the suites that exist.
 SuiteSpec load_named_suite(const std::string& name);
 
+// The most threads a case or a command may ask for: max(1024, 4 x the hardware
+// threads). Far above any useful oversubscription, and well below what breaks the
+// OpenMP runtime (libgomp crashes near 90000 threads and really starts 30000).
+int max_threads();
+
 // A count written as an integer or as a small product of powers: 1048576, "2^20",
 // "64^4", "3*2^10". Throws splinebench::Error (naming `what`) on anything else.
 std::int64_t parse_count(const nlohmann::json& value, const std::string& what);
