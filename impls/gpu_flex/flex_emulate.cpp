@@ -18,8 +18,9 @@ struct HostBlock {
     for (int t = 0; t < threads; ++t) f(t, threads);
   }
   void sync() const {}
-  // A team's threads run one after the other too (Team in flex_tile.cuh); the tiles that
-  // split into teams order their phases so that this serial order is one the device allows.
+  // A team's threads run one after the other too (Team in tile/block_ops.cuh); the tiles
+  // that split into teams order their phases so that this serial order is one the device
+  // allows.
   template <class F>
   void team_each(int, int count, F&& f) const {
     for (int t = 0; t < count; ++t) f(t, count);

@@ -1,4 +1,4 @@
-// Host emulation of the gpu_flex kernels: the tile code of flex_tile.cuh run on the
+// Host emulation of the gpu_flex kernels: the tile code (flex_tile.cuh) run on the
 // CPU, a block's threads one after another between barriers, tiles in ticket order.
 // It computes bit for bit what the device computes, so it lets the planner, the tile
 // geometry and the halo arithmetic be checked against the oracle without a GPU, and

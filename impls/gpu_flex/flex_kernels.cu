@@ -190,8 +190,8 @@ Plan FlexRunner::plan(Variant variant, const GridShape& shape, std::int64_t fiel
   if (share.smem_bytes > 0) lim.smem_bytes = std::min(lim.smem_bytes, share.smem_bytes);
   lim.resident_blocks = f.sms;
   const Plan first = make_plan(shape, fields, mode, variant, lim);  // shared memory does not depend on it
-  lim.resident_blocks = share.blocks > 0 ? share.blocks
-                                         : resident_blocks(kernel_for(variant, shape.channels), first.smem_floats * 4, f.sms);
+  const void* kernel = kernel_for(variant, shape.channels);
+  lim.resident_blocks = share.blocks > 0 ? share.blocks : resident_blocks(kernel, first.smem_floats * 4, f.sms);
   return make_plan(shape, fields, mode, variant, lim);
 }
 

@@ -2,7 +2,7 @@
 // the gpu_flex prefilter: the tile kinds, the description of one pass over the data
 // and the shared-memory layout of its tiles. Usable from host and device code.
 //
-// Arithmetic every tile kind shares (see flex_tile.cuh): each output is the
+// Arithmetic every tile kind shares (tile/line_filter.cuh): each output is the
 // infinite-line cubic B-spline prefilter of the mode's extension of the samples,
 // computed on a window that reaches kHalo samples past the output on both sides. The
 // causal recursion starts from zero kHalo samples early ("warm-up"), the anti-causal
@@ -36,7 +36,7 @@ inline constexpr int kThreads = FlexPolicy::kThreads;
 // (two halves of kHalo). The shared-memory ring takes as many where they fit, so that
 // every tile kind emits the same windows.
 inline constexpr int kRegP = 16;
-// The two-team register stream_x tile (flex_tile.cuh, stream_x_teams): threads of the x
+// The two-team register stream_x tile (tile/stream_x_teams.cuh): threads of the x
 // team and of the y team, columns per y-team thread, and its mbarriers (loaded[stages],
 // full[2], freed[2]; 8 bytes each, at SmemLayout::bars).
 inline constexpr int kTeamX = kThreads / 2, kTeamY = kThreads - kTeamX;
@@ -107,9 +107,9 @@ struct PassDesc {
   std::int32_t vec = 1;        // shared-memory ring: adjacent columns per thread (1, 2)
   // > 0: the register window: stream_only columns per thread (1, 2); stream_x 1.
   std::int32_t regs = 0;
-  std::int32_t bulk = 0;       // stream_only register tile fed by bulk copies (flex_tile.cuh, stream_bulk)
+  std::int32_t bulk = 0;       // stream_only register tile fed by bulk copies (tile/stream_only_bulk.cuh)
   // Register stream_x tile: 1 = two teams of warps, x filter and y stream of neighbouring
-  // sub-blocks at once (flex_tile.cuh, stream_x_teams; two g buffers); 0 = one team.
+  // sub-blocks at once (tile/stream_x_teams.cuh; two g buffers); 0 = one team.
   std::int32_t teams = 0;
   std::int32_t ncols = 0;      // columns of the stream filter
   std::int64_t units = 0;      // rows: row units in all (slices * x_tiles)

@@ -17,7 +17,7 @@ std::int64_t product(const GridShape& s, int from, int to) {  // extents [from, 
   for (int d = from; d < to; ++d) p *= s.extent[d];
   return p;
 }
-// Floats for a skewed row of n positions (skew() in flex_tile.cuh).
+// Floats for a row of n positions with one padding float every 32 (fp_skew<C > 1>).
 int skewed(int n) { return n + (n - 1) / 32 + 1; }
 // Smallest m >= n with m = residue (mod 32): channel planes of one footprint then start
 // in different banks, so lanes of one warp that differ in channel do not collide.
@@ -100,7 +100,7 @@ void stream_smem(PassDesc& P, int used) {
   L.total = L.cz + P.ncols;
 }
 
-// Floats for a footprint channel row of n positions (fp_skew() in flex_tile.cuh):
+// Floats for a footprint channel row of n positions (fp_skew() in tile/footprint.cuh):
 // C == 1 pads 4 floats every 32 (and stays a multiple of 4), C > 1 one float.
 int fp_skewed(int n, int C) { return C == 1 ? n + 4 * ((n - 1) / 32) + 4 : skewed(n); }
 
@@ -113,7 +113,7 @@ void segment_smem(PassDesc& P, int C) {
   L.fp_plane = C * L.fp_chan;
   L.fp[0] = 0;
   L.fp[1] = P.p * L.fp_plane;
-  L.g_plane = fp_skewed(P.sx * C, C);  // g_skew() in flex_tile.cuh; C == 1: a multiple of 4
+  L.g_plane = fp_skewed(P.sx * C, C);  // g_skew(); C == 1: a multiple of 4
   L.g = 2 * P.p * L.fp_plane;
   L.total = L.g + P.p * L.g_plane;
 }

@@ -1,11 +1,11 @@
 // `gpu_flex` and `gpu_flex_fixed`: the single-launch prefilter with flexible tile
 // allocation (flex_kernels.cu) and its fixed-allocation baseline (the same tile code,
-// one launch per axis), each paired with a reconstruction kernel of the other GPU
-// implementations (reused, not copied):
-//   - evaluate_global (gpu_naive: 4^D global loads per query), or
-//   - TextureField (gpu_texture: hardware-linear fetches, 8-bit blend weights),
-// chosen per D by kEvaluatePath below (what measured fastest on the H100, see
-// bench/gpu_prefilter/README.md); the tolerance follows the path in use.
+// one launch per axis), each paired with a reconstruction kernel shared with the other
+// GPU implementations (gpu_common):
+//   - evaluate_global (4^D global loads per query), or
+//   - TextureField (hardware-linear fetches, 8-bit blend weights),
+// chosen per D by kEvaluatePath below (what measured faster on the H100); the tolerance
+// follows the path in use.
 //
 // Memory phases (upload, query_upload, download, staging) are GpuPipeline's; the
 // samples stay in its buffer and the prefilter writes a separate coefficient buffer
@@ -32,10 +32,9 @@ using gpu::flex::Variant;
 enum class EvalPath { global, texture };
 
 // Reconstruction kernel per D (index D - 1): the faster one on the H100 for 2^20
-// uniform queries on gpu_flex coefficients (lab/evidence/h100/20261122-050115-gpu_prefilter,
-// "evaluate" section): texture fetches for D = 2..5 (1.6x to 1.7x faster than 4^D
-// global loads); D = 1 global (the texture path refused the 2^20-sample line: 1-D
-// arrays hold at most 131072 texels); D = 6, not measured, follows D = 4 and 5.
+// uniform queries on gpu_flex coefficients (bench_gpu_prefilter --eval; lab/NOTES.md):
+// texture fetches for D = 2..5; D = 1 global (a 1-D texture holds too few texels for
+// long lines); D = 6, not measured, follows D = 4 and 5.
 // Shapes the texture cannot hold fall back to global loads (bind_texture).
 constexpr EvalPath kEvaluatePath[kMaxDims] = {EvalPath::global,  EvalPath::texture, EvalPath::texture,
                                               EvalPath::texture, EvalPath::texture, EvalPath::texture};

@@ -240,7 +240,7 @@ TEST(FlexEmulationBulk, BulkStreamTileSameBitsAsRegisterTile) {
         if (!same_other_passes) continue;
         const Result r = run_plan(c, mode, v, bulk), reference = run_plan(c, mode, v, plain);
         EXPECT_EQ(splinebench::testing::count_nan(r.out), 0) << what;
-        EXPECT_EQ(count_bit_differences(r.out, reference.out), 0u) << what << ": values that differ from stream_registers";
+        EXPECT_EQ(count_bit_differences(r.out, reference.out), 0u) << what << ": values that differ from stream_only_registers";
         ++compared;
       }
     }
@@ -392,7 +392,7 @@ TEST(FlexPlan, WideRowsTakeTheSharedMemoryRing) {
 }
 
 // The bulk stream_only tile is taken where it applies: whole 1024-column chunks of an
-// aligned axis run through it (and the planner falls back to stream_registers where
+// aligned axis run through it (and the planner falls back to stream_only_registers where
 // its buffers do not fit).
 TEST(FlexPlan, BulkTileTakesWholeAlignedChunks) {
   const GridShape shape = GridShape::make({40, 48, 64}, 1);  // inner 3072: three whole chunks
