@@ -1,12 +1,21 @@
-"""python -m reports.gate_acceptance --machine LABEL --slow-env NAME=VALUE --slow-impl IMPL
-                                   [--trials 10] [--baseline-runs 5] [--rounds 3] [--bin PATH]
+"""python -m reports.gate_acceptance --machine LABEL [--trials 10] [--baseline-runs 5]
+                                   [--rounds 3] [--bin PATH] [--factor 1.3]
 
 Checks the nightly gate on this machine the way issue 24 asks: TRIALS unchanged
 reruns (A/A) of the suite against the machine's baseline, and TRIALS runs with an
-injected slowdown of one implementation (the environment NAME=VALUE switches it
-on), taken alternately so that a change in the machine's load falls on both
-kinds alike. With --baseline-runs K the baseline is first made afresh from K
-runs of the suite (promoted; replaces the machine's baseline).
+injected slowdown of one implementation, taken alternately so that a change in the
+machine's load falls on both kinds alike. With --baseline-runs K the baseline is
+first made afresh from K runs of the suite (promoted; replaces the machine's
+baseline).
+
+The slowdown comes from the test-only implementation `test_slowed` (a build
+configured with -DSPLINEBENCH_TEST_IMPLS=ON): it runs a product implementation
+(SPLINEBENCH_TEST_SLOWED_IMPL, default cpu_scalar) FACTOR times slower
+(SPLINEBENCH_TEST_SLOWED_FACTOR; 1 in the baseline and A/A runs). Suites' selectors
+skip test-only implementations, so the trials run the suite with `test_slowed`
+added beside the CPU implementations of each sweep (same suite name). The compare
+treats test-only implementations a product build lacks as no loss of coverage, so
+the baseline also serves the product build's nightly runs.
 
 Each trial is a normal gate run: its run folder (results/<machine>/<run-id>/)
 holds the verdict in report/verdict.{md,json}. The summary lists every trial and
@@ -19,17 +28,37 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import sys
+import tempfile
 from pathlib import Path
 
 from .baseline import DEFAULT_RESULTS_ROOT, REPO_ROOT, promote
 from .errors import ReportError
 from .gate import DEFAULT_ROUNDS, VERDICT_JSON, judge, run_rounds
 
+TEST_IMPL = "test_slowed"
+FACTOR_VAR = "SPLINEBENCH_TEST_SLOWED_FACTOR"
+WRAPPED_VAR = "SPLINEBENCH_TEST_SLOWED_IMPL"
+
+
+def suite_with_test_impl(suite: str, test_impl: str, out: Path) -> Path:
+    """The suite's definition with `test_impl` named in every sweep that selects CPU
+    implementations (a selector never picks a test-only one)."""
+    doc = json.loads((REPO_ROOT / "harness" / "suites" / f"{suite}.json").read_text(encoding="utf-8"))
+    default = doc.get("defaults", {}).get("impls")
+    for sweep in doc["sweeps"]:
+        impls = sweep.get("impls", default)
+        impls = [impls] if isinstance(impls, str) else list(impls or [])
+        if any(i in ("all", "cpu") for i in impls) and test_impl not in impls:
+            sweep["impls"] = impls + [test_impl]
+    out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return out
+
 
 def _trial(kind: str, args, env: dict) -> dict:
-    run_dir = run_rounds(args.bin, ["--suite", args.suite], args.rounds, args.machine, args.results_root, env=env)
+    run_dir = run_rounds(args.bin, args.suite_args, args.rounds, args.machine, args.results_root, env=env)
     status = judge(run_dir, args.results_root, build=False)
     verdict = json.loads((run_dir / "report" / VERDICT_JSON).read_text(encoding="utf-8"))
     slower = [r for r in verdict.get("rows", []) if r["verdict"] == "SLOWER"]
@@ -52,7 +81,8 @@ def summary_markdown(trials: list[dict], args) -> str:
     slowed = [t for t in trials if t["kind"] == "slowed"]
     lines = [f"# Nightly gate acceptance on `{args.machine}`", "",
              f"Suite `{args.suite}`, {args.rounds} rounds per run, baseline "
-             f"`results/{args.machine}/baseline/`; slowed runs with `{args.slow_env}` ({args.slow_impl}).", "",
+             f"`results/{args.machine}/baseline/`; slowed runs: {args.slow_impl} at "
+             f"{FACTOR_VAR}={args.factor:g} (wrapping {args.wrapped}), 1 otherwise.", "",
              f"- A/A: {len(aa)} runs, **{sum(t['slower'] for t in aa)} SLOWER verdicts** in total, "
              f"{sum(t['exit_status'] != 0 for t in aa)} failing exits",
              f"- slowed: **{sum(t['caught'] for t in slowed)} of {len(slowed)} caught** (exit 1, SLOWER only in "
@@ -76,24 +106,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=10, help="A/A runs, and as many slowed runs (default 10)")
     parser.add_argument("--baseline-runs", type=int, default=0,
                         help="first make the baseline afresh from this many runs (default: use the existing one)")
-    parser.add_argument("--slow-env", required=True, metavar="NAME=VALUE",
-                        help="environment setting that injects the slowdown in the slowed runs")
-    parser.add_argument("--slow-impl", required=True, help="the implementation the slowdown is injected into")
+    parser.add_argument("--factor", type=float, default=1.3, help="the injected slowdown (default 1.3)")
+    parser.add_argument("--wrapped", default=os.environ.get(WRAPPED_VAR, "cpu_scalar"),
+                        help="the product implementation test_slowed runs (default cpu_scalar)")
     parser.add_argument("--bin", type=Path,
                         default=Path(os.environ.get("SPLINEBENCH_BIN", REPO_ROOT / "build" / "bin" / "splinebench")))
     parser.add_argument("--machine", default=os.environ.get("SPLINEBENCH_MACHINE") or socket.gethostname().split(".")[0])
     parser.add_argument("--results-root", type=Path, default=DEFAULT_RESULTS_ROOT)
     parser.add_argument("--summary", type=Path, default=None, help="write the summary here (Markdown; .json beside)")
     args = parser.parse_args(argv)
-    name, sep, value = args.slow_env.partition("=")
-    if not sep or not name:
-        parser.error("--slow-env takes NAME=VALUE")
-    plain = {k: v for k, v in os.environ.items() if k != name}
-    slowed = dict(plain, **{name: value})
+    if not args.factor > 1:
+        parser.error("--factor must be > 1")
+    args.slow_impl = TEST_IMPL
+    plain = dict(os.environ, **{FACTOR_VAR: "1", WRAPPED_VAR: args.wrapped})
+    slowed = dict(plain, **{FACTOR_VAR: f"{args.factor:g}"})
+    work = Path(tempfile.mkdtemp(prefix="gate-acceptance-"))
+    args.suite_args = ["--suite-file", str(suite_with_test_impl(args.suite, TEST_IMPL, work / f"{args.suite}.json"))]
     try:
         if args.baseline_runs:
-            runs = [run_rounds(args.bin, ["--suite", args.suite], args.rounds, args.machine, args.results_root,
-                               env=plain) for _ in range(args.baseline_runs)]
+            runs = [run_rounds(args.bin, args.suite_args, args.rounds, args.machine, args.results_root, env=plain)
+                    for _ in range(args.baseline_runs)]
             target, warnings = promote(runs, args.results_root)
             print(f"baseline: {target} from {', '.join(r.name for r in runs)}", file=sys.stderr)
             for warning in warnings:
@@ -105,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as exc:
         print(f"reports.gate_acceptance: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     text = summary_markdown(trials, args)
     print(text)
     if args.summary is not None:

@@ -135,6 +135,15 @@ def test_missing_implementation_fails(runs, capsys):
     assert "warning [coverage] cpu_sse" in out and "RESULT: PASS" in out
 
 
+def test_missing_test_only_implementation_is_a_warning(runs, capsys):
+    """A baseline made in a test build holds test-only implementations (test_*), which
+    product builds do not register: their absence loses no coverage."""
+    base = runs("base", impls=("cpu_scalar", "test_slowed"))
+    assert compare(base, runs("new", impls=("cpu_scalar",), evaluate=times(1e-3, seed=11))) == 0
+    assert "warning [coverage] test_slowed: implementation measured in BASE (2 case(s)) has no record in NEW " \
+           "(test-only" in capsys.readouterr().out
+
+
 def test_missing_case_and_phase_fail(runs, tmp_path, capsys):
     base = runs("base")
     doc = run_doc(evaluate=times(1e-3, seed=11))

@@ -165,3 +165,17 @@ def test_gate_end_to_end(tmp_path):
     assert "units: rounds" in second.stdout
     newest = max((p for p in (root / "e2e").iterdir() if p.name[0].isdigit()), key=lambda p: p.name)
     assert (newest / "report" / "index.html").exists() and (newest / "report" / "verdict.json").exists()
+
+
+def test_acceptance_suite_adds_the_test_only_implementation_to_cpu_sweeps(tmp_path):
+    """Selectors skip test-only implementations; the acceptance names test_slowed beside
+    the CPU implementations of every CPU sweep and keeps the suite's name."""
+    from reports.gate_acceptance import suite_with_test_impl
+    original = json.loads((REPO / "harness" / "suites" / "nightly.json").read_text())
+    doc = json.loads(suite_with_test_impl("nightly", "test_slowed", tmp_path / "s.json").read_text())
+    assert doc["name"] == original["name"] == "nightly"
+    for before, after in zip(original["sweeps"], doc["sweeps"]):
+        if "cpu" in before["impls"]:
+            assert after["impls"] == before["impls"] + ["test_slowed"]
+        else:
+            assert after["impls"] == before["impls"]
