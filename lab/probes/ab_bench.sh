@@ -4,7 +4,7 @@
 # codes share the GPU's state (run-to-run differences between GPU sessions exceed the
 # effects measured here). The two benchmarks alternate case by case, ROUNDS times.
 #
-# Usage there:  tools/device/ab_bench.sh OLD_FILES_DIR [out-dir]
+# Usage there:  lab/probes/ab_bench.sh OLD_FILES_DIR [out-dir]
 #   OLD_FILES_DIR  a folder laid out like the repository holding the old versions of
 #                  the files that differ (e.g. made with `git show OLD:path > DIR/path`)
 # Environment:
@@ -40,7 +40,7 @@ for round in $(seq "${ROUNDS:-2}"); do
     for side in new old; do
       /tmp/ab-$side/bin/bench_gpu_prefilter --case "$c" ${BENCH_ARGS:---reps 15 --no-verify} \
         --out "$out/$side-$c-$round.json" --machine "${MACHINE:-unknown}" --git-sha "$side" 2>&1 |
-        grep -E "^(tune +)?$c " | sed "s/^/$side r$round /"
+        grep -E "^$c " | sed "s/^/$side r$round /"
     done
   done
 done | tee "$out/ab.log"
