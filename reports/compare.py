@@ -388,14 +388,17 @@ def verdict_table(result: CompareResult, every_row: bool = False) -> Table:
 
 def result_json(result: CompareResult) -> dict:
     def clean(value):
-        return None if isinstance(value, float) and (math.isnan(value) or math.isinf(value)) else value
+        """Six significant digits (times are not known better); nan and inf as null."""
+        if isinstance(value, float):
+            return None if math.isnan(value) or math.isinf(value) else float(f"{value:.6g}")
+        return value
     rows = []
     for r in result.rows:
         row = {"case_id": r.case_id, "threads": r.threads, "phase": r.phase,
                **{k: clean(v) for k, v in asdict(r.comparison).items()}}
         spread = r.new_spread
         if spread is not None:
-            row["new_q1"], row["new_q3"] = spread.q1, spread.q3
+            row["new_q1"], row["new_q3"] = clean(spread.q1), clean(spread.q3)
         rows.append(row)
     return {
         "failed": result.failed, "summary": summary_line(result),

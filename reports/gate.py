@@ -122,6 +122,15 @@ def promote_advice(new: Run, history: list[Run], base: list[Run] | None) -> list
     return lines
 
 
+def verdict_json_text(doc: dict) -> str:
+    """The verdict as JSON with one row per line: readable in a diff, and a third
+    of the size of one field per line (the gate keeps one per run)."""
+    head = {k: v for k, v in doc.items() if k != "rows"}
+    rows = ",\n  ".join(json.dumps(row, separators=(",", ":")) for row in doc.get("rows", []))
+    text = json.dumps(head, indent=1)
+    return text[:-1].rstrip() + ',\n "rows": [\n  ' + rows + "\n ]\n}\n"
+
+
 def _load_note(run: Run) -> str:
     info = run.context.get("rounds")
     loads = [r.get("loadavg") for r in info.get("runs", [])] if isinstance(info, dict) else []
@@ -146,7 +155,7 @@ def judge(run_dir: Path, results_root: Path = DEFAULT_RESULTS_ROOT, threshold: f
     if base is not None:
         result, _ = run_compare(base, new, threshold, alpha, phases, min_abs, allow_missing)
     slower = {(r.case_id, r.threads, r.phase) for r in result.slower} if result else set()
-    trend = plot_trend(history, new, base or [], report_dir / "plots", threshold, slower, phases)
+    trend = plot_trend(history, new, base or [], report_dir / "plots", threshold, slower, phases) if build else None
 
     if result is not None:
         status = 1 if result.failed else 0
@@ -171,7 +180,7 @@ def judge(run_dir: Path, results_root: Path = DEFAULT_RESULTS_ROOT, threshold: f
     doc.update({"exit_status": status, "run": str(new.context.get("run_id")), "machine": new.machine,
                 "suite": suite, "rounds": rounds_of(new),
                 "baseline_runs": [str(r.context.get("run_id")) for r in base or []]})
-    (report_dir / VERDICT_JSON).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    (report_dir / VERDICT_JSON).write_text(verdict_json_text(doc), encoding="utf-8")
     (report_dir / VERDICT_MD).write_text(markdown + ("\n" + load + "\n" if load else "")
                                          + "\n" + "\n".join(advice) + "\n", encoding="utf-8")
     index = None
