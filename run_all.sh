@@ -10,7 +10,7 @@
 #                          trend in the run's report; exit 0 pass, 1 regression, 2 no baseline
 # Environment: SPLINEBENCH_MACHINE (results label, default: short host name),
 #              SPLINEBENCH_BUILD_DIR (default: build), SPLINEBENCH_JOBS (default: nproc),
-#              SPLINEBENCH_NIGHTLY_ROUNDS (nightly: rounds of the suite, default 3),
+#              SPLINEBENCH_NIGHTLY_ROUNDS (nightly: rounds of the suite, default 5),
 #              SPLINEBENCH_RUN_DIR_FILE (nightly: write the run folder's path there).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -76,9 +76,9 @@ fi
 if [ "$action" = nightly ]; then
   # --- 4b. The nightly regression gate (reports/README.md, "Nightly gate") -------------
   suite=${2:-nightly}
-  log "nightly gate: suite '$suite' in ${SPLINEBENCH_NIGHTLY_ROUNDS:-3} rounds, against results/$machine/baseline"
+  log "nightly gate: suite '$suite' in ${SPLINEBENCH_NIGHTLY_ROUNDS:-5} rounds, against results/$machine/baseline"
   exec "$venv/bin/python" -m reports.gate --bin "$bin" --suite "$suite" --machine "$machine" \
-       --rounds "${SPLINEBENCH_NIGHTLY_ROUNDS:-3}" \
+       --rounds "${SPLINEBENCH_NIGHTLY_ROUNDS:-5}" \
        ${SPLINEBENCH_RUN_DIR_FILE:+--run-dir-file "$SPLINEBENCH_RUN_DIR_FILE"}
 fi
 

@@ -1,4 +1,4 @@
-"""python -m reports.gate [--suite nightly] [--rounds 3] [--bin PATH] [--machine LABEL]
+"""python -m reports.gate [--suite nightly] [--rounds 5] [--bin PATH] [--machine LABEL]
 python -m reports.gate --judge RUN_DIR
 
 The nightly regression gate (`./run_all.sh nightly` calls it):
@@ -43,7 +43,7 @@ from .timing import rounds_of
 from .trend import machine_history
 
 DEFAULT_SUITE = "nightly"
-DEFAULT_ROUNDS = 3
+DEFAULT_ROUNDS = 5
 VERDICT_MD, VERDICT_JSON = "verdict.md", "verdict.json"
 
 

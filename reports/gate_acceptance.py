@@ -1,5 +1,5 @@
 """python -m reports.gate_acceptance --machine LABEL [--trials 10] [--baseline-runs 5]
-                                   [--rounds 3] [--bin PATH] [--factor 1.3]
+                                   [--rounds 5] [--bin PATH] [--factor 1.3]
 
 Checks the nightly gate on this machine the way issue 24 asks: TRIALS unchanged
 reruns (A/A) of the suite against the machine's baseline, and TRIALS runs with an
