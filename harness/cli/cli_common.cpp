@@ -9,6 +9,7 @@
 
 #include "splinebench/error.hpp"
 #include "splinebench/io/atomic_file.hpp"
+#include "splinebench/runner/memory.hpp"
 #include "splinebench/runner/suite.hpp"
 
 namespace splinebench::cli {
@@ -78,12 +79,12 @@ npy::Array read_array(const std::filesystem::path& path) {
   return array;
 }
 
-GridShape grid_of(const npy::Array& array, int channels, const std::string& what) {
-  const std::string shape = npy::shape_string(array.shape);
-  if (array.shape.empty())
+GridShape grid_of(const std::vector<std::int64_t>& array_shape, int channels, const std::string& what) {
+  const std::string shape = npy::shape_string(array_shape);
+  if (array_shape.empty())
     throw Error(what + " is a 0-d array (a single number); it needs 1 to " + std::to_string(kMaxDims) +
                 " grid axes");
-  std::vector<std::int64_t> extents = array.shape;
+  std::vector<std::int64_t> extents = array_shape;
   if (channels > 1) {
     if (extents.back() != channels)
       throw Error("with --channels " + std::to_string(channels) + " the last axis of " + what +
@@ -102,6 +103,53 @@ GridShape grid_of(const npy::Array& array, int channels, const std::string& what
       throw Error("axis " + std::to_string(d) + " of " + what + " has length 0 (shape " + shape +
                   "); every grid axis needs at least one sample");
   return GridShape::make(extents, channels);
+}
+
+namespace {
+
+// Peak bytes per element while an array is read (npy::read widens integers from a raw
+// copy and transposes Fortran order into a second buffer) ...
+std::uint64_t read_peak(const npy::ArrayInfo& a) {
+  std::uint64_t bytes = a.is_float32 ? 4 : 8;
+  if (a.is_integer) bytes += a.file_item_bytes;
+  if (a.fortran_order && a.shape.size() > 1) bytes += a.is_float32 ? 4 : 8;
+  return bytes;
+}
+
+// ... and while it is converted to the precision of the computation (as_float32 and
+// as_float64 hold both copies; an array already in that precision is moved).
+std::uint64_t convert_peak(const npy::ArrayInfo& a, bool to_f64) {
+  const std::uint64_t held = a.is_float32 ? 4 : 8;
+  const std::uint64_t wanted = to_f64 ? 8 : 4;
+  return held == wanted ? held : held + wanted;
+}
+
+}  // namespace
+
+void check_memory(const Implementation& impl, const GridShape& grid, const std::string& input,
+                  const npy::ArrayInfo& field, const npy::ArrayInfo* coords) {
+  const bool f64 = is_reference(impl);
+  const auto values = static_cast<std::uint64_t>(npy::element_count(field.shape));
+  std::uint64_t per_value = std::max(read_peak(field), convert_peak(field, f64));
+  std::uint64_t need = 0;
+  std::int64_t n = 0;
+  if (!coords) {
+    // The reference rounds its double coefficients into a float32 copy for a float32
+    // input; other implementations keep the input and the coefficients read back.
+    per_value = std::max<std::uint64_t>(per_value, f64 ? (field.is_float32 ? 12 : 8) : 8);
+    need = values * per_value;
+  } else {
+    const auto q = static_cast<std::uint64_t>(npy::element_count(coords->shape));  // D x n coordinates
+    n = static_cast<std::int64_t>(q / static_cast<std::uint64_t>(std::max(1, grid.dims)));
+    const std::uint64_t out = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(grid.channels);
+    need = values * per_value + q * std::max(read_peak(*coords), convert_peak(*coords, f64));
+    // Values, plus the float32 copy of double values (reference) or the values at
+    // finite coordinates gathered for the poison check (others).
+    need += out * (f64 ? 8 + (field.is_float32 ? 4 : 0) : 4 + 4);
+  }
+  if (!f64) need += runner::implementation_host_bytes(impl.capabilities(), grid, 1, n);
+  runner::require_memory(need, "'" + input + "' (shape " + npy::shape_string(field.shape) + ", " + field.descr +
+                                   ") with " + std::string(impl.name()));
 }
 
 std::vector<float> as_float32(npy::Array& array, const std::string& what, const std::string& why) {

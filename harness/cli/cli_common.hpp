@@ -57,10 +57,17 @@ void check_output_path(const std::filesystem::path& out);
 // Reads a .npy file and shows the reader's conversion notes.
 npy::Array read_array(const std::filesystem::path& path);
 
-// The grid of an array of samples/coefficients: its shape, without the trailing
-// channel axis when channels > 1. Throws for a 0-d array, more than kMaxDims grid
-// axes, a zero-length axis, or a channel axis of the wrong length.
-GridShape grid_of(const npy::Array& array, int channels, const std::string& what);
+// The grid of an array of samples/coefficients of shape `shape`: the shape without
+// the trailing channel axis when channels > 1. Throws for a 0-d array, more than
+// kMaxDims grid axes, a zero-length axis, or a channel axis of the wrong length.
+GridShape grid_of(const std::vector<std::int64_t>& shape, int channels, const std::string& what);
+
+// Refuse, before the inputs are read, a job that needs more host memory than this
+// process can have (runner::require_memory): the peak of reading the .npy inputs,
+// converting them to the precision `impl` computes in, the outputs, and the
+// implementation's own buffers. `coords` is null for prefilter.
+void check_memory(const Implementation& impl, const GridShape& grid, const std::string& input,
+                  const npy::ArrayInfo& field, const npy::ArrayInfo* coords);
 
 // The values as float32 / float64. Narrowing float64 to float32 prints a note naming
 // `what` and `why`; values beyond the float32 range (which become infinite) are

@@ -46,19 +46,23 @@ void run_interpolate(const InterpolateArgs& args) {
   check_output_path(args.output);
 
   const std::string what = args.prefilter ? "the samples" : "the coefficients";
-  npy::Array field = read_array(args.input);
-  npy::Array coords = read_array(args.coords);
-  const GridShape grid = grid_of(field, args.data.channels, what);
-  const std::string coords_shape = npy::shape_string(coords.shape);
-  if (coords.shape.size() < 2)
+  // Everything that can be known from the headers is checked before the data is read.
+  const npy::ArrayInfo field_info = npy::read_info(args.input);
+  const npy::ArrayInfo coords_info = npy::read_info(args.coords);
+  const GridShape grid = grid_of(field_info.shape, args.data.channels, what);
+  const std::string coords_shape = npy::shape_string(coords_info.shape);
+  if (coords_info.shape.size() < 2)
     throw Error("the coordinates must have shape (D, ...) with at least 2 axes, like "
                 "scipy.ndimage.map_coordinates (one row per grid axis); got shape " + coords_shape);
-  if (coords.shape[0] != grid.dims)
-    throw Error("the coordinates have " + std::to_string(coords.shape[0]) + " rows (first axis of shape " +
+  if (coords_info.shape[0] != grid.dims)
+    throw Error("the coordinates have " + std::to_string(coords_info.shape[0]) + " rows (first axis of shape " +
                 coords_shape + ") but " + what + " have " + std::to_string(grid.dims) + " grid axes (shape " +
-                npy::shape_string(field.shape) + ")");
+                npy::shape_string(field_info.shape) + ")");
   require_runnable(*impl, grid, mode);
+  check_memory(*impl, grid, args.input, field_info, &coords_info);
   apply_threads(*impl, args.data.threads);
+  npy::Array field = read_array(args.input);
+  npy::Array coords = read_array(args.coords);
 
   // Output shape: the query shape (coords.shape[1:]), plus the channel axis.
   std::vector<std::int64_t> out_shape(coords.shape.begin() + 1, coords.shape.end());

@@ -26,10 +26,13 @@ void run_prefilter(const PrefilterArgs& args) {
   ImplementationPtr impl = make_implementation(args.data.impl);
   check_output_path(args.output);
 
-  npy::Array samples = read_array(args.input);
-  const GridShape grid = grid_of(samples, args.data.channels, "the input");
+  // Everything that can be known from the header is checked before the data is read.
+  const npy::ArrayInfo info = npy::read_info(args.input);
+  const GridShape grid = grid_of(info.shape, args.data.channels, "the input");
   require_runnable(*impl, grid, mode);
+  check_memory(*impl, grid, args.input, info, nullptr);
   apply_threads(*impl, args.data.threads);
+  npy::Array samples = read_array(args.input);
 
   if (is_reference(*impl)) {
     // The oracle directly, in double: float64 in, float64 out; float32 input is

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "commands.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
+#include "splinebench/runner/memory.hpp"
 #include "splinebench/runner/plan.hpp"
 #include "splinebench/runner/run_context.hpp"
 #include "splinebench/runner/run_store.hpp"
@@ -107,14 +109,26 @@ void print_dry_run(const runner::Plan& plan, const runner::RunOptions& options) 
             << options.warmups << " warm-ups\n";
 }
 
+// Refuses a run whose largest case (of those still to run) needs more host memory
+// than this process can have, before anything runs.
+void require_memory_for(const Prepared& p, const std::map<std::string, json>& finished) {
+  const runner::CaseNeed worst = runner::largest_case_need(p.plan, p.run_options, make_registered, finished);
+  if (worst.spec)
+    runner::require_memory(worst.bytes, "case " + worst.spec->case_id(), "; leave it out with --filter or --impl");
+}
+
 void run_command(const RunArgs& args) {
   std::optional<runner::RunStore> store;
   Prepared prepared;
+  std::map<std::string, json> finished;
+  std::vector<std::string> unreadable;
   const auto now = runner::Clock::now();
   if (!args.resume.empty()) {
     reject_with_resume(args);
     store.emplace(runner::RunStore::open_for_resume(args.resume));
     prepared = prepare_resume(*store);
+    finished = store->finished_records(&unreadable);
+    require_memory_for(prepared, finished);
     // Records from before and after the resume should come from the same code.
     json git = runner::git_state();
     const json& ctx = store->manifest()["context"];
@@ -132,6 +146,7 @@ void run_command(const RunArgs& args) {
       print_dry_run(prepared.plan, prepared.run_options);
       return;
     }
+    require_memory_for(prepared, finished);
     const std::string machine = args.machine.empty() ? runner::host_name() : args.machine;
     runner::validate_machine_label(machine);
     const std::string run_id = runner::utc_compact(now) + "-" + prepared.suite.name;
@@ -149,8 +164,6 @@ void run_command(const RunArgs& args) {
   std::cerr << "run directory: " << store->dir().string() << " (if interrupted, finish it with: splinebench run --resume "
             << store->dir().string() << ")\n";
 
-  std::vector<std::string> unreadable;
-  const auto finished = store->finished_records(&unreadable);
   for (const auto& f : unreadable) std::cerr << "splinebench: warning: unreadable case file " << f << "; redoing it\n";
   auto observer = make_console_observer(::isatty(STDERR_FILENO) == 1);
   const runner::RunSummary summary =

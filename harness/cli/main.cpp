@@ -1,4 +1,5 @@
 #include <iostream>
+#include <new>
 
 #include "commands.hpp"
 #include "splinebench/error.hpp"
@@ -23,6 +24,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const splinebench::Error& e) {
     std::cerr << "splinebench: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The need is checked before the work (runner::require_memory); this is memory
+    // taken by others meanwhile, or buffers the estimate does not know.
+    std::cerr << "splinebench: error: out of host memory (std::bad_alloc), although the job's estimated need "
+                 "fitted when it started\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "splinebench: internal error: " << e.what() << '\n';

@@ -2,7 +2,7 @@
 
 Outputs that are FIFOs, character devices or symbolic links are written through,
 never replaced; an interrupted write leaves no temporary file; thread counts are
-bounded.
+bounded; a job too large for memory is refused before any work.
 
 The executable is $SPLINEBENCH_BIN (default build/bin/splinebench), see conftest.py.
 """
@@ -208,3 +208,43 @@ def test_run_threads_are_bounded(splinebench_bin, tmp_path):
     result = run_cli(splinebench_bin, "--suite-file", big, "--dry-run")
     assert result.returncode == 1, result.stdout
     assert f"threads (or \"max\") must be in [1, {THREAD_LIMIT}]" in result.stderr, result.stderr
+
+
+# --- memory --------------------------------------------------------------------------------
+
+def mem_total():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    pytest.skip("no /proc/meminfo")
+
+
+NEEDS = re.compile(r"error: .*needs (\d+(?:\.\d+)?) GiB.*, (\d+(?:\.\d+)?) GiB available")
+
+
+def test_input_too_large_for_memory_is_refused_before_work(cli, tmp_path):
+    count = 1 << max(33, (8 * mem_total() // 4).bit_length())  # float32 values: > 8x the machine's memory
+    try:
+        src = sparse_npy(tmp_path / "huge.npy", count)
+    except OSError as exc:
+        pytest.skip(f"cannot make a sparse file of {count * 4} bytes here: {exc}")
+    start = time.monotonic()
+    result = cli(*prefilter(src, tmp_path / "c.npy"), timeout=120)
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    match = NEEDS.search(result.stderr)
+    assert match, result.stderr
+    assert float(match.group(1)) >= count * 4 / GIB > float(match.group(2))
+    assert time.monotonic() - start < 10, "the refusal came after the work"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.npy"]
+
+
+def test_run_with_a_case_too_large_for_memory_is_refused_before_anything(splinebench_bin, tmp_path):
+    count = 1 << max(33, (8 * mem_total() // 4).bit_length())
+    suite = suite_file(tmp_path / "huge.json", impls=["cpu_scalar"], shapes=[[8], [count]], queries=[0])
+    results = tmp_path / "results"
+    result = run_cli(splinebench_bin, "--suite-file", suite, "--results-dir", results, "--machine", "t")
+    assert result.returncode == 1, result.stderr
+    match = NEEDS.search(result.stderr)
+    assert match and f"cpu_scalar/D1/{count}/" in result.stderr, result.stderr
+    assert not results.exists(), list(results.rglob("*"))

@@ -72,7 +72,16 @@ void read_exactly(std::ifstream& in, char* dst, std::size_t count, const char* w
     throw Error(std::string("read error in the ") + what + " (file changed while reading?)");
 }
 
-Array read_file(const std::filesystem::path& path) {
+// A file whose header and size have been checked, positioned at its data.
+struct Opened {
+  std::ifstream in;
+  Header header;
+  ElementType type = ElementType::f4;
+  std::int64_t count = 0;
+  std::uint64_t data_bytes = 0;
+};
+
+Opened open_checked(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const auto status = fs::status(path, ec);
@@ -80,7 +89,9 @@ Array read_file(const std::filesystem::path& path) {
   if (fs::is_directory(status)) throw Error("is a directory, not a .npy file");
   const auto file_size = static_cast<std::size_t>(fs::file_size(path, ec));
   if (ec) throw Error("cannot read: " + ec.message());
-  std::ifstream in(path, std::ios::binary);
+  Opened opened;
+  std::ifstream& in = opened.in;
+  in.open(path, std::ios::binary);
   if (!in) throw Error(std::string("cannot open: ") + std::strerror(errno));
 
   std::string prefix(std::min<std::size_t>(file_size, 12), '\0');
@@ -90,7 +101,7 @@ Array read_file(const std::filesystem::path& path) {
     throw Error("truncated .npy file: the header needs " + std::to_string(pre.size + pre.dict_length) +
                 " bytes, the file has " + std::to_string(file_size));
 
-  Header header;
+  Header& header = opened.header;
   header.version_major = pre.major;
   header.version_minor = pre.minor;
   header.data_offset = pre.size + pre.dict_length;
@@ -98,7 +109,7 @@ Array read_file(const std::filesystem::path& path) {
   in.seekg(static_cast<std::streamoff>(pre.size));
   read_exactly(in, dict.data(), dict.size(), "header");
   parse_dict(dict, header);
-  const ElementType type = parse_descr(header.descr);
+  const ElementType type = opened.type = parse_descr(header.descr);
 
   const std::int64_t count = element_count(header.shape);
   const std::size_t item = element_size(type);
@@ -113,6 +124,18 @@ Array read_file(const std::filesystem::path& path) {
   if (have > need)
     throw Error("shape/size mismatch: " + what + " needs " + std::to_string(need) + " data bytes, the file has " +
                 std::to_string(have) + " (" + std::to_string(have - need) + " extra)");
+  opened.count = count;
+  opened.data_bytes = need;
+  return opened;
+}
+
+Array read_file(const std::filesystem::path& path) {
+  Opened opened = open_checked(path);
+  std::ifstream& in = opened.in;
+  const Header& header = opened.header;
+  const ElementType type = opened.type;
+  const std::int64_t count = opened.count;
+  const std::uint64_t need = opened.data_bytes;
 
   Array array;
   array.shape = header.shape;
@@ -176,6 +199,22 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   }
   if (shape.size() == 1) out += ",";
   return out + ")";
+}
+
+ArrayInfo read_info(const std::filesystem::path& path) {
+  try {
+    const Opened opened = open_checked(path);
+    ArrayInfo info;
+    info.shape = opened.header.shape;
+    info.descr = opened.header.descr;
+    info.fortran_order = opened.header.fortran_order;
+    info.is_float32 = opened.type == ElementType::f4;
+    info.is_integer = is_integer(opened.type);
+    info.file_item_bytes = element_size(opened.type);
+    return info;
+  } catch (const Error& e) {
+    throw Error("'" + path.string() + "': " + e.what());
+  }
 }
 
 Array read(const std::filesystem::path& path) {

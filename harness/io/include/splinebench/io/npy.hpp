@@ -38,6 +38,19 @@ struct Array {
 // limit, unsupported dtype, truncated data or trailing bytes).
 Array read(const std::filesystem::path& path);
 
+// What read() would give, without reading the data: so a command can tell how much
+// memory an input needs before it reads it. Same checks and messages as read() (the
+// file's size must match its header).
+struct ArrayInfo {
+  std::vector<std::int64_t> shape;
+  std::string descr;
+  bool fortran_order = false;
+  bool is_float32 = false;          // read as float32 (else float64)
+  bool is_integer = false;          // widened to float64 on read
+  std::size_t file_item_bytes = 4;  // bytes per element in the file
+};
+ArrayInfo read_info(const std::filesystem::path& path);
+
 // Writes a C-order little-endian array (format 1.0, or 2.0 if the header needs it)
 // with io::write_file_atomically: a regular file is replaced atomically (a temporary
 // in the same directory, renamed over `path`); devices, FIFOs and links are written
