@@ -92,19 +92,56 @@ TEST(RunStore, ResumeRefusesNonRunsAndCompleteRuns) {
   TempDir dir;
   EXPECT_THROW(RunStore::open_for_resume(dir.path() / "nope"), Error);
   EXPECT_THROW(RunStore::open_for_resume(dir.path()), Error);  // no run.json
+  EXPECT_FALSE(fs::exists(dir.path() / ".lock")) << "a folder that is no run got a lock file";
   const json manifest = {{"schema", "splinebench-run"}, {"schema_version", kSchemaVersion}, {"context", json::object()}};
-  const RunStore store = RunStore::create(dir.path(), "box", "r", manifest);
+  fs::path run_dir;
+  {
+    const RunStore store = RunStore::create(dir.path(), "box", "r", manifest);
+    run_dir = store.dir();
+  }  // an interrupted run: its process is gone
   // A temporary left by a killed write is cleared on resume.
-  std::ofstream(store.dir() / ".partial" / "x.json.123.tmp") << "{\"trunc";
-  const RunStore resumed = RunStore::open_for_resume(store.dir());
-  EXPECT_EQ(count_files(resumed.dir() / ".partial"), 0u);
-  store.write_results(json::object(), {});
+  std::ofstream(run_dir / ".partial" / "x.json.123.tmp") << "{\"trunc";
+  {
+    const RunStore resumed = RunStore::open_for_resume(run_dir);
+    EXPECT_EQ(count_files(resumed.dir() / ".partial"), 0u);
+    resumed.write_results(json::object(), {});
+  }
   try {
-    RunStore::open_for_resume(store.dir());
+    RunStore::open_for_resume(run_dir);
     FAIL() << "resumed a complete run";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is complete"), std::string::npos);
   }
+}
+
+TEST(RunStore, OneWriterPerFolder) {
+  TempDir dir;
+  const json manifest = {{"schema", "splinebench-run"}, {"schema_version", kSchemaVersion}, {"context", json::object()}};
+  fs::path run_dir;
+  {
+    const RunStore running = RunStore::create(dir.path(), "box", "r", manifest);
+    run_dir = running.dir();
+    EXPECT_EQ(read(run_dir / ".lock"), std::to_string(::getpid()) + "\n");
+    // While the run writes the folder, a resume of it is refused, naming the holder
+    // (flock locks belong to open files, so this holds within one process too).
+    try {
+      RunStore::open_for_resume(run_dir);
+      FAIL() << "a second writer was let in";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("in use by another splinebench process (pid " +
+                                           std::to_string(::getpid()) + ","),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  {
+    const RunStore first = RunStore::open_for_resume(run_dir);
+    EXPECT_THROW(RunStore::open_for_resume(run_dir), Error);  // two resumes: the second refuses
+    first.write_results(json::object(), {});
+    EXPECT_FALSE(fs::exists(run_dir / ".lock")) << "a complete run keeps its lock file";
+  }
+  EXPECT_THROW(RunStore::open_for_resume(run_dir), Error);
+  EXPECT_FALSE(fs::exists(run_dir / ".lock"));
 }
 
 TEST(TinySuite, ProducesSchemaValidResultsThatPass) {

@@ -2,7 +2,8 @@
 
 Outputs that are FIFOs, character devices or symbolic links are written through,
 never replaced; an interrupted write leaves no temporary file; thread counts are
-bounded; a job too large for memory is refused before any work.
+bounded; a job too large for memory is refused before any work; a run folder has one
+writer at a time.
 
 The executable is $SPLINEBENCH_BIN (default build/bin/splinebench), see conftest.py.
 """
@@ -248,3 +249,66 @@ def test_run_with_a_case_too_large_for_memory_is_refused_before_anything(splineb
     match = NEEDS.search(result.stderr)
     assert match and f"cpu_scalar/D1/{count}/" in result.stderr, result.stderr
     assert not results.exists(), list(results.rglob("*"))
+
+
+# --- one writer per run folder -------------------------------------------------------------
+
+SLOW_SUITE = {"name": "slow", "sweeps": [{"name": "s", "impls": ["reference"],
+                                          "shapes": [[96, 96, 96]], "modes": "all",
+                                          "data": ["noise", "smooth"], "queries": [0, 4096]}]}
+
+
+def start_run(binary, *args):
+    """Starts `splinebench run ARGS` and returns (process, run folder) once the folder is announced."""
+    proc = subprocess.Popen([str(binary), "run", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.startswith("run directory: "):
+            return proc, Path(line[len("run directory: "):].split(" (if interrupted")[0].strip())
+    proc.wait()
+    pytest.fail(f"the run did not start: exit {proc.returncode}")
+
+
+def finish(proc):
+    out, err = proc.communicate(timeout=600)
+    return proc.returncode, out, err
+
+
+def test_a_run_folder_has_one_writer(splinebench_bin, tmp_path):
+    suite = tmp_path / "slow.json"
+    suite.write_text(json.dumps(SLOW_SUITE))
+    results = tmp_path / "results"
+    common = ("--repetitions", "3", "--warmups", "0")
+    first, run_dir = start_run(splinebench_bin, "--suite-file", suite, "--results-dir", results,
+                               "--machine", "t", *common)
+    try:
+        # A resume while the run is going: refused, naming the process that holds it.
+        second = run_cli(splinebench_bin, "--resume", run_dir, timeout=600)
+        assert first.poll() is None, "the first run ended before the test could start a second writer"
+        assert second.returncode == 1, second.stderr
+        assert f"pid {first.pid}" in second.stderr and "in use" in second.stderr, second.stderr
+    finally:
+        code, _, err = finish(first)
+    assert code == 0, err
+    assert (run_dir / "results.json").exists()
+
+
+def test_two_resumes_of_one_folder_the_second_refuses(splinebench_bin, tmp_path):
+    suite = tmp_path / "slow.json"
+    suite.write_text(json.dumps(SLOW_SUITE))
+    results = tmp_path / "results"
+    first, run_dir = start_run(splinebench_bin, "--suite-file", suite, "--results-dir", results,
+                               "--machine", "t", "--repetitions", "3", "--warmups", "0")
+    first.kill()  # an interrupted run, as a crash leaves it
+    first.communicate()
+    assert not (run_dir / "results.json").exists()
+    a, _ = start_run(splinebench_bin, "--resume", run_dir)
+    try:
+        b = run_cli(splinebench_bin, "--resume", run_dir, timeout=600)
+        assert a.poll() is None, "the first resume ended before the second started"
+        assert b.returncode == 1 and f"pid {a.pid}" in b.stderr, b.stderr
+    finally:
+        code, _, err = finish(a)
+    assert code == 0, err
+    doc = json.loads((run_dir / "results.json").read_text())
+    assert len(doc["records"]) == len({r["case_id"] for r in doc["records"]}) == 3 * 2 * 2

@@ -1,6 +1,14 @@
 #include "splinebench/runner/run_store.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <fstream>
+#include <thread>
 #include <set>
 #include <sstream>
 
@@ -42,7 +50,70 @@ std::string csv_cell(const json& v) {
   return quoted + "\"";
 }
 
+// The pid a lock holder wrote into the lock file ("" if none yet).
+std::string holder_pid(int fd) {
+  // The holder writes its pid right after taking the lock: give it a moment.
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    char buf[32] = {};
+    const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+    std::string pid(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    if (!pid.empty()) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return "";
+}
+
+const char* kCompleteFiles[] = {"results.json", "results.json.gz"};
+
+// Throws if the run in `run_dir` is complete. results.json.gz: the compact form a
+// committed run is stored in (reports/compact.py).
+void refuse_complete(const fs::path& run_dir) {
+  for (const char* done : kCompleteFiles)
+    if (fs::exists(run_dir / done))
+      throw Error("--resume: " + run_dir.string() + " is complete (" + done + " exists); start a new run instead");
+}
+
 }  // namespace
+
+RunLock RunLock::acquire(const fs::path& run_dir) {
+  RunLock lock;
+  lock.path_ = run_dir / ".lock";
+  lock.fd_ = ::open(lock.path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock.fd_ < 0) throw Error("cannot create the lock file " + lock.path_.string() + ": " + std::strerror(errno));
+  if (::flock(lock.fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err != EWOULDBLOCK) throw Error("cannot lock " + lock.path_.string() + ": " + std::strerror(err));
+    const std::string pid = holder_pid(lock.fd_);
+    throw Error("run folder " + run_dir.string() + " is in use by another splinebench process (" +
+                (pid.empty() ? std::string("pid unknown") : "pid " + pid) + ", lock " + lock.path_.string() +
+                "); wait for it to finish, or stop it and run --resume again");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock.fd_, 0) != 0 || ::pwrite(lock.fd_, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size()))
+    throw Error("cannot write " + lock.path_.string() + ": " + std::strerror(errno));
+  return lock;
+}
+
+RunLock::RunLock(RunLock&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) { other.fd_ = -1; }
+
+RunLock& RunLock::operator=(RunLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    path_ = std::move(other.path_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the flock
+}
+
+void RunLock::remove_file() const {
+  if (fd_ >= 0) ::unlink(path_.c_str());
+}
 
 RunStore RunStore::create(const fs::path& results_dir, const std::string& machine, const std::string& run_id,
                           json manifest) {
@@ -60,6 +131,7 @@ RunStore RunStore::create(const fs::path& results_dir, const std::string& machin
       continue;
     }
     RunStore store(dir);
+    store.lock_ = RunLock::acquire(dir);
     fs::create_directory(dir / "cases", ec);
     if (!ec) fs::create_directory(store.partial_dir(), ec);
     if (ec) throw Error("cannot create folders in " + dir.string() + ": " + ec.message());
@@ -80,11 +152,16 @@ RunStore RunStore::open_for_resume(const fs::path& run_dir) {
     throw Error("--resume: " + (run_dir / "run.json").string() + " has schema_version " +
                 manifest->value("schema_version", json(nullptr)).dump() + "; this build writes " +
                 std::to_string(kSchemaVersion));
-  // results.json.gz: the compact form a committed run is stored in (reports/compact.py).
-  for (const char* done : {"results.json", "results.json.gz"})
-    if (fs::exists(run_dir / done))
-      throw Error("--resume: " + run_dir.string() + " is complete (" + done + " exists); start a new run instead");
+  refuse_complete(run_dir);  // before the lock, so a complete run gets no lock file
   RunStore store(run_dir);
+  store.lock_ = RunLock::acquire(run_dir);
+  // Completed by the holder that just let go: nobody writes it any more.
+  try {
+    refuse_complete(run_dir);
+  } catch (const Error&) {
+    store.lock_.remove_file();
+    throw;
+  }
   store.manifest_ = *manifest;
   std::error_code ec;
   fs::create_directories(run_dir / "cases", ec);
@@ -126,6 +203,7 @@ void RunStore::write_results(const json& context, const std::vector<json>& recor
   io::write_file_atomically(dir_ / "results.csv", records_to_csv(records), partial_dir());
   // results.json last: its presence means the run is complete.
   io::write_file_atomically(dir_ / "results.json", doc.dump(1) + "\n", partial_dir());
+  lock_.remove_file();
 }
 
 std::string records_to_csv(const std::vector<json>& records) {
