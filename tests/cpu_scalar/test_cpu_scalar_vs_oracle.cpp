@@ -23,6 +23,7 @@
 
 #include "common/accuracy.hpp"
 #include "common/implementation_check.hpp"
+#include "common/printers.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"

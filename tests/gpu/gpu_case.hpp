@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ std::vector<float> make_test_queries(const GridShape& shape, std::int64_t n, std
 CaseResult run_case(const CaseSpec& spec);
 
 std::string case_name(const CaseSpec& spec);
+
+// Printed by name in test lists and failure messages, not as bytes.
+inline void PrintTo(const CaseSpec& spec, std::ostream* os) { *os << case_name(spec); }
 
 // max |c[k+1] - c[k]| (for periodic also (N-1, 0)) along the last min(D, 3) axes.
 double max_neighbour_difference(const GridShape& shape, std::int64_t fields, Mode mode,

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
+#include "common/printers.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::testing {
@@ -28,6 +30,9 @@ struct FlexCase {
     return s + "_C" + std::to_string(channels) + "_F" + std::to_string(fields);
   }
 };
+
+// Printed by name in test lists and failure messages (common/printers.hpp does Mode).
+inline void PrintTo(const FlexCase& c, std::ostream* os) { *os << c.name(); }
 
 // Small enough for the host emulation and compute-sanitizer.
 inline std::vector<FlexCase> flex_small_cases() {

@@ -60,7 +60,8 @@ TEST_P(RealImplementations, PassOnEveryModeWithTimesAndAccuracy) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registered, RealImplementations, ::testing::Values("cpu_scalar", "reference"));
+INSTANTIATE_TEST_SUITE_P(Registered, RealImplementations, ::testing::Values("cpu_scalar", "reference"),
+                         [](const auto& info) { return std::string(info.param); });
 
 TEST(CaseRunner, PrefilterOnlyHasNoInterpolation) {
   CaseRunner runner(fast());

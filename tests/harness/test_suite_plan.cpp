@@ -3,6 +3,8 @@
 // the problem.
 #include <gtest/gtest.h>
 
+#include <cctype>
+
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -162,6 +164,21 @@ struct Impossible {
   const char* expected;
 };
 
+// Printed and named by what is wrong (e.g. ImpossibleSweep.IsRejectedWithAClearMessage/D_0).
+[[maybe_unused]] void PrintTo(const Impossible& c, std::ostream* os) { *os << c.what; }
+std::string impossible_name(const ::testing::TestParamInfo<Impossible>& info) {
+  std::string name;
+  for (const char* p = info.param.what; *p != '\0'; ++p) {
+    if (std::isalnum(static_cast<unsigned char>(*p)) != 0) {
+      name += *p;
+    } else if (!name.empty() && name.back() != '_') {
+      name += '_';
+    }
+  }
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
 class ImpossibleSweep : public ::testing::TestWithParam<Impossible> {};
 
 TEST_P(ImpossibleSweep, IsRejectedWithAClearMessage) {
@@ -225,7 +242,8 @@ INSTANTIATE_TEST_SUITE_P(
                                               {"name": "s", "impls": "all", "shapes": [[4]], "queries": 1}]})",
                    "two sweeps are named 's'"},
         Impossible{"bad suite name", R"({"name": "a/b", "sweeps": [{"name": "s", "impls": "all", "shapes": [[4]], "queries": 1}]})",
-                   "must be non-empty letters"}));
+                   "must be non-empty letters"}),
+    impossible_name);
 
 TEST(SuitePlan, UnknownImplInCommandLineFilter) {
   PlanOptions opt;

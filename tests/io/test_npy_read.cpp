@@ -49,7 +49,8 @@ TEST_P(ReadVersions, Float32CarriesShapeAndBitsThrough) {
   EXPECT_TRUE(a.notes.empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions1to3, ReadVersions, ::testing::Values(1, 2, 3));
+INSTANTIATE_TEST_SUITE_P(Versions1to3, ReadVersions, ::testing::Values(1, 2, 3),
+                         [](const auto& info) { return "v" + std::to_string(info.param); });
 
 TEST(NpyRead, Float64WithPython2StyleHeader) {
   // NumPy under Python 2 wrote long integers with an L suffix and no trailing comma.

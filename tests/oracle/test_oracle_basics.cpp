@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
+#include "common/printers.hpp"
 #include "splinebench/oracle_batch.hpp"
 #include "rounding_bounds.hpp"
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/printers.hpp"
 #include "splinebench/oracle.hpp"
 #include "splinebench/oracle_batch.hpp"
 

@@ -24,6 +24,7 @@
 
 #include "common/accuracy.hpp"
 #include "common/implementation_check.hpp"
+#include "common/printers.hpp"
 #include "cpu_common/query_bins.hpp"
 #include "simd/interior_rows.hpp"
 #include "splinebench/datasets.hpp"

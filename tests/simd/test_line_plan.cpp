@@ -20,6 +20,7 @@
 #include <random>
 #include <vector>
 
+#include "common/printers.hpp"
 #include "cpu_common/line_plan.hpp"
 #include "splinebench/oracle.hpp"
 

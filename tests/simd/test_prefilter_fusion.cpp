@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/printers.hpp"
 #include "cpu_common/prefilter_driver.hpp"
 #include "cpu_simd/simd_kernels.hpp"
 #include "cpu_sse/sse_kernels.hpp"
@@ -58,4 +59,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(Mode::mirror, Mode::half, Mode::periodic),
                        ::testing::Values(Extents{5, 17, 33}, Extents{3, 40, 24}, Extents{2, 3, 64, 65},
                                          Extents{2, 2, 3, 9, 7}, Extents{4, 1, 30}, Extents{3, 300, 500}),
-                       ::testing::Values(1, 2, 4), ::testing::Values(1, 2)));
+                       ::testing::Values(1, 2, 4), ::testing::Values(1, 2)),
+    [](const auto& info) {
+      return std::string(to_string(std::get<0>(info.param))) + "_" +
+             GridShape::make(std::get<1>(info.param)).to_string() + "_C" + std::to_string(std::get<2>(info.param)) +
+             "_T" + std::to_string(std::get<3>(info.param));
+    });
