@@ -4,11 +4,10 @@
 // every pass of the prefilter for every field of the batch. Blocks are not pinned to
 // work: each block takes a ticket from a global atomic counter, runs the tile that
 // ticket names, and takes the next ticket, until the tickets run out. Tickets name
-// tiles pass after pass (or in an adversarial order that still puts every tile after
-// the tiles it depends on, flex_order.hpp). The only waits: a tile of pass k > 0 of
-// field f waits until every tile of pass k - 1 of field f has finished (per-field
-// counters, released after the tile's writes and acquired before the dependent
-// tile's reads).
+// tiles pass after pass (or in another order that puts every tile after the tiles it
+// depends on: LaunchOptions::order). The only waits: a tile of pass k > 0 of field f
+// waits until every tile of pass k - 1 of field f has finished (per-field counters,
+// released after the tile's writes and acquired before the dependent tile's reads).
 //
 // Progress, under any order in which the hardware schedules or starves blocks:
 //  (1) a block holds at most one ticket at a time, and only while it is running: it
@@ -23,9 +22,8 @@
 //      By induction every taken tile finishes, and blocks keep taking tickets until
 //      none are left. A block the GPU never schedules holds no ticket, so nobody can
 //      wait for it; no assumption about residency or block order is needed.
-// This holds for every plan the planner makes (flex_plan.hpp, every D):
-// a plan is a chain of passes, each waiting only on the pass before it, and the ticket
-// orders number pass k - 1 of a field before pass k of that field.
+// This holds for every plan the planner makes: a chain of passes, each waiting only on
+// the pass before it, pass k - 1 of a field numbered before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
 #include <cuda/atomic>
@@ -36,7 +34,6 @@
 
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_flex/flex_launch.hpp"
-#include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_tile.cuh"
 #include "splinebench/error.hpp"
 
@@ -242,12 +239,9 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
     const FixedKernel kernel = fixed_kernel_for(shape.channels);
     // Per run: a runner of another problem may have set the kernel's limit since (cheap).
     allow_smem(reinterpret_cast<const void*>(kernel), smem_bytes);
-    grid_ = 0;
     for (const PassDesc& P : p.passes) {
       if (P.tiles > INT_MAX) throw Unsupported("gpu_flex_fixed: more than 2^31 - 1 tiles in one pass");
-      const int grid = static_cast<int>(P.tiles);
-      if (!grid_) grid_ = grid;
-      kernel<<<grid, kThreads, static_cast<std::size_t>(P.smem.total) * 4, stream>>>(P);
+      kernel<<<static_cast<int>(P.tiles), kThreads, static_cast<std::size_t>(P.smem.total) * 4, stream>>>(P);
       SB_CUDA_CHECK_LAUNCH("gpu_flex fixed_kernel");
     }
     return;
@@ -266,10 +260,11 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
   args.order = nullptr;
   args.seed = options.seed;
   args.adversarial = options.adversarial ? 1 : 0;
-  if (options.adversarial) {
-    const std::vector<std::int64_t> order = adversarial_order(L, options.seed);
+  if (!options.order.empty()) {
+    const std::vector<std::int64_t>& order = options.order;
+    if (static_cast<std::int64_t>(order.size()) != total) throw Error("gpu_flex: the ticket order has the wrong length");
     grow(order_, order.size());
-    // Synchronous: the host vector goes away at the end of this scope.
+    // Synchronous: the caller's vector may go once run() returns.
     SB_CUDA_CHECK(cudaStreamSynchronize(stream));
     SB_CUDA_CHECK(cudaMemcpy(order_.data(), order.data(), order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
     args.order = order_.data();
@@ -281,8 +276,7 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
   std::int64_t grid = options.share.blocks > 0 ? options.share.blocks : resident;
   if (options.adversarial) grid = 8LL * resident;  // more than can be resident
   grid = std::max<std::int64_t>(1, std::min<std::int64_t>(grid, total));
-  grid_ = static_cast<int>(grid);
-  kernel<<<grid_, kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(args);
+  kernel<<<static_cast<int>(grid), kThreads, static_cast<std::size_t>(smem_bytes), stream>>>(args);
   SB_CUDA_CHECK_LAUNCH("gpu_flex flex_kernel");
 }
 

@@ -25,11 +25,14 @@ struct DeviceShare {
 };
 
 struct LaunchOptions {
-  // Debug mode of the tests: tickets hand out tiles in a random dependency-respecting
-  // order (flex_order.hpp), blocks sleep for random times before taking a ticket and
-  // before starting a tile, and the grid has more blocks than can be resident.
+  // Debug mode of the tests: blocks sleep for random times (from `seed`) before taking a
+  // ticket and before starting a tile, and the grid has more blocks than can be resident.
   bool adversarial = false;
   std::uint64_t seed = 1;
+  // Non-empty: the flexible launch's tickets hand out tiles in this order (ticket ->
+  // tile, numbered as in make_launch; every tile after the tiles it waits for, or the
+  // launch may never finish). The tests give random such orders.
+  std::vector<std::int64_t> order;
   DeviceShare share;
 };
 
@@ -53,9 +56,8 @@ class FlexRunner {
   void run(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in, float* d_out,
            float* d_tmp, cudaStream_t stream, const LaunchOptions& options = {});
 
-  // describe() of the last plan run, and the blocks of its (first) launch.
+  // describe() of the last plan run.
   const std::string& last_description() const { return description_; }
-  int last_grid() const { return grid_; }
 
  private:
   // The plans run() made last (at most kPlansKept, the most recent first), with what each
@@ -77,9 +79,8 @@ class FlexRunner {
   static constexpr std::size_t kPlansKept = 4;
   std::vector<Planned> planned_;
   DeviceBuffer<unsigned char> state_;  // ticket counter and per-field pass counters
-  DeviceBuffer<std::int64_t> order_;   // adversarial ticket -> tile table
+  DeviceBuffer<std::int64_t> order_;   // LaunchOptions::order on the device
   std::string description_;
-  int grid_ = 0;
 };
 
 }  // namespace splinebench::gpu::flex

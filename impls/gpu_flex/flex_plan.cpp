@@ -60,15 +60,11 @@ void finish_stream(PassDesc& P, std::int64_t base_tiles, const DeviceLimits& lim
   P.tiles = P.tiles_per_slice * groups;
 }
 
-// Slices per register stream_x tile. A tile streams its rows one sub-block after the
-// other, and a sub-block's time hardly depends on how many of the block's threads have
-// a column (on the H100 a sub-block of 256 columns took as long as one of 512). Narrow
-// planes therefore put several slices side by side, to run the pass in fewer waves of
-// the device. A group never
-// makes choose_range cut the stream axis into more ranges than one slice per tile
-// would (every range reads 2 kHalo extra rows): of the groups that keep the ranges, the
-// one with the fewest waves, and of equal ones the smallest (more blocks, more memory
-// requests in flight).
+// Slices per register stream_x tile. A sub-block's time hardly depends on how many of
+// the block's threads have a column, so narrow planes put several slices side by side
+// to run the pass in fewer waves. Never at the cost of more stream ranges than one slice
+// per tile (each range reads 2 kHalo extra rows): of the groups that keep the ranges,
+// the one with the fewest waves; of equal ones the smallest (more blocks in flight).
 int choose_group(const PassDesc& P, const DeviceLimits& lim) {
   const int most = static_cast<int>(std::min<std::int64_t>(kThreads / P.ncols, P.slices_per_field));
   const int resident = std::max(lim.resident_blocks, 1);
@@ -168,11 +164,9 @@ PassDesc stream_x_pass(const GridShape& s, std::int64_t fields, const DeviceLimi
   P.x_tiles = ceil_div(P.nx, P.sx);
   P.ncols = P.sx * C;
   if (P.ncols <= kThreads) {
-    // The register tile (tile_x_registers.cuh): footprints and g only, the y window in
-    // registers, one column per thread (wider patches keep the ring: with two columns
-    // per thread the window spills, which measured slower). The deepest footprint
-    // pipeline (at most kXStages buffers) that fits.
-    // Each sub-block buffers kRegP rows of every slice of the group.
+    // The register tile (tile/stream_x_registers.cuh): one column per thread (with two
+    // the window spills, which measured slower than the ring); the largest group, then
+    // the deepest pipeline (at most kXStages buffers of kRegP rows per slice) that fits.
     PassDesc R = P;
     R.p = kRegP;
     R.regs = 1;
@@ -238,15 +232,14 @@ PassDesc stream_only_pass(const GridShape& s, std::int64_t fields, int axis, con
   P.w = static_cast<std::int32_t>(std::min<std::int64_t>(P.inner, FlexPolicy::kChunkWidth));
   P.w_tiles = ceil_div(P.inner, P.w);
   P.ncols = P.w;
-  // The register tile (tile_stream_registers.cuh): no shared memory at all; two columns
+  // The register tile (tile/stream_only_registers.cuh): no shared memory; two columns
   // per thread where the chunk has two per thread and an even width, else one.
   P.p = kRegP;
   P.regs = P.w % 2 == 0 && P.ncols >= 2 * kThreads ? 2 : 1;
   SmemLayout& L = P.smem;
   if (P.regs == 2 && P.w == 2 * kThreads) {
-    // Whole chunks fed through shared memory by bulk copies (tile_stream_bulk.cuh):
-    // kBulkStages buffers of kRegP planes (fewer where shared memory is short, at least
-    // 2), then their mbarriers; no room for two: each thread loads its own columns.
+    // Whole chunks fed by bulk copies (tile/stream_only_bulk.cuh): kBulkStages buffers of
+    // kRegP planes (fewer where shared memory is short, at least 2) and their mbarriers.
     for (int stages = FlexPolicy::kBulkStages; stages >= 2; --stages) {
       L.fp_plane = P.w;
       L.fp[0] = 0;

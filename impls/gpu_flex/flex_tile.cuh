@@ -1,15 +1,14 @@
-// One tile of the gpu_flex prefilter: run_tile picks the tile body of a pass (tile/),
-// written once for two drivers: the CUDA kernels (flex_kernels.cu, Block = DeviceBlock:
-// one thread block) and the host emulation (flex_emulate.cpp, Block = HostBlock: the
-// block's threads run one after the other between barriers). A tile is a sequence of
-// phases; inside a phase every thread works on its own items, and the block
-// synchronises between phases, so the host driver computes exactly what the device
-// does. Every arithmetic operation is an explicit fmaf or a single multiply/subtract
-// (nothing for the compiler to contract), so both drivers round identically: the GPU
-// tests compare them bit for bit.
+// One tile of the gpu_flex prefilter. run_tile picks the tile body of a pass; each body
+// is written once for two drivers: the CUDA kernels (flex_kernels.cu, DeviceBlock: one
+// thread block) and the host emulation of the tests (tests/gpu_flex/flex_emulate.cpp,
+// HostBlock: the block's threads one after the other between barriers). A tile is a
+// sequence of phases; inside a phase every thread works on its own items, and the block
+// synchronises between phases, so the host computes exactly what the device does. Every
+// arithmetic operation is an explicit fmaf or a single multiply/subtract (nothing for
+// the compiler to contract), so both round identically: the GPU tests compare them bit
+// for bit.
 //
-// The tile bodies, one per file under tile/ (flex_pass.hpp for the kinds and the halo
-// arithmetic):
+// The tile bodies, one per file under tile/ (flex_pass.hpp: the kinds, the halo bound):
 //   ring.cuh                   rows, and stream_x rows wider than the block: the x
 //                              filter in shared memory, the y stream through a ring of
 //                              p + kHalo causal values per column;

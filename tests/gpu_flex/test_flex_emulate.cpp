@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
+#include "flex_emulate.hpp"
+#include "flex_order.hpp"
 #include "flex_test_cases.hpp"
-#include "gpu_flex/flex_emulate.hpp"
-#include "gpu_flex/flex_order.hpp"
 #include "gpu_flex/flex_plan.hpp"
 #include "gpu_flex/flex_tile.cuh"
 #include "splinebench/oracle_batch.hpp"

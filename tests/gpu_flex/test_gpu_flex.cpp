@@ -26,10 +26,11 @@
 
 #include "common/accuracy.hpp"
 #include "splinebench/datasets.hpp"
+#include "flex_emulate.hpp"
+#include "flex_order.hpp"
 #include "flex_test_cases.hpp"
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
-#include "gpu_flex/flex_emulate.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_flex/flex_tile.cuh"
 #include "splinebench/oracle_batch.hpp"
@@ -73,9 +74,12 @@ struct DeviceRun {
 };
 
 // Runs the prefilter on the device with `runner` (output poisoned first) and returns
-// the result.
+// the result. An adversarial flexible launch takes a random dependency-respecting ticket
+// order (flex_order.hpp) from the seed.
 DeviceRun run_device(FlexRunner& runner, Variant v, const GridShape& shape, std::int64_t fields, Mode mode,
-                     const std::vector<float>& in, const LaunchOptions& opt = {}) {
+                     const std::vector<float>& in, LaunchOptions opt = {}) {
+  if (opt.adversarial && v == Variant::flexible && opt.order.empty())
+    opt.order = adversarial_order(make_launch(runner.plan(v, shape, fields, mode, opt.share)), opt.seed);
   const std::size_t n = in.size();
   gpu::DeviceBuffer<float> d_in(n), d_out(n), d_tmp;
   const std::int64_t tmp = runner.tmp_values(v, shape, fields, mode);

@@ -1,9 +1,8 @@
-// Block-level primitives of the gpu_flex tiles, each with a device and a host meaning, so
-// that the same tile code runs in a CUDA thread block (DeviceBlock) and in the host
-// emulation (HostBlock, flex_emulate.cpp): a block or a team of its threads working
-// through `each`, asynchronous copies into shared memory (cp.async, bulk copies) and
-// the mbarriers that complete them, and the vector types of 8- and 16-byte accesses.
-// On the host a copy happens at once and every wait returns.
+// Block-level primitives of the gpu_flex tiles, each with a device and a host meaning
+// (DeviceBlock here, HostBlock in tests/gpu_flex/flex_emulate.cpp): a block or a team of
+// its threads working through `each`, asynchronous copies into shared memory (cp.async,
+// bulk copies), the mbarriers that complete them, and 8- and 16-byte vectors. On the
+// host a copy happens at once and every wait returns.
 #pragma once
 
 #include <cstdint>
@@ -30,9 +29,8 @@ struct DeviceBlock {
     f(static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x));
   }
   __device__ __forceinline__ void sync() const { __syncthreads(); }
-  // Threads [first, first + count) of the block as a team of their own (Team below):
-  // on the device each of them runs f once with its index in the team; the other
-  // threads skip it.
+  // Threads [first, first + count) as a team (Team below): each runs f once with its
+  // index in the team; the other threads skip it.
   template <class F>
   __device__ __forceinline__ void team_each(int first, int count, F&& f) const {
     const int t = static_cast<int>(threadIdx.x) - first;
@@ -55,10 +53,9 @@ struct DeviceBlock {
 };
 #endif
 
-// Some of a block's threads (threads [first, first + count)) working as a block of their
-// own: each() gives every member its index in the team. Phase functions that only call
-// each() (issue_row_loads, filter_row_segments) take a Team where they take a Block; a
-// team has no barrier of its own (stream_x_teams synchronises through mbarriers).
+// Threads [first, first + count) of a block working as a block of their own: phase
+// functions that only call each() (issue_row_loads, filter_row_segments) take a Team
+// where they take a Block. A team has no barrier; stream_x_teams uses mbarriers.
 template <class Block>
 struct Team {
   const Block& blk;
@@ -70,10 +67,9 @@ struct Team {
 };
 
 #if defined(__CUDACC__)
-// The kernels' dynamic shared memory. The tiles that are not inlined into the kernels
-// take their shared memory through this symbol rather than through a pointer argument,
-// so that the compiler knows its address space (LDS and STS, not generic accesses).
-// Every extern __shared__ array of a kernel names the same memory.
+// The kernels' dynamic shared memory (every extern __shared__ array names it). The tiles
+// not inlined into the kernels take it through this symbol, not a pointer argument, so
+// that the compiler knows the address space (LDS and STS, not generic accesses).
 extern __shared__ float4 flex_dynamic_smem[];
 #endif
 
@@ -105,10 +101,9 @@ SPLINEBENCH_HD void copy16_to_shared(float* dst, const float* src) {
 #endif
 }
 
-// Bulk copies (the Hopper TMA unit, cp.async.bulk) of whole 16-byte-aligned rows into
-// shared memory, completed through an mbarrier: one thread requests a sub-block with a
-// few instructions and the copy engine, not the requesting threads' load slots, keeps
-// the bytes in flight. On the host the copy happens at once and the waits return.
+// Bulk copies (cp.async.bulk, the TMA unit) of whole 16-byte-aligned rows into shared
+// memory, completed through an mbarrier: one thread requests a sub-block, and the copy
+// engine, not the threads' load slots, keeps the bytes in flight.
 SPLINEBENCH_HD void bulk_init(std::uint64_t* bar) {
 #if defined(__CUDA_ARCH__)
   cuda::ptx::mbarrier_init(bar, 1u);  // one arrival (the requesting thread) per phase
@@ -147,9 +142,7 @@ SPLINEBENCH_HD void bulk_wait(std::uint64_t* bar, std::uint32_t parity) {
 #endif
 }
 
-// Vectors of V floats in shared memory and global memory (V = 2), aligned.
-template <int V>
-struct VecOf;
+// 8-byte vector (float2 on the device).
 #if defined(__CUDACC__)
 using Vec2 = float2;
 #else
@@ -157,17 +150,14 @@ struct alignas(8) Vec2 {
   float x, y;
 };
 #endif
-template <>
-struct VecOf<2> {
-  SPLINEBENCH_HD static void get(const float* p, float (&v)[2], int at) {
-    const Vec2 q = *reinterpret_cast<const Vec2*>(p);
-    v[at] = q.x, v[at + 1] = q.y;
-  }
-  SPLINEBENCH_HD static void put(float* p, const float (&v)[2]) { *reinterpret_cast<Vec2*>(p) = Vec2{v[0], v[1]}; }
-};
+// Two adjacent floats, 8-byte aligned, as one access.
+SPLINEBENCH_HD void get2(const float* p, float (&v)[2]) {
+  const Vec2 q = *reinterpret_cast<const Vec2*>(p);
+  v[0] = q.x, v[1] = q.y;
+}
+SPLINEBENCH_HD void put2(float* p, const float (&v)[2]) { *reinterpret_cast<Vec2*>(p) = Vec2{v[0], v[1]}; }
 
-// Team mbarriers (the two-team stream_x tile): initialised with the arrivals of one
-// phase, which every member of a team makes.
+// Team mbarriers (stream_x_teams): one arrival per member of a team per phase.
 SPLINEBENCH_HD void team_bar_init(std::uint64_t* bar, int arrivals) {
 #if defined(__CUDA_ARCH__)
   cuda::ptx::mbarrier_init(bar, static_cast<std::uint32_t>(arrivals));

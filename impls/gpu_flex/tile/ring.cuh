@@ -1,11 +1,10 @@
-// The shared-memory ring tile, for `rows` and for stream_x passes whose patch has more
-// columns than the block has threads (or whose register buffers do not fit): per
-// sub-block of p planes (row units for `rows`), the next sub-block's footprint is
-// requested while this one is filtered along x (row_filter.cuh); `rows` writes the
-// filtered rows back; stream_x continues, per column, the causal recursion along y into
-// a ring of p + kHalo entries and, once kHalo more planes are known, runs the
-// anti-causal recursion back over the ring from zero and writes the finished planes
-// (coalesced: consecutive threads own consecutive columns).
+// The shared-memory ring tile: `rows`, and stream_x passes whose patch has more columns
+// than the block has threads (or whose register buffers do not fit). Per sub-block of p
+// planes (row units for `rows`) the next footprint is requested while this one is
+// filtered along x; `rows` writes the filtered rows back; stream_x continues, per
+// column, the causal recursion along y into a ring of p + kHalo entries and, once kHalo
+// more planes are known, runs the anti-causal recursion back over the ring from zero
+// and writes the finished planes (consecutive threads own consecutive columns).
 #pragma once
 
 #include <cstdint>
@@ -43,15 +42,13 @@ SPLINEBENCH_HD void write_rows(const Block& blk, const PassDesc& P, const TileSp
   });
 }
 
-// The stream filter of the ring, per column of g: continues the causal recursion over planes [t0, t0 + np) of the tile
-// (plane t is stream position s0 - kHalo + t) and keeps results of positions >= s0
-// in the ring (entry j = position s0 + j). Then, if kHalo planes past some unwritten
-// outputs are known, runs the anti-causal recursion from zero at the newest entry
-// down to the oldest unwritten output and writes outputs [emitted, emit_end).
-// Each thread carries kGroup columns side by side (independent chains for the
-// scheduler); column g of a thread's group is base + g * threads, so every g is a
-// coalesced row of the block's columns.
-// kGroup is 2 where the block has more columns than threads, else 1 (no idle chain).
+// The ring's stream filter, per column of g: continues the causal recursion over planes
+// [t0, t0 + np) of the tile (plane t is stream position s0 - kHalo + t) and keeps those
+// of positions >= s0 in the ring (entry j: position s0 + j); then, if kHalo planes past
+// some unwritten outputs are known, runs the anti-causal recursion from zero at the
+// newest entry down and writes outputs [emitted, emit_end). A thread carries kGroup
+// columns, base + k * threads (coalesced rows, independent chains): 2 where the block
+// has more columns than threads, else 1.
 template <int C, int kGroup, class Block>
 SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                    std::int64_t emitted, std::int64_t emit_end, const float* g, float* smem) {
@@ -120,14 +117,13 @@ SPLINEBENCH_HD void stream_columns(const Block& blk, const PassDesc& P, const Ti
   });
 }
 
-// The stream filter with V adjacent columns per thread: the same per-column
-// arithmetic as stream_columns (bit for bit), with V-float shared-memory accesses and
-// V-float stores where the V outputs are whole and aligned. The planner sets P.vec only
-// where every group of V columns is contiguous and aligned in g (one channel).
+// The same with V = 2 adjacent columns per thread, 8-byte accesses and stores where both
+// outputs are whole and aligned: the same per-column arithmetic, so the same bits. The
+// planner sets P.vec only where column pairs are contiguous and aligned in g.
 template <int C, int V, class Block>
 SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const TileSpan& T, std::int64_t t0, int np,
                                    std::int64_t emitted, std::int64_t emit_end, const float* g, float* smem) {
-  using Vec = VecOf<V>;
+  static_assert(V == 2, "column pairs");
   const SmemLayout& L = P.smem;
   float* ring = smem + L.ring;
   float* cz = smem + L.cz;
@@ -151,18 +147,18 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
   SB_FLEX_UNROLL
         for (int e = 0; e < V; ++e) c[e] = 0.f;
       } else {
-        Vec::get(cz + col, c, 0);
+        get2(cz + col, c);
       }
       int slot = ((t0i - kHalo) % R + R) % R;
       for (int p = 0; p < np; ++p) {
         float x[V];
-        Vec::get(g + in_off + p * L.g_plane, x, 0);
+        get2(g + in_off + p * L.g_plane, x);
   SB_FLEX_UNROLL
         for (int e = 0; e < V; ++e) c[e] = causal_step(c[e], x[e]);
-        if (t0i + p - kHalo >= 0) Vec::put(ring + slot * ncols + col, c);
+        if (t0i + p - kHalo >= 0) put2(ring + slot * ncols + col, c);
         slot = slot + 1 == R ? 0 : slot + 1;
       }
-      Vec::put(cz + col, c);
+      put2(cz + col, c);
 
       if (hi > lo && nvalid > 0) {
         float a[V];
@@ -173,12 +169,12 @@ SPLINEBENCH_HD void stream_vectors(const Block& blk, const PassDesc& P, const Ti
         int rs = top % R;
         for (int j = top; j >= lo; --j) {
           float r[V];
-          Vec::get(ring + rs * ncols + col, r, 0);
+          get2(ring + rs * ncols + col, r);
   SB_FLEX_UNROLL
           for (int e = 0; e < V; ++e) a[e] = anticausal_step(a[e], r[e]);
           if (j < hi) {
             if (vec) {
-              Vec::put(out, a);
+              put2(out, a);
             } else {
   SB_FLEX_UNROLL
               for (int e = 0; e < V; ++e)

@@ -13,11 +13,10 @@ namespace splinebench::gpu::flex {
 // n / d for 0 <= n < 2^16 and 1 <= d <= 64, given inv = 1.0f / d: the exact quotient
 // of n + 1/2 is at least 1 / (2 d) from an integer, and the two float roundings (of inv
 // and of the product, each relative 2^-24) move it by less than 2^16 / d * 2^-23 =
-// 2^-7 / d, so truncation gives the integer quotient (tests/gpu_flex/test_flex_emulate.cpp
-// checks every such n and d). An integer division by a run-time divisor costs about 20
-// instructions: per work item of filter_row_segments, a tenth of a 64-sample filter.
-// (Its work items are fewer than the footprint's floats in shared memory / kSegment,
-// below 2^11; its divisor, segments per row unit, is at most 2048 / kSegment = 64.)
+// 2^-7 / d, so truncation gives the integer quotient (the tests check every such n and
+// d). An integer division by a run-time divisor costs about 20 instructions, a tenth of
+// a 64-sample filter per work item. (Work items are below 2^11; the divisor, segments
+// per row unit, is at most kRowUnitValues / kSegment = 64.)
 SPLINEBENCH_HD int small_quotient(int n, float inv) { return static_cast<int>((static_cast<float>(n) + 0.5f) * inv); }
 
 // rows / stream_x: every row unit along x in segments of kSegment samples, each with

@@ -1,13 +1,11 @@
-// The register stream_only tile (two columns per thread, the block's kThreads * 2
-// columns) fed through shared memory by bulk copies (PassDesc::bulk): per sub-block,
-// thread 0 requests its kRegP plane rows (one cp.async.bulk of P.w values each) into
-// buffer b % S, up to S - 1 sub-blocks ahead; every thread waits for the buffer's
-// barrier, takes its two columns into registers and runs the register window. The same
-// values through the same window_step, so the same bits as stream_only_registers<2>.
-// Why: stream_only_registers keeps at most one sub-block per thread in flight in its
-// load slots; the copy engine keeps S - 1 sub-blocks of the whole block in flight.
-// run_tile checks the preconditions per tile (bulk_fits): whole chunk, rows 16-byte
-// aligned; other tiles of the pass take stream_only_registers<2>.
+// The register stream_only tile with two columns per thread fed by bulk copies
+// (PassDesc::bulk): per sub-block, thread 0 requests its kRegP plane rows (one
+// cp.async.bulk each) into buffer b % S, S - 1 sub-blocks ahead; every thread waits on
+// the buffer's mbarrier, takes its columns into registers and runs the register window:
+// the same bits as stream_only_registers<2>. Why: that tile keeps one sub-block per
+// thread in flight in its load slots; the copy engine keeps S - 1 of the whole block.
+// run_tile checks per tile that it applies (bulk_fits); other tiles of the pass take
+// stream_only_registers<2>.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +25,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_only_bulk(const Block& blk, const Pa
   static constexpr int V = 2;
   YWindows<V> window;
 #if defined(__CUDA_ARCH__)
-  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (as stream_x_registers)
+  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (block_ops.cuh)
 #endif
   const SmemLayout& L = P.smem;
   const int S = L.fp_stages, w = P.w;

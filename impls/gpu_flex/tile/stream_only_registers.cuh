@@ -13,17 +13,10 @@
 
 namespace splinebench::gpu::flex {
 
-// The stream filter of V adjacent columns (the first `nvalid` are columns of the
-// axis) of a stream_only tile, window in registers. Per sub-block of kRegP planes: the
-// kRegP (independent) loads of its columns, the causal recursion over them (`cur`,
-// tile entries t0 - kHalo .. t0 - 1), then the anti-causal recursion from zero at the
-// newest entry down over `cur` and the previous sub-block's entries (`prev`), writing
-// the outputs among `prev`.
-// The same sub-blocks, the same causal chain from the tile's first plane and the same
-// anti-causal windows as a shared-memory ring with p = kRegP (with kRegP == kHalo that
-// emits exactly the entries of the previous sub-block): the same operations in the same
-// order on the same values, so the same bits. Every array index is a compile-time
-// constant after unrolling, so `prev` and `cur` stay in registers.
+// The stream filter of V adjacent columns (the first `nvalid` are columns of the axis):
+// per sub-block of kRegP planes, the kRegP independent loads of its columns, then the
+// register window (window_step). The same operations in the same order on the same
+// values as a shared-memory ring with p = kRegP, so the same bits.
 template <int V, bool Whole>
 SPLINEBENCH_HD void register_columns(const PassDesc& P, const TileSpan& T, int col, int nvalid) {
   static_assert(kRegP == kHalo, "the window is two halves of kHalo entries");

@@ -1,9 +1,8 @@
-// The register window of the stream filter, shared by the register tiles
-// (stream_x_registers, stream_x_teams, stream_only_registers, stream_only_bulk): per
-// column, the causal recursion continues over each sub-block of kRegP planes, and the
+// The register window of the stream filter, shared by the register tiles: per column,
+// the causal recursion continues over each sub-block of kRegP planes, and the
 // anti-causal recursion runs from zero at the newest plane back over this and the
-// previous sub-block, writing the previous sub-block's outputs. kRegP == kHalo, so the
-// window is two halves of kHalo entries and every index is a compile-time constant.
+// previous sub-block, writing the previous sub-block's outputs. kRegP == kHalo: two
+// halves of kHalo entries, every index a compile-time constant (so, registers).
 #pragma once
 
 #include <cstdint>
@@ -41,12 +40,11 @@ SPLINEBENCH_HD void store_cols(float* p, int nvalid, const float (&x)[V]) {
   }
 }
 
-// One sub-block of the register window: the causal
-// recursion continues over cur's np entries (tile entries t0 - kHalo + k, t0 = b kRegP)
-// and leaves its results there; from the third sub-block on, the anti-causal recursion
-// runs from zero at the newest entry down over cur and then prev (entries t0 - 2 kHalo + k,
-// outputs lo + k), handing each output among [lo, hi) to store(out0 + index * stride, a);
-// then prev takes cur.
+// Sub-block b: the causal recursion continues over cur's np entries (tile entries
+// t0 - kHalo + k, t0 = b kRegP) in place; from the third sub-block on, the anti-causal
+// recursion runs from zero at the newest entry down over cur and then prev (outputs
+// lo + k), handing each output in [lo, hi) to store(out0 + index * stride, a); then prev
+// takes cur.
 template <int V, class Store>
 SPLINEBENCH_HD void window_step(float (&c)[V], float (&prev)[kRegP][V], float (&cur)[kRegP][V], int b, int np,
                                 int outputs, float* out0, std::int64_t stride, const Store& store) {
@@ -88,9 +86,8 @@ SPLINEBENCH_HD void window_step(float (&c)[V], float (&prev)[kRegP][V], float (&
 }
 
 // One thread's window over V adjacent columns: the causal state and the previous
-// sub-block's causal values. It outlives the barriers between a tile's phases: on the
-// device it is the thread's registers; the host emulation (threads run one after
-// another between barriers) keeps one per thread (YWindows).
+// sub-block's causal values. It outlives the barriers between a tile's phases: the
+// thread's registers on the device, one per thread on the host (YWindows).
 template <int V>
 struct YWindow {
   float c[V];
@@ -108,10 +105,9 @@ struct YWindow {
   SB_FLEX_UNROLL
       for (int e = 0; e < V; ++e) prev[k][e] = 0.f;
   }
-  // A cleared window on columns [col, col + V) of register stream_x tile T. The tile's
+  // A cleared window on columns [col, col + V) of register stream_x tile T, whose
   // `group` slices lie side by side: column col is column col % width of slice
-  // col / width, and plane k of slice s is row k * group + s of the footprint and of g.
-  // (The division by the slice width happens once per tile, not once per sub-block.)
+  // col / width; plane k of slice s is row k * group + s of the footprint and of g.
   template <int C, bool kGrouped>
   SPLINEBENCH_HD void place(const PassDesc& P, const TileSpan& T, int col) {
     clear();
@@ -144,8 +140,7 @@ struct YWindow {
   }
 };
 
-// Each thread's window: its own registers on the device, one per thread on the host.
-// (Never passed between host and device, so the two layouts may differ.)
+// Each thread's window: its registers on the device, one per thread on the host.
 template <int V>
 struct YWindows {
 #if defined(__CUDA_ARCH__)

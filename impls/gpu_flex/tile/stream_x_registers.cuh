@@ -1,11 +1,8 @@
-// The register stream_x tile: stream_x with the y window of each column in registers
-// instead of the shared-memory ring. Per sub-block of kRegP rows, the footprint rows
-// arrive (cp.async into SmemLayout::fp_stages buffers, fp_stages - 1 sub-blocks
-// requested ahead), the block filters them along x into g (filter_row_segments), and
-// each thread continues the stream filter of its column of g with the register window
-// (stream_window.cuh), writing the previous sub-block's outputs straight to global
-// memory. The same sub-blocks, causal chain and anti-causal windows as the ring with
-// p = kRegP, so the same bits.
+// The register stream_x tile: the y window of each column in registers. Per sub-block
+// of kRegP rows the footprint rows arrive (cp.async, SmemLayout::fp_stages buffers,
+// fp_stages - 1 sub-blocks ahead), the block filters them along x into g, and each
+// thread streams its column of g with the register window, writing the previous
+// sub-block's outputs to global memory: the same bits as the ring with p = kRegP.
 #pragma once
 
 #include "gpu_flex/flex_pass.hpp"
@@ -27,10 +24,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_registers(const Block& blk, const 
   static constexpr int V = 1;  // columns per thread (flex_plan.cpp: ncols <= kThreads)
   YWindows<V> window;
 #if defined(__CUDA_ARCH__)
-  // The block's dynamic shared memory (the same buffer the caller passes): through the
-  // __shared__ symbol the compiler knows the address space, so g is read with LDS
-  // rather than generic loads (this function is not inlined into the kernel).
-  smem = reinterpret_cast<float*>(flex_dynamic_smem);
+  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (block_ops.cuh)
 #endif
   const SmemLayout& L = P.smem;
   const int g_plane = L.g_plane;

@@ -1,32 +1,23 @@
-// The register stream_x tile in two teams (PassDesc::teams > 0, tiles of at least
-// FlexPolicy::kTeamsMinSubblocks sub-blocks). The one-team tile (stream_x_registers.cuh)
-// runs each sub-block's phases one after the other: the x filter (one item per 32-sample
-// segment, so often half the block) and then the y stream (one column per thread), with
-// barriers between them. Both phases are chains of dependent recursion steps, and with
-// one block per SM nothing else hides their latency. Here the block splits into two
-// teams that work on neighbouring sub-blocks at once:
+// The register stream_x tile in two teams (PassDesc::teams, tiles of at least
+// FlexPolicy::kTeamsMinSubblocks sub-blocks). The one-team tile runs the x filter (often
+// on half the block) and the y stream one after the other, both chains of dependent
+// steps whose latency nothing else hides with one block per SM. Here two teams work on
+// neighbouring sub-blocks at once:
 //   - the x team (threads [0, kTeamX)) requests the footprints S - 1 sub-blocks ahead
 //     and filters sub-block b along x into g buffer b % 2;
 //   - the y team (the other kTeamY threads, kYCols columns each) streams sub-block b - 1
 //     out of the other g buffer along y and writes its outputs.
 // Hand-over through mbarriers at SmemLayout::bars, each phase one sub-block:
-//   loaded[b % S]: every x thread's copies of sub-block b have landed (each x thread's
-//                  cp.async arrive-on, so no x thread waits for the others' copies by a
-//                  barrier of its own);
-//   full[b % 2]:   every x thread has written g buffer b % 2 with sub-block b; it also
-//                  tells the x team that fp buffer b % S is read, so sub-block b + S may
-//                  be requested into it;
-//   freed[b % 2]:  every y thread has read g buffer b % 2 (sub-block b), so the x team
-//                  may write sub-block b + 2 there.
-// (Named barriers, bar.arrive / bar.sync, made compute-sanitizer racecheck report the g
-// accesses as hazards, also with a plain block barrier per step beside them.)
-// A wait for the phase of sub-block b cannot be overtaken by the phase of b + S (or
-// b + 2): that phase needs an arrival of the waiting team's own threads after the wait.
-// Every column runs the same window steps on the same g values as in stream_x_registers,
-// so the bits are the same (the emulation tests compare them). The host emulation runs x
-// step b and then y step b: an order the device allows.
-// (kTeamX, kTeamY, kYCols and team_bar_count are in flex_pass.hpp, for the planner; the
-// mbarrier operations in block_ops.cuh.)
+//   loaded[b % S]: every x thread's copies of sub-block b have landed (cp.async
+//                  arrive-on: no x thread waits for the others' copies);
+//   full[b % 2]:   every x thread has written g buffer b % 2 with sub-block b (so fp
+//                  buffer b % S is read and may take sub-block b + S);
+//   freed[b % 2]:  every y thread has read g buffer b % 2, which may take b + 2.
+// (With named barriers, racecheck reported the g accesses as hazards.) A wait for the
+// phase of sub-block b cannot be overtaken by that of b + S (or b + 2): that phase needs
+// an arrival of the waiting team's own threads after the wait. Every column runs the
+// same window steps on the same g values as in stream_x_registers: the same bits. The
+// host emulation runs x step b and then y step b, an order the device allows.
 #pragma once
 
 #include <vector>  // the host emulation's per-thread windows
@@ -59,7 +50,7 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   static_assert(kTeamY * kYCols >= kThreads, "the y team holds every column a tile can have");
   YWindowSets<1> window;
 #if defined(__CUDA_ARCH__)
-  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (as stream_x_registers)
+  smem = reinterpret_cast<float*>(flex_dynamic_smem);  // LDS, not generic loads (block_ops.cuh)
 #endif
   const SmemLayout& L = P.smem;
   const int g_plane = L.g_plane;

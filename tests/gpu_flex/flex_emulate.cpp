@@ -1,4 +1,4 @@
-#include "gpu_flex/flex_emulate.hpp"
+#include "flex_emulate.hpp"
 
 #include <limits>
 #include <string>

@@ -1,9 +1,10 @@
-// Orders in which the tickets of a flexible launch may hand out tiles. The normal
-// order is pass after pass, tiles in numbering order. The adversarial order (the
-// debug mode of the tests) is a random order that still respects every dependency:
-// a tile of pass k > 0 comes after every tile of pass k - 1 of the same field, the
-// only tiles it waits for. Any such order keeps the progress guarantee of
-// flex_kernels.cu; the tests check that results do not change with it.
+// Orders in which the tickets of a flexible launch may hand out tiles, for the tests
+// (LaunchOptions::order on the device, emulate() on the host). The normal order is pass
+// after pass, tiles in numbering order. The adversarial order is a random order that
+// still respects every dependency: a tile of pass k > 0 comes after every tile of pass
+// k - 1 of the same field, the only tiles it waits for. Any such order keeps the
+// progress guarantee of flex_kernels.cu; the tests check that results do not change
+// with it.
 #pragma once
 
 #include <cstdint>

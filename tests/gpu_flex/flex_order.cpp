@@ -1,4 +1,4 @@
-#include "gpu_flex/flex_order.hpp"
+#include "flex_order.hpp"
 
 #include <algorithm>
 #include <random>
