@@ -1,6 +1,7 @@
 #include "work_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -72,6 +73,15 @@ void Job::work(int slot) noexcept {
 
 namespace {
 
+// How long the caller spins for the last ranges before it sleeps (Pool::run).
+constexpr std::chrono::microseconds kCallerSpin{200};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 class Pool {
  public:
   static Pool& instance() {
@@ -103,10 +113,20 @@ class Pool {
     }
     job.work(0);
     {
-      // No seat is given once job_ is cleared; wait for the workers that took one.
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = nullptr;  // no seat is given from here on
+    }
+    // Wait for the workers that took a seat: they are finishing one range each, tens to
+    // hundreds of microseconds. Spin first: a caller that sleeps gives its core away,
+    // and on a machine where other processes wait for cores it gets one back only after
+    // their time slices (milliseconds). Sleep if it takes longer (a worker preempted
+    // in its range), so as not to hold a core the worker may need.
+    const auto spin_until = std::chrono::steady_clock::now() + kCallerSpin;
+    while (job.inside.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < spin_until)
+      cpu_relax();
+    {
       std::unique_lock<std::mutex> lock(mutex_);
-      job_ = nullptr;
-      left_.wait(lock, [&] { return job.inside == 0; });
+      left_.wait(lock, [&] { return job.inside.load(std::memory_order_relaxed) == 0; });
     }
     if (job.error) std::rethrow_exception(job.error);
   }

@@ -41,9 +41,10 @@ struct Job {
   std::int64_t items = 0;
   int threads = 1;  // participants, the caller included
   std::atomic<std::int64_t> next{0};
-  // Guarded by the pool's mutex.
-  int seated = 1;  // seats taken; the caller holds seat 0
-  int inside = 0;  // workers that took a seat and have not left
+  // Changed under the pool's mutex; `inside` is also read without it by the caller's
+  // brief spin at the end of the job.
+  int seated = 1;               // seats taken; the caller holds seat 0
+  std::atomic<int> inside{0};   // workers that took a seat and have not left
   // The first exception a participant threw; the caller rethrows it.
   std::atomic<bool> failed{false};
   std::exception_ptr error;
