@@ -4,7 +4,6 @@
 // non-zero when a case fails its accuracy verdict or errors (skips are fine).
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +13,7 @@
 #include "cli_run_progress.hpp"
 #include "commands.hpp"
 #include "splinebench/error.hpp"
+#include "splinebench/io/atomic_file.hpp"
 #include "splinebench/registry.hpp"
 #include "splinebench/runner/memory.hpp"
 #include "splinebench/runner/plan.hpp"
@@ -33,7 +33,7 @@ struct RunArgs {
   std::string suite_file;
   std::vector<std::string> impls;
   std::string results_dir = "results";
-  std::string machine;
+  std::optional<std::string> machine;  // given but empty is an error, not the host name
   std::optional<int> repetitions;
   std::optional<int> warmups;
   std::string resume;
@@ -96,7 +96,7 @@ Prepared prepare_resume(const runner::RunStore& store) {
 
 void reject_with_resume(const RunArgs& a) {
   if (!a.suite.empty() || !a.suite_file.empty() || !a.impls.empty() || a.repetitions || a.warmups || a.threads ||
-      !a.filter.empty() || !a.machine.empty() || a.dry_run)
+      !a.filter.empty() || a.machine || a.dry_run)
     throw Error("--resume continues a run with the suite and options it started with; do not combine it with "
                 "--suite, --suite-file, --impl, --filter, --threads, --repetitions, --warmups, --machine or "
                 "--dry-run");
@@ -117,7 +117,18 @@ void require_memory_for(const Prepared& p, const std::map<std::string, json>& fi
     runner::require_memory(worst.bytes, "case " + worst.spec->case_id(), "; leave it out with --filter or --impl");
 }
 
+// Checks that the run can report its folder where --run-dir-file asks, before it runs.
+void check_run_dir_file(const RunArgs& args) {
+  if (args.run_dir_file.empty()) return;
+  try {
+    io::check_output(args.run_dir_file);
+  } catch (const Error& e) {
+    throw Error(std::string("--run-dir-file: ") + e.what());
+  }
+}
+
 void run_command(const RunArgs& args) {
+  check_run_dir_file(args);
   std::optional<runner::RunStore> store;
   Prepared prepared;
   std::map<std::string, json> finished;
@@ -141,13 +152,16 @@ void run_command(const RunArgs& args) {
     store->save_manifest();
   } else {
     // Everything that can be wrong with the request is checked before any folder exists.
+    if (args.machine && args.machine->empty())
+      throw Error("--machine: empty label; give the name of the results/<machine>/ folder, or leave --machine out "
+                  "for the short host name (" + runner::host_name() + ")");
     prepared = prepare_new(args);
     if (args.dry_run) {
       print_dry_run(prepared.plan, prepared.run_options);
       return;
     }
     require_memory_for(prepared, finished);
-    const std::string machine = args.machine.empty() ? runner::host_name() : args.machine;
+    const std::string machine = args.machine.value_or(runner::host_name());
     runner::validate_machine_label(machine);
     const std::string run_id = runner::utc_compact(now) + "-" + prepared.suite.name;
     json manifest = {{"schema", "splinebench-run"},
@@ -175,11 +189,7 @@ void run_command(const RunArgs& args) {
 
   std::cout << '\n' << runner::accuracy_table(summary.records) << '\n' << summary.line() << '\n';
   std::cout << "run directory: " << store->dir().string() << '\n';
-  if (!args.run_dir_file.empty()) {
-    std::ofstream out(args.run_dir_file);
-    out << store->dir().string() << '\n';
-    if (!out) throw Error("cannot write --run-dir-file " + args.run_dir_file);
-  }
+  if (!args.run_dir_file.empty()) io::write_file_atomically(args.run_dir_file, store->dir().string() + "\n");
   if (!summary.ok())
     throw Error(std::to_string(summary.failed) + " case(s) failed their accuracy verdict and " +
                 std::to_string(summary.errored) + " errored (" + summary.line() + ")");

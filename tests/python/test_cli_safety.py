@@ -3,7 +3,8 @@
 Outputs that are FIFOs, character devices or symbolic links are written through,
 never replaced; an interrupted write leaves no temporary file; thread counts are
 bounded; a job too large for memory is refused before any work; a run folder has one
-writer at a time.
+writer at a time; suite files with duplicate keys, an empty --machine and a
+--run-dir-file in a missing folder are refused before anything runs.
 
 The executable is $SPLINEBENCH_BIN (default build/bin/splinebench), see conftest.py.
 """
@@ -312,3 +313,37 @@ def test_two_resumes_of_one_folder_the_second_refuses(splinebench_bin, tmp_path)
     assert code == 0, err
     doc = json.loads((run_dir / "results.json").read_text())
     assert len(doc["records"]) == len({r["case_id"] for r in doc["records"]}) == 3 * 2 * 2
+
+
+# --- requests refused before they run ------------------------------------------------------
+
+def test_duplicate_keys_in_a_suite_are_refused(splinebench_bin, tmp_path):
+    path = tmp_path / "dup.json"
+    path.write_text('{"name": "t", "sweeps": [{"name": "s", "impls": ["cpu_scalar"], "shapes": [[8]],'
+                    ' "queries": [3], "threads": [1], "queries": [0]}]}')
+    result = run_cli(splinebench_bin, "--suite-file", path, "--dry-run")
+    assert result.returncode == 1, result.stdout
+    assert "dup.json" in result.stderr and "duplicate key \"queries\"" in result.stderr, result.stderr
+    path.write_text('{"name": "t", "name": "u", "sweeps": [{"name": "s", "impls": ["cpu_scalar"],'
+                    ' "shapes": [[8]], "queries": [3]}]}')
+    result = run_cli(splinebench_bin, "--suite-file", path, "--dry-run")
+    assert result.returncode == 1 and "duplicate key \"name\"" in result.stderr, result.stderr
+
+
+def test_empty_machine_label_is_an_error(splinebench_bin, tmp_path):
+    suite = suite_file(tmp_path / "ok.json", impls=["cpu_scalar"])
+    results = tmp_path / "results"
+    result = run_cli(splinebench_bin, "--suite-file", suite, "--results-dir", results, "--machine", "")
+    assert result.returncode == 1, result.stderr
+    assert "--machine" in result.stderr and "empty" in result.stderr, result.stderr
+    assert not results.exists()
+
+
+def test_run_dir_file_in_a_missing_folder_is_refused_before_the_run(splinebench_bin, tmp_path):
+    suite = suite_file(tmp_path / "ok.json", impls=["cpu_scalar"])
+    results = tmp_path / "results"
+    result = run_cli(splinebench_bin, "--suite-file", suite, "--results-dir", results, "--machine", "t",
+                     "--run-dir-file", tmp_path / "missing" / "dir.txt")
+    assert result.returncode == 1, result.stderr
+    assert "--run-dir-file" in result.stderr and "does not exist" in result.stderr, result.stderr
+    assert not results.exists(), "the run started although its --run-dir-file could not be written"

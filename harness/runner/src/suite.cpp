@@ -293,16 +293,58 @@ SuiteSpec parse_suite(const json& doc, const std::string& origin) {
   return suite;
 }
 
+json parse_suite_json(std::istream& in, const std::string& origin) {
+  // nlohmann keeps the last of two equal keys in an object; in a suite that is
+  // almost always a mistake ("queries" written twice in one sweep), so it is refused,
+  // naming the key and the object (e.g. sweeps[2]).
+  struct Level {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;        // object: the key whose value is being read
+    std::size_t index = 0;  // array: the element being read
+  };
+  std::vector<Level> stack;
+  const auto path = [&] {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < stack.size(); ++i)
+      out += stack[i].object ? (out.empty() ? "" : ".") + stack[i].key : "[" + std::to_string(stack[i].index) + "]";
+    return out.empty() ? std::string("the top level") : out;
+  };
+  const auto element_done = [&] {
+    if (!stack.empty() && !stack.back().object) ++stack.back().index;
+  };
+  const json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: stack.push_back({true, {}, {}, 0}); break;
+      case json::parse_event_t::array_start: stack.push_back({false, {}, {}, 0}); break;
+      case json::parse_event_t::key: {
+        const std::string key = parsed.get<std::string>();
+        if (!stack.back().keys.insert(key).second)
+          throw Error(origin + ": duplicate key \"" + key + "\" in " + path() +
+                      " (JSON would keep only the last one; write each key once)");
+        stack.back().key = key;
+        break;
+      }
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        stack.pop_back();
+        element_done();
+        break;
+      case json::parse_event_t::value: element_done(); break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(in, check);
+  } catch (const json::parse_error& e) {
+    throw Error(origin + ": not valid JSON: " + e.what());
+  }
+}
+
 SuiteSpec load_suite_file(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw Error("cannot read suite file " + path.string());
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-  return parse_suite(doc, path.string());
+  return parse_suite(parse_suite_json(in, path.string()), path.string());
 }
 
 std::vector<std::filesystem::path> suite_search_path() {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,12 @@ struct SuiteSpec {
 // Parses a suite definition. `origin` (a file name) prefixes error messages.
 SuiteSpec parse_suite(const nlohmann::json& doc, const std::string& origin);
 
-// Reads and parses a suite file.
+// Reads JSON text of a suite: like nlohmann::json::parse, but a key written twice in
+// one object is a splinebench::Error (naming `origin`, the key and the object) rather
+// than silently the last value.
+nlohmann::json parse_suite_json(std::istream& in, const std::string& origin);
+
+// Reads and parses a suite file (parse_suite_json, then parse_suite).
 SuiteSpec load_suite_file(const std::filesystem::path& path);
 
 // Folders searched for `<name>.json`: $SPLINEBENCH_SUITES_DIR if set, then the
