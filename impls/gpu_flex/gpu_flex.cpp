@@ -10,10 +10,9 @@
 // Memory phases (upload, query_upload, download, staging) are GpuPipeline's; the
 // samples stay in its buffer and the prefilter writes a separate coefficient buffer
 // (out of place: the tiles read halos that neighbouring tiles overwrite in place).
-#include <cmath>
 #include <cstring>
 #include <memory>
-#include <sstream>
+#include <optional>
 
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
@@ -21,8 +20,9 @@
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
 #include "gpu_common/texture_field.hpp"
+#include "gpu_common/texture_tolerance.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/registry.hpp"
+#include "splinebench/f32_accuracy.hpp"
 
 namespace splinebench::impls {
 namespace {
@@ -65,41 +65,15 @@ class GpuFlex final : public gpu::GpuPipeline {
   }
 
   Tolerance tolerance(const GridShape& shape) const override {
-    // Prefilter: the same float32 recursions as cpu_scalar, each output from its
-    // window of +-16 samples per axis (truncation <= 1.0e-9 max|input|, flex_pass.hpp),
-    // so cpu_scalar's bound holds: 2e-7 for D <= 3, 5e-7 above.
-    Tolerance t = make_implementation("cpu_scalar")->tolerance(shape);
-    t.basis = "prefilter: float32 recursions as cpu_scalar plus halo truncation <= 1.0e-9 relative per axis; " +
-              t.basis;
-    const bool texture = kEvaluatePath[shape.dims - 1] == EvalPath::texture;
-    if (!texture) return t;
-    // Texture path: gpu_texture's bound (texture_field.hpp), from the magnitudes
-    // measured in prepare when this is the prepared shape, else measure-free.
-    const bool measured = stats_valid_ && prepared() && shape == this->shape();
-    double factor = 0;
-    try {
-      factor = gpu::TextureField::interp_error_factor(shape, measured ? fields() : 1,
-                                                      measured ? mode() : Mode::periodic);
-    } catch (const Unsupported&) {
-      t.basis += "; texture path cannot take this shape: global evaluation";
-      return t;
-    }
-    const double norm = std::pow(3.0, shape.dims);  // max|c| <= 3^D max|f|
-    const double arith_ulps = (8.0 * shape.dims + 16.0) * 0x1p-24;
-    double hw = 0, arith = 0;
-    if (measured) {
-      hw = factor * coeff_max_diff_ / samples_max_;
-      arith = arith_ulps * coeff_max_ / samples_max_;
-    } else {
-      hw = factor * 2.0 * norm;
-      arith = arith_ulps * norm;
-    }
-    std::ostringstream basis;
-    basis << t.basis << "; texture blend weights " << hw << " + texture arithmetic " << arith
-          << (measured ? " (measured max|f|, max|c|, max|dc|)" : " (measure-free: max|dc| <= 2*3^D max|f|)");
-    t.interp_max_rel_to_maxf += hw + arith;
-    t.basis = basis.str();
-    return t;
+    // Prefilter: the same float32 recursions as cpu_scalar, each output from its window
+    // of +-16 samples per axis (truncation <= 1.0e-9 max|input|, flex_pass.hpp).
+    Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
+    t.basis = "prefilter: float32 recursions plus halo truncation <= 1.0e-9 relative per axis; " + t.basis;
+    if (kEvaluatePath[shape.dims - 1] != EvalPath::texture) return t;
+    std::optional<gpu::TextureMagnitudes> measured;
+    if (stats_valid_ && prepared() && shape == this->shape())
+      measured = gpu::TextureMagnitudes{samples_max_, coeff_max_, coeff_max_diff_};
+    return gpu::texture_tolerance(t, shape, fields(), mode(), measured);
   }
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode, bool prefilter,

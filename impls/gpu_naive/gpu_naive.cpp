@@ -4,7 +4,7 @@
 // algorithm as cpu_scalar, so it answers to cpu_scalar's tolerances.
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
-#include "splinebench/registry.hpp"
+#include "splinebench/f32_accuracy.hpp"
 
 namespace splinebench::impls {
 namespace {
@@ -17,7 +17,7 @@ class GpuNaive final : public gpu::GpuPipeline {
            "4^D global-memory loads per query";
   }
   Tolerance tolerance(const GridShape& shape) const override {
-    Tolerance t = make_implementation("cpu_scalar")->tolerance(shape);
+    Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
     t.basis = "same float32 algorithm as cpu_scalar (boundary initial values exact but for terms "
               "beyond z^22, |z|^23 < 2^-43; nested 4-term tap sums): " + t.basis;
     return t;

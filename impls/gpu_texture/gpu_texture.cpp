@@ -7,30 +7,22 @@
 // There is no fallback to global-memory loads: a shape that no texture array of this
 // device can hold is refused (Unsupported), and gpu_naive is the global-memory path.
 //
-// Tolerance (derivation in texture_field.cu and README.md): the hardware blend weights
-// carry 8 fractional bits, so the texture result is off by at most
-//   E_hw = interp_error_factor * max|c[k+1] - c[k]|   (~ min(D,3) * 2^-8 * max|dc|)
-// on top of the float32 error of the same algorithm in software (cpu_scalar's bound).
-// The harness compares max|s - s_ref| / max|f|, so the bound is divided by max|f|.
-// prepare measures max|f| (samples, before the prefilter), max|c| and max|dc| on the
-// device (phase `bound_stats`) and tolerance() uses them. Without those measurements
-// (tolerance asked before prepare) it falls back to the measure-free bound
-// max|dc| <= 2 max|c| <= 2 * 3^D max|f| (the prefilter's infinity norm is 3 per axis,
-// reached by the alternating pattern), which is valid but loose for large D.
+// Tolerance: the float32 algorithm's (f32_accuracy.hpp) plus the hardware blend weights'
+// error, from the magnitudes prepare measures (phase `bound_stats`; texture_tolerance.hpp).
 //
 // `gpu_texture_binned` is the same implementation with a query-reordering evaluation:
 // queries are sorted by brick of grid cells (QueryBinner: brick keys + CUB radix sort
 // of the coordinate records), evaluated in that order, and each result written at its
 // query's own index.
 // The binning runs inside the timed `evaluate` phase. A separate name, never a switch.
-#include <cmath>
-#include <sstream>
+#include <optional>
 
 #include "gpu_common/gpu_pipeline.hpp"
 #include "gpu_texture/query_binner.hpp"
 #include "gpu_common/texture_field.hpp"
+#include "gpu_common/texture_tolerance.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/registry.hpp"
+#include "splinebench/f32_accuracy.hpp"
 
 namespace splinebench::impls {
 namespace {
@@ -60,37 +52,10 @@ class GpuTexture final : public gpu::GpuPipeline {
   }
 
   Tolerance tolerance(const GridShape& shape) const override {
-    const Tolerance f32 = make_implementation("cpu_scalar")->tolerance(shape);
-    const bool measured = stats_valid_ && prepared() && shape == this->shape();
-    const int D = shape.dims;
-    const double prefilter_norm = std::pow(3.0, D);  // max|c| <= 3^D max|f|
-    double factor = 0;
-    gpu::TextureLayout layout;
-    try {
-      layout = gpu::TextureField::plan(shape, measured ? fields() : 1, measured ? mode() : Mode::periodic);
-      factor = gpu::interp_error_factor(layout);
-    } catch (const Unsupported& e) {
-      Tolerance t = f32;
-      t.basis = std::string("texture path cannot take this shape (") + e.what() + ")";
-      return t;
-    }
-    const double arith_ulps = (8.0 * D + 16.0) * 0x1p-24;  // texture-unit blends and g-weight products
-    double hw = 0, arith = 0;
-    std::ostringstream basis;
-    if (measured) {
-      const double max_f = samples_max_valid_ ? samples_max_ : coeff_max_ / prefilter_norm;
-      hw = factor * coeff_max_diff_ / max_f;
-      arith = arith_ulps * coeff_max_ / max_f;
-      basis << "hardware blend weights: " << factor << " * max|dc| (" << coeff_max_diff_ << ") / max|f| (" << max_f
-            << (samples_max_valid_ ? "" : ", lower bound max|c|/3^D") << ") = " << hw;
-    } else {
-      hw = factor * 2.0 * prefilter_norm;
-      arith = arith_ulps * prefilter_norm;
-      basis << "hardware blend weights, measure-free: " << factor << " * 2 * 3^D = " << hw;
-    }
-    basis << "; texture arithmetic " << arith << "; texture layout: " << gpu::describe(layout)
-          << "; plus float32 algorithm (cpu_scalar): " << f32.basis;
-    return {f32.prefilter_rel_l2, hw + arith + f32.interp_max_rel_to_maxf, basis.str()};
+    std::optional<gpu::TextureMagnitudes> measured;
+    if (stats_valid_ && prepared() && shape == this->shape())
+      measured = gpu::TextureMagnitudes{samples_max_valid_ ? samples_max_ : 0, coeff_max_, coeff_max_diff_};
+    return gpu::texture_tolerance(f32_accuracy::pass_by_pass_tolerance(shape), shape, fields(), mode(), measured);
   }
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode, bool prefilter,

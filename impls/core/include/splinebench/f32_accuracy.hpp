@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "splinebench/implementation.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::f32_accuracy {
@@ -49,6 +50,19 @@ inline double prefilter_rel_l2_bound(const GridShape& shape) {
     gain *= later_pass_gain(shape.extent[d]);
   }
   return kPassRmsError * sum;
+}
+
+// The tolerance of a float32 algorithm that prefilters pass by pass and evaluates with
+// nested 4-term tap sums (cpu_scalar, and every implementation computing the same
+// arithmetic). Prefilter: the per-pass model above. Evaluation: 4D roundings of partial
+// sums (each <= sum w|c|) plus the coefficient error seen through the weights, which damp
+// the high frequencies the later passes amplified: 1e-5 max|f| for D <= 6, an estimate
+// rather than a proven bound (white noise in 6-D, where |c| grows ~1.86x per axis,
+// measures ~1.1e-6).
+inline Tolerance pass_by_pass_tolerance(const GridShape& shape) {
+  return {prefilter_rel_l2_bound(shape), 1e-5,
+          "prefilter: 8u RMS per pass x RMS noise gain of later passes (f32_accuracy.hpp); "
+          "evaluation: tap-sum rounding + damped coefficient error, estimate 1e-5 max|f|"};
 }
 
 }  // namespace splinebench::f32_accuracy
