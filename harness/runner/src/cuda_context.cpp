@@ -70,6 +70,18 @@ nlohmann::json cuda_context() {
       ctx["gpu_probe_error"] = describe(err, "cudaDeviceGetAttribute");
     }
   }
+  // Current and maximum clocks and persistence mode: the attributes above give only
+  // the peak clocks, and a GPU left at idle clocks or out of persistence mode times
+  // differently.
+  char pci[32] = {};
+  if ((err = cudaDeviceGetPCIBusId(pci, sizeof pci, device)) == cudaSuccess) {
+    gpu["pci_bus_id"] = pci;
+    gpu["clocks"] = gpu_clocks(pci);
+  } else {
+    (void)cudaGetLastError();
+    gpu["clocks"] = nullptr;
+    ctx["gpu_probe_error"] = describe(err, "cudaDeviceGetPCIBusId");
+  }
   ctx["gpu"] = gpu;
   return ctx;
 }

@@ -1,14 +1,19 @@
 #include "splinebench/runner/run_context.hpp"
 
+#include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
@@ -46,22 +51,104 @@ std::optional<std::string> command_output(const std::string& command) {
 }
 
 std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && space(s.back())) s.pop_back();
   std::size_t start = 0;
-  while (start < s.size() && s[start] == ' ') ++start;
+  while (start < s.size() && space(s[start])) ++start;
   return s.substr(start);
 }
 
-std::string cpu_model() {
+// The value of the first "<key> : value" line of /proc/cpuinfo (the first CPU).
+std::optional<std::string> cpuinfo(const std::string& key) {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
+    if (line.rfind(key, 0) == 0) {
       const auto colon = line.find(':');
-      if (colon != std::string::npos) return trim(line.substr(colon + 1));
+      if (colon != std::string::npos && trim(line.substr(key.size(), colon - key.size())).empty())
+        return trim(line.substr(colon + 1));
     }
   }
+  return std::nullopt;
+}
+
+std::string cpu_model() { return cpuinfo("model name").value_or("unknown"); }
+
+// A number, or null when `text` is missing or not one.
+nlohmann::json number_or_null(const std::optional<std::string>& text, double scale = 1.0) {
+  if (!text) return nullptr;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(*text, &used);
+    if (used == 0) return nullptr;
+    return v * scale;
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+std::optional<std::string> first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line) || trim(line).empty()) return std::nullopt;
+  return trim(line);
+}
+
+// The value of -march=/-mcpu= in the flags (the last one wins, as for the compiler).
+nlohmann::json march_of(const std::string& flags) {
+  nlohmann::json march = nullptr;
+  std::istringstream words(flags);
+  std::string w;
+  while (words >> w)
+    for (const char* prefix : {"-march=", "-mcpu="})
+      if (w.rfind(prefix, 0) == 0) march = w.substr(std::string(prefix).size());
+  return march;
+}
+
+nlohmann::json string_or_null(const char* s) { return *s ? nlohmann::json(s) : nlohmann::json(nullptr); }
+
+const char* proc_bind_name(omp_proc_bind_t bind) {
+  switch (bind) {
+    case omp_proc_bind_false: return "false";
+    case omp_proc_bind_true: return "true";
+    case omp_proc_bind_master: return "primary";
+    case omp_proc_bind_close: return "close";
+    case omp_proc_bind_spread: return "spread";
+  }
   return "unknown";
+}
+
+// What the OpenMP runtime was told and what it reports: threads and binding from the
+// API, the wait policy (no API reports it) and every OMP_/GOMP_/KMP_ variable as set.
+nlohmann::json openmp_context() {
+  nlohmann::json env = nlohmann::json::object();
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = entry.substr(0, eq);
+    if (name.rfind("OMP_", 0) == 0 || name.rfind("GOMP_", 0) == 0 || name.rfind("KMP_", 0) == 0)
+      env[name] = entry.substr(eq + 1);
+  }
+  const char* wait = std::getenv("OMP_WAIT_POLICY");
+  return {{"version", _OPENMP},
+          {"max_threads", omp_get_max_threads()},
+          {"num_procs", omp_get_num_procs()},
+          {"dynamic", omp_get_dynamic() != 0},
+          {"proc_bind", proc_bind_name(omp_get_proc_bind())},
+          {"wait_policy", wait ? nlohmann::json(wait) : nlohmann::json(nullptr)},
+          {"env", env}};
+}
+
+// "0000:3b:00.0" and "00000000:3B:00.0" name the same device.
+std::string normalize_pci(const std::string& id) {
+  std::string s = trim(id);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto colon = s.find(':');
+  if (colon == std::string::npos) return s;
+  const std::string domain = s.substr(0, colon);
+  const auto nonzero = domain.find_first_not_of('0');
+  return (nonzero == std::string::npos ? "0" : domain.substr(nonzero)) + s.substr(colon);
 }
 
 }  // namespace
@@ -102,6 +189,34 @@ nlohmann::json git_state() {
   return {{"git_sha", trim(*sha)}, {"git_dirty", dirty}};
 }
 
+nlohmann::json gpu_clocks_from_nvidia_smi(const std::string& csv, const std::string& pci_bus_id) {
+  std::istringstream lines(csv);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    std::string cell;
+    while (std::getline(fields, cell, ',')) cells.push_back(trim(cell));
+    if (cells.size() != 6 || normalize_pci(cells[0]) != normalize_pci(pci_bus_id)) continue;
+    // "[N/A]" (or anything else that is not a number) becomes null.
+    const auto mhz = [](const std::string& v) { return number_or_null(v); };
+    return {{"sm_mhz", mhz(cells[1])},     {"mem_mhz", mhz(cells[2])},
+            {"max_sm_mhz", mhz(cells[3])}, {"max_mem_mhz", mhz(cells[4])},
+            {"persistence_mode", cells[5]}, {"source", "nvidia-smi"}};
+  }
+  return nullptr;
+}
+
+nlohmann::json gpu_clocks(const std::string& pci_bus_id) {
+  // NVML would need a library this build does not link; nvidia-smi ships with every
+  // driver and reports the same counters.
+  const auto csv = command_output(
+      "nvidia-smi --query-gpu=pci.bus_id,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,persistence_mode "
+      "--format=csv,noheader,nounits 2>/dev/null");
+  if (!csv) return nullptr;
+  return gpu_clocks_from_nvidia_smi(*csv, pci_bus_id);
+}
+
 nlohmann::json registry_list() {
   // Every registered implementation, not only those a run selects: a report can then
   // say which ones a machine lacked and why, and takes names and order from here
@@ -131,8 +246,18 @@ nlohmann::json collect_context(const std::string& machine, const std::string& ru
   ctx["cuda_compiler"] = std::string(build_info::cuda_compiler).empty() ? nlohmann::json(nullptr)
                                                                        : nlohmann::json(build_info::cuda_compiler);
   ctx["build_type"] = build_info::build_type;
+  ctx["cxx_flags"] = build_info::cxx_flags;
+  ctx["march"] = march_of(build_info::cxx_flags);
+  ctx["cuda_flags"] = std::string(build_info::cuda_compiler).empty() ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(build_info::cuda_flags);
+  ctx["cuda_architectures"] = string_or_null(build_info::cuda_architectures);
+  ctx["openmp"] = openmp_context();
   ctx.update(cuda_context());
   ctx["cpu_model"] = cpu_model();
+  ctx["cpu_mhz"] = number_or_null(cpuinfo("cpu MHz"));
+  ctx["cpu_max_mhz"] = number_or_null(first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"), 1e-3);
+  const auto governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  ctx["cpu_governor"] = governor ? nlohmann::json(*governor) : nlohmann::json(nullptr);
   ctx["cpu_threads"] = std::thread::hardware_concurrency();
   ctx["hostname"] = host_name();
   ctx["implementations"] = implementations;
