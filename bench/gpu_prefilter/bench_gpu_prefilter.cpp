@@ -483,7 +483,7 @@ int main(int argc, char** argv) {
   app.add_option("--git-sha", cfg.git_sha, "revision to record (default or 'unknown': probed from the source tree)");
   app.add_option("--machine", cfg.machine, "machine label to record (default: host name)");
   app.add_option("--reps", cfg.timing.repetitions, "kept repetitions per timing")
-      ->check(CLI::Range(3, 100000))
+      ->check(CLI::Range(9, 100000))
       ->capture_default_str();
   app.add_option("--warmups", cfg.timing.warmups, "discarded repetitions before them")
       ->check(CLI::Range(0, 1000))
