@@ -356,9 +356,9 @@ Benchmark evaluate(Run& run, const std::vector<Case>& cases, Kept<EvalProblem>& 
                                      p.values.data(), stream);
               });
             } else {
-              gpu::TextureField field;  // throws Unsupported for shapes textures cannot hold
-              field.bind(p.shape, 1, Mode::mirror, p.coeffs.data(), stream);
-              m = run.timer.measure([&] { field.evaluate(p.coords.data(), p.queries, p.values.data(), stream); });
+              gpu::TextureField texture;  // bind throws Unsupported for shapes textures cannot hold
+              texture.bind(p.shape, 1, Mode::mirror, p.coeffs.data(), stream);
+              m = run.timer.measure([&] { texture.evaluate(p.coords.data(), p.queries, p.values.data(), stream); });
             }
             std::vector<float> values(p.values.size());
             SB_CUDA_CHECK(
