@@ -144,11 +144,14 @@ class GpuFlex final : public gpu::GpuPipeline {
       return;
     }
     ScopedPhase p(times, kBoundStatsPhase);
-    samples_max_ = gpu::coefficient_stats(shape(), fields(), mode(), d_coeffs(), stream()).max_abs;
+    // max|f| is that of the samples the coefficients interpolate. Handed-in coefficients
+    // come without their samples: then 0, and the bound uses max|f| >= max|c| / 3^D.
+    samples_max_ =
+        prefilter_ ? gpu::coefficient_stats(shape(), fields(), mode(), d_coeffs(), stream()).max_abs : 0.0;
     const gpu::CoefficientStats s = gpu::coefficient_stats(shape(), fields(), mode(), coeffs_.data(), stream());
     coeff_max_ = s.max_abs;
     coeff_max_diff_ = s.max_neighbour_difference;
-    stats_valid_ = samples_max_ > 0;
+    stats_valid_ = coeff_max_ > 0;
   }
 
   Variant variant_;

@@ -157,6 +157,22 @@ SPLINEBENCH_HD void get2(const float* p, float (&v)[2]) {
 }
 SPLINEBENCH_HD void put2(float* p, const float (&v)[2]) { *reinterpret_cast<Vec2*>(p) = Vec2{v[0], v[1]}; }
 
+// Ends the life of mbarriers a tile initialised, once every wait on them has returned:
+// PTX requires mbarrier.inval before the location is used for anything else, the next
+// tile's barriers (re-initialisation) or its data included; without it the next tile's
+// copies land on memory that still holds valid barrier objects.
+SPLINEBENCH_HD void bar_retire(std::uint64_t* bars, int count) {
+#if defined(__CUDA_ARCH__)
+  for (int k = 0; k < count; ++k) {
+    const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(bars + k));
+    asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(addr) : "memory");
+  }
+#else
+  (void)bars;
+  (void)count;
+#endif
+}
+
 // Team mbarriers (stream_x_teams): one arrival per member of a team per phase.
 SPLINEBENCH_HD void team_bar_init(std::uint64_t* bar, int arrivals) {
 #if defined(__CUDA_ARCH__)

@@ -80,6 +80,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_only_bulk(const Block& blk, const Pa
     });
     blk.sync();  // buffer b % S is free again
   }
+  blk.each([&](int tid, int) {
+    if (tid == 0) bar_retire(bars, S);
+  });
+  blk.sync();  // the barriers are retired before the next tile reuses their memory
 }
 
 // Whether a stream_only tile can take the bulk tile: a whole chunk of the block's

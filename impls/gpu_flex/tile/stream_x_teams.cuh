@@ -136,6 +136,10 @@ SPLINEBENCH_HD SB_FLEX_NOINLINE void stream_x_teams(const Block& blk, const Pass
   }
 #endif
   blk.sync();  // every write of the tile is issued; g, the buffers, xfold and the mbarriers are free
+  blk.each([&](int tid, int) {
+    if (tid == 0) bar_retire(loaded, S + 4);  // loaded[S], full[2], freed[2]
+  });
+  blk.sync();  // the barriers are retired before the next tile reuses their memory
 }
 
 }  // namespace splinebench::gpu::flex
