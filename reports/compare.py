@@ -5,16 +5,19 @@ python -m reports.compare --promote RUN_DIR [RUN_DIR ...] [--add]
 Matches the records of NEW with those of BASE (one run, several runs, or a
 baseline folder holding several) by case and thread count, and for each timed
 phase gives SLOWER / FASTER / NOISY / SAME with the ratio of medians (new / base):
-a t-test of NEW against BASE's run-to-run noise, adjusted for the number of
-case-phases compared, and a minimum effect both relative and absolute (the method
-is in compare_stats). Also checks accuracy (a verdict turned from pass to fail, an
+after the machine's speed of each round is taken out, a t-test of NEW against
+BASE's run-to-run noise, adjusted for the number of case-phases compared, and a
+minimum effect both relative and absolute; the same for the whole run and for each
+implementation's case-phases together (the method is in compare_stats and
+reports/README.md). Also checks accuracy (a verdict turned from pass to fail, an
 error grown beyond 2x) and coverage (everything BASE measured must be measured in
 NEW again).
 
-Exit status: 0 no regression; 1 a regression: a case-phase SLOWER, an accuracy
-regression, an error in NEW, or a case, phase or implementation measured in BASE
-and missing or skipped in NEW (unless --allow-missing), or nothing compared at
-all; 2 refused (different machines without --force) or bad input.
+Exit status: 0 no regression; 1 a regression: a case-phase, the whole run or an
+implementation SLOWER, an accuracy regression, an error in NEW, or a case, phase
+or implementation measured in BASE and missing or skipped in NEW (unless
+--allow-missing), or nothing compared at all; 2 refused (different machines
+without --force) or bad input.
 """
 from __future__ import annotations
 
@@ -26,10 +29,14 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+from scipy.stats import trim_mean
+
 from . import timing
 from .baseline import (DEFAULT_RESULTS_ROOT, baseline_dir, baseline_run_dirs, has_results, load_baseline,
                        promote)
-from .compare_stats import (PhaseComparison, compare_case, decide, geometric_mean, round_medians, run_time)
+from .compare_stats import (TIME_FLOOR, PhaseComparison, compare_case, decide, geometric_mean, log_times,
+                            machine_factors, round_medians, run_time)
 from .errors import MachineMismatchError, ReportError
 from .loader import Record, Run, load_run
 from .table_model import Column, Row, Table
@@ -44,6 +51,9 @@ ERROR_GROWTH_LIMIT = 2.0
 # among them is rounding noise of the reference, not a regression.
 ERROR_FLOOR = 2.0 ** -52
 ACCURACY_METRICS = (("interp", "max_rel_to_maxf"), ("prefilter", "rel_l2"))
+WHOLE_RUN = "whole run"
+# An implementation's aggregate leaves out this share of its case-phases at each end.
+AGGREGATE_TRIM = 0.25
 # Implementations registered only in test builds (impls/registry.def) are named so; a
 # product build's run lacks them by design, which is no loss of coverage.
 TEST_ONLY_PREFIX = "test_"
@@ -85,6 +95,17 @@ class CompareResult:
     base_runs: int
     only_in_base: list[str] = field(default_factory=list)  # measured in BASE, absent from NEW
     only_in_new: list[str] = field(default_factory=list)
+    # The whole run (its machine factors) and each implementation (its case-phases
+    # together), when the runs allow: name -> comparison, the whole run first.
+    aggregates: dict[str, PhaseComparison] = field(default_factory=dict)
+
+    @property
+    def machine(self) -> PhaseComparison | None:
+        return self.aggregates.get(WHOLE_RUN)
+
+    @property
+    def slower_aggregates(self) -> list[str]:
+        return [name for name, c in self.aggregates.items() if c.verdict == "SLOWER"]
 
     @property
     def slower(self) -> list[TimingRow]:
@@ -96,7 +117,7 @@ class CompareResult:
 
     @property
     def failed(self) -> bool:
-        return bool(self.slower) or bool(self.fatal)
+        return bool(self.slower) or bool(self.slower_aggregates) or bool(self.fatal)
 
     @property
     def units(self) -> list[str]:
@@ -137,13 +158,14 @@ def _label(key: tuple) -> str:
 
 def compare_runs(base: Run | list[Run], new: Run, threshold: float = DEFAULT_THRESHOLD,
                  alpha: float = DEFAULT_ALPHA, phases: tuple[str, ...] | None = DEFAULT_PHASES,
-                 min_abs: float = DEFAULT_MIN_ABS, allow_missing: bool = False) -> CompareResult:
+                 min_abs: float = DEFAULT_MIN_ABS, allow_missing: bool = False,
+                 machine_factor: bool = True) -> CompareResult:
     base_runs = [base] if isinstance(base, Run) else list(base)
     base_indexes = [_index(run) for run in base_runs]
     new_by_key = _index(new)
     base_keys = sorted({key for index in base_indexes for key in index})
     problems: list[Problem] = []
-    pending: list[TimingRow] = []
+    cases: list[_Case] = []
     missing: dict[str, list[str]] = {}  # impl -> cases measured in BASE, absent from NEW
 
     for key in base_keys:
@@ -171,20 +193,20 @@ def compare_runs(base: Run | list[Run], new: Run, threshold: float = DEFAULT_THR
                 problems.append(Problem(n.case_id, "coverage", f"phase {phase} measured in BASE, absent in NEW",
                                         not allow_missing))
                 continue
-            pending.append(_prepare(measured, n, phase))
+            cases.append(_Case(phase, [r for r in measured if phase in r.phases], n))
 
-    for impl, cases in sorted(missing.items()):
+    for impl, keys in sorted(missing.items()):
         if not any(r.impl == impl for r in new.records):
             test_only = impl.startswith(TEST_ONLY_PREFIX)
-            problems.append(Problem(impl, "coverage", f"implementation measured in BASE ({len(cases)} case(s)) "
+            problems.append(Problem(impl, "coverage", f"implementation measured in BASE ({len(keys)} case(s)) "
                                                       "has no record in NEW"
                                     + (" (test-only: not in product builds)" if test_only else ""),
                                     not (allow_missing or test_only)))
         else:
-            for case in cases:
+            for case in keys:
                 problems.append(Problem(case, "coverage", "measured in BASE, not run in NEW", not allow_missing))
     only_in_new = []
-    only_in_base = sorted(case for cases in missing.values() for case in cases)
+    only_in_base = sorted(case for keys in missing.values() for case in keys)
     for key in sorted(set(new_by_key) - set(base_keys)):
         record = new_by_key[key]
         only_in_new.append(_label(key))
@@ -193,44 +215,129 @@ def compare_runs(base: Run | list[Run], new: Run, threshold: float = DEFAULT_THR
                                                               f"{record.message or 'no message'}"))
         elif record.ok and record.verdict == "fail":
             problems.append(Problem(record.case_id, "accuracy", "new case (not in BASE) fails its accuracy check"))
-    if not pending:
+    if not cases:
         problems.append(Problem("-", "coverage", "nothing was compared: BASE and NEW share no measured "
                                                  "case-phase"))
 
-    for row, comparison in zip(pending, decide([r.comparison for r in pending], alpha, threshold, min_abs)):
+    rows, aggregates = _compare_cases(cases, machine_factor)
+    for row, comparison in zip(rows, decide([r.comparison for r in rows], alpha, threshold, min_abs)):
         row.comparison = comparison
-    return CompareResult(pending, problems, threshold, alpha, min_abs, len(base_runs), only_in_base, only_in_new)
+    # The aggregates are one more family of tests, adjusted together.
+    aggregates = dict(zip(aggregates, decide(list(aggregates.values()), alpha, threshold, 0.0)))
+    return CompareResult(rows, problems, threshold, alpha, min_abs, len(base_runs), only_in_base, only_in_new,
+                         aggregates)
 
 
-def _prepare(measured: list[Record], n: Record, phase: str) -> TimingRow:
-    """The unadjusted comparison of one case-phase, in the best units the runs allow."""
-    with_phase = [r for r in measured if phase in r.phases]
-    base_times = [run_time(r.phases[phase].samples, rounds_of(r.run)) for r in with_phase]
-    new_samples = n.phases[phase].samples
-    new_time = run_time(new_samples, rounds_of(n.run))
-    b0 = with_phase[0]
-    if len(with_phase) >= 2:
-        unit, base_units, new_units = "runs", base_times, [new_time]
-    elif rounds_of(b0.run) >= 2 and rounds_of(n.run) >= 2:
-        unit = "rounds"
-        base_units = round_medians(b0.phases[phase].samples, rounds_of(b0.run))
-        new_units = round_medians(new_samples, rounds_of(n.run))
-    else:
-        unit, base_units, new_units = "samples", list(b0.phases[phase].samples), list(new_samples)
+@dataclass
+class _Case:
+    phase: str
+    base: list[Record]  # BASE's measured records with the phase, one per run
+    new: Record
+
+
+def _unit(case: _Case) -> str:
+    if len(case.base) >= 2:
+        return "runs"
+    if rounds_of(case.base[0].run) >= 2 and rounds_of(case.new.run) >= 2:
+        return "rounds"
+    return "samples"
+
+
+def _log_rounds(record: Record, phase: str) -> np.ndarray:
+    return log_times(round_medians(record.phases[phase].samples, rounds_of(record.run)))
+
+
+def _compare_cases(cases: list[_Case], machine_factor: bool) -> tuple[list[TimingRow], dict[str, PhaseComparison]]:
+    """Every case-phase's unadjusted comparison after the machine factors (see
+    compare_stats), and those of the aggregates: the whole run (the factors
+    themselves; only where they were applied) and each implementation with several
+    case-phases (the mean of its case-phases' log ratios, machine factors removed).
+    Aggregates need run or round units."""
+    units = [_unit(c) for c in cases]
+    logs = [{id(r.run): _log_rounds(r, c.phase) for r in (*c.base, c.new)} if u != "samples" else {}
+            for c, u in zip(cases, units)]
+    centers = [math.log(max(statistics.median(run_time(r.phases[c.phase].samples, rounds_of(r.run)) for r in c.base),
+                            TIME_FLOOR)) for c in cases]
+    factors = machine_factors(logs, centers) if machine_factor else {}
+
+    def corrected(record: Record, per_run: dict) -> np.ndarray:
+        return per_run[id(record.run)] - factors.get(id(record.run), 0.0)
+
+    rows = []
+    for case, unit, per_run in zip(cases, units, logs):
+        n, phase = case.new, case.phase
+        base_median = statistics.median(run_time(r.phases[phase].samples, rounds_of(r.run)) for r in case.base)
+        new_median = run_time(n.phases[phase].samples, rounds_of(n.run))
+        if unit == "samples":
+            base_units = log_times(case.base[0].phases[phase].samples)
+            new_units = log_times(n.phases[phase].samples)
+            new_rounds = log_times([new_median])
+        else:
+            new_rounds = corrected(n, per_run)
+            new_units = new_rounds if unit == "rounds" else [float(np.median(new_rounds))]
+            base_units = (corrected(case.base[0], per_run) if unit == "rounds" else
+                          [float(np.median(corrected(r, per_run))) for r in case.base])
+        comparison = compare_case(base_units, new_units, unit, base_median, new_median, new_rounds,
+                                  _flags(case))
+        rows.append(TimingRow(n.case_id, n.threads, phase, comparison, timing.phase_spread(n, phase)))
+
+    aggregates: dict[str, PhaseComparison] = {}
+    grouped = [i for i, u in enumerate(units) if u != "samples"]
+    if not grouped:
+        return rows, aggregates
+    base_ids = list(dict.fromkeys(id(r.run) for i in grouped for r in cases[i].base))
+    new_id = id(cases[grouped[0]].new.run)
+    unit = "runs" if len(base_ids) >= 2 else "rounds"
+
+    def aggregate(per_round: dict[int, np.ndarray], per_run: dict[int, float], raw: dict[int, float]
+                  ) -> PhaseComparison:
+        """An aggregate's log values per round and per run (its log values before the
+        machine factors, per run) -> its comparison."""
+        if unit == "runs":
+            base_units, new_units = [per_run[b] for b in base_ids], [per_run[new_id]]
+            raw_ratio = math.exp(raw[new_id] - float(np.median([raw[b] for b in base_ids])))
+        else:
+            base_units, new_units = per_round[base_ids[0]], per_round[new_id]
+            raw_ratio = math.exp(raw[new_id] - raw[base_ids[0]])
+        return compare_case(base_units, new_units, unit, 1.0, raw_ratio, per_round[new_id])
+
+    if any(np.any(f != 0) for f in factors.values()):
+        medians = {u: float(np.median(f)) for u, f in factors.items()}
+        aggregates[WHOLE_RUN] = aggregate(factors, medians, medians)
+    by_impl: dict[str, list[int]] = {}
+    for i in grouped:
+        # Only case-phases every BASE run measured, so that every run's mean is over the same ones.
+        if {id(r.run) for r in cases[i].base} == set(base_ids):
+            by_impl.setdefault(cases[i].new.impl, []).append(i)
+    for impl, members in sorted(by_impl.items()):
+        if len(members) < 2:
+            continue  # its one case-phase is tested already
+        runs = [*base_ids, new_id]
+        # The interquartile mean of the case-phases' log ratios, per round and per run
+        # (of their run values): one case-phase behind a load burst does not move it,
+        # a change of most of them does.
+        residuals = {u: [logs[i][u] - factors.get(u, 0.0) - centers[i] for i in members] for u in runs}
+        per_round = {u: trim_mean(residuals[u], AGGREGATE_TRIM, axis=0) for u in runs}
+        per_run = {u: float(trim_mean([np.median(r) for r in residuals[u]], AGGREGATE_TRIM)) for u in runs}
+        raw = {u: float(trim_mean([np.median(logs[i][u]) - centers[i] for i in members], AGGREGATE_TRIM))
+               for u in runs}
+        aggregates[impl] = aggregate(per_round, per_run, raw)
+    return rows, aggregates
+
+
+def _flags(case: _Case) -> str:
     flags = []
-    new_noise = timing.phase_noise(n, phase)
+    new_noise = timing.phase_noise(case.new, case.phase)
     if new_noise:
         flags.append(f"NEW {new_noise}")
     # Of several BASE runs, a NOISY one widens the measured run-to-run noise, which the
     # test already uses; BASE as a whole is NOISY when most of its runs are.
-    noisy_base = [w for w in (timing.phase_noise(r, phase) for r in with_phase) if w]
-    if len(with_phase) == 1 and noisy_base:
+    noisy_base = [w for w in (timing.phase_noise(r, case.phase) for r in case.base) if w]
+    if len(case.base) == 1 and noisy_base:
         flags.append(f"BASE {noisy_base[0]}")
-    elif 2 * len(noisy_base) > len(with_phase):
-        flags.append(f"BASE {len(noisy_base)} of {len(with_phase)} runs NOISY ({noisy_base[0]})")
-    comparison = compare_case(base_units, new_units, unit, statistics.median(base_times), new_time,
-                              "; ".join(flags), round_medians(new_samples, rounds_of(n.run)))
-    return TimingRow(n.case_id, n.threads, phase, comparison, timing.phase_spread(n, phase))
+    elif 2 * len(noisy_base) > len(case.base):
+        flags.append(f"BASE {len(noisy_base)} of {len(case.base)} runs NOISY ({noisy_base[0]})")
+    return "; ".join(flags)
 
 
 def _accuracy_problems(measured: list[Record], n: Record) -> list[Problem]:
@@ -290,14 +397,34 @@ def _run_line(what: str, runs: list[Run]) -> str:
 
 def method_line(result: CompareResult) -> str:
     units = "; ".join(f"{u}: {UNIT_WORDS[u]}" for u in result.units) or "none"
-    return (f"method: one-sided t-test on log times, Benjamini-Hochberg over {len(result.rows)} case-phases "
-            f"at alpha {result.alpha:g}; a change counts from {result.threshold:.0%} and "
-            f"{result.min_abs * 1e3:g} ms, in every round of NEW; units: {units}")
+    machine = ("times divided by each round's machine factor (the median ratio over all case-phases), "
+               if result.machine is not None else "")
+    return (f"method: {machine}one-sided t-test on log times, Benjamini-Hochberg over {len(result.rows)} "
+            f"case-phases and, apart, over {len(result.aggregates)} aggregates (the whole run, each "
+            f"implementation) at alpha {result.alpha:g}; a change counts from {result.threshold:.0%} (and "
+            f"{result.min_abs * 1e3:g} ms for a case), in every round of NEW (one may miss of 4-6); units: {units}")
+
+
+def aggregate_lines(result: CompareResult) -> list[str]:
+    """The whole run (NEW's machine factor against BASE's) and each implementation."""
+    lines = []
+    if result.machine is None:
+        lines.append("whole run: no machine factor (too few case-phases, or raw samples)")
+    for name, c in result.aggregates.items():
+        what = ("cases ran at" if name == WHOLE_RUN else "cases, machine factor removed, at")
+        lines.append(f"{name + ':':<20} {c.verdict:<6} {what} {c.relative:.3f}× BASE's (rounds "
+                     f"{c.round_low:.3f}–{c.round_high:.3f}; BASE's spread {_noise(c.noise)}; p adj {_p(c.p_adjusted)})")
+    return lines
 
 
 def summary_line(result: CompareResult) -> str:
     if result.failed:
         reasons = []
+        if WHOLE_RUN in result.slower_aggregates:
+            reasons.append("the whole run SLOWER (every case, or most)")
+        impls = [name for name in result.slower_aggregates if name != WHOLE_RUN]
+        if impls:
+            reasons.append(f"implementation(s) SLOWER across their cases: {', '.join(impls)}")
         if result.slower:
             reasons.append(f"{len(result.slower)} case-phase(s) SLOWER")
         kinds: dict[str, int] = {}
@@ -314,13 +441,14 @@ def format_report(result: CompareResult, base: list[Run], new: Run, forced: bool
     if forced:
         lines.append("WARNING: --force: comparing runs from different machines; timings reflect hardware too.")
     lines.append(method_line(result))
+    lines.extend(aggregate_lines(result))
     lines.append("")
-    lines.append(f"{'verdict':<7} {'new/base':>8} {'p adj':>8} {'noise':>6} {'base median':>12} "
+    lines.append(f"{'verdict':<7} {'rel.':>6} {'new/base':>8} {'p adj':>8} {'noise':>6} {'base median':>12} "
                  f"{'new median':>12} {'new IQR':>8}  {'phase':<10} case")
     for row in sorted(result.rows, key=lambda r: (ORDER[r.comparison.verdict], r.case_id, r.phase)):
         c = row.comparison
         extra = "; ".join(x for x in (c.flags, c.note) if x)
-        lines.append(f"{c.verdict:<7} {c.ratio:>8.3f} {_p(c.p_adjusted):>8} {_noise(c.noise):>6} "
+        lines.append(f"{c.verdict:<7} {c.relative:>6.3f} {c.ratio:>8.3f} {_p(c.p_adjusted):>8} {_noise(c.noise):>6} "
                      f"{_ms(c.base_median):>12} {_ms(c.new_median):>12} {_new_iqr(row):>8}  "
                      f"{row.phase:<10} {row.label}" + (f"  ({extra})" if extra else ""))
     lines.append("")
@@ -359,23 +487,29 @@ def _geomean_lines(result: CompareResult) -> list[str]:
 
 
 def verdict_table(result: CompareResult, every_row: bool = False) -> Table:
-    """The verdicts as a report table: what needs attention (everything but SAME),
-    or every row."""
+    """The verdicts as a report table: the whole run, then what needs attention
+    (everything but SAME), or every row."""
     table = Table(
         key="regression_verdict",
         title="Regression verdict against the baseline",
-        caption=(summary_line(result) + ". " + method_line(result) + ". noise: BASE's run-to-run spread "
-                 "(standard deviation of log time, as a percentage); IQR: NEW's samples."),
-        columns=[Column("verdict"), Column("new/base", "×", True), Column("p adj", "", True),
-                 Column("noise", "", True), Column("base", "ms", True), Column("new", "ms", True),
-                 Column("new IQR", "ms", True), Column("phase"), Column("case"), Column("flags")])
+        caption=(summary_line(result) + ". " + method_line(result) + ". rel.: new/base after the machine factor, "
+                 "what the verdict judges; noise: BASE's spread in the units tested (standard deviation of log "
+                 "time, as a percentage); IQR: NEW's samples."),
+        columns=[Column("verdict"), Column("rel.", "×", True), Column("new/base", "×", True),
+                 Column("p adj", "", True), Column("noise", "", True), Column("base", "ms", True),
+                 Column("new", "ms", True), Column("new IQR", "ms", True), Column("phase"), Column("case"),
+                 Column("flags")])
+    for name, m in result.aggregates.items():
+        what = "the whole run (machine factor)" if name == WHOLE_RUN else f"{name}: all its case-phases"
+        table.add(Row([m.verdict, f"{m.relative:.3f}", f"{m.new_median:.3f}", _p(m.p_adjusted), _noise(m.noise), "—",
+                       "—", "—", "all", what, f"rounds {m.round_low:.3f}–{m.round_high:.3f}"]))
     shown = [r for r in result.rows if every_row or r.comparison.verdict != "SAME"]
     for row in sorted(shown, key=lambda r: (ORDER[r.comparison.verdict], r.case_id, r.phase)):
         c = row.comparison
         spread = row.new_spread
         iqr = f"{spread.q1 * 1e3:.4g}–{spread.q3 * 1e3:.4g}" if spread else "—"
-        table.add(Row([c.verdict, f"{c.ratio:.3f}", _p(c.p_adjusted), _noise(c.noise), f"{c.base_median * 1e3:.4g}",
-                       f"{c.new_median * 1e3:.4g}", iqr, row.phase, row.label,
+        table.add(Row([c.verdict, f"{c.relative:.3f}", f"{c.ratio:.3f}", _p(c.p_adjusted), _noise(c.noise),
+                       f"{c.base_median * 1e3:.4g}", f"{c.new_median * 1e3:.4g}", iqr, row.phase, row.label,
                        "; ".join(x for x in (c.flags, c.note) if x) or "—"]))
     same = result.count("SAME")
     if not every_row and same:
@@ -409,6 +543,7 @@ def result_json(result: CompareResult) -> dict:
         "counts": {v: result.count(v) for v in ORDER},
         "rows": rows,
         "problems": [asdict(p) for p in result.problems],
+        "aggregates": {name: {k: clean(v) for k, v in asdict(c).items()} for name, c in result.aggregates.items()},
         "only_in_base": result.only_in_base, "only_in_new": result.only_in_new,
         "geomean_ratio": geometric_mean([r.comparison.ratio for r in result.rows]),
     }
@@ -430,7 +565,8 @@ def load_base(paths: list[str | Path]) -> list[Run]:
 
 def run_compare(base: list[Run], new: Run, threshold: float = DEFAULT_THRESHOLD, alpha: float = DEFAULT_ALPHA,
                 phases: tuple[str, ...] | None = DEFAULT_PHASES, min_abs: float = DEFAULT_MIN_ABS,
-                allow_missing: bool = False, force: bool = False) -> tuple[CompareResult, bool]:
+                allow_missing: bool = False, force: bool = False,
+                machine_factor: bool = True) -> tuple[CompareResult, bool]:
     """The machine check, then compare_runs. Returns the result and whether the
     machine check was overridden."""
     forced = False
@@ -441,7 +577,7 @@ def run_compare(base: list[Run], new: Run, threshold: float = DEFAULT_THRESHOLD,
             if not force:
                 raise
             forced = True
-    return compare_runs(base, new, threshold, alpha, phases, min_abs, allow_missing), forced
+    return compare_runs(base, new, threshold, alpha, phases, min_abs, allow_missing, machine_factor), forced
 
 
 # --- command line ---------------------------------------------------------------------------
@@ -462,6 +598,8 @@ def _parser() -> argparse.ArgumentParser:
                              f"(default {DEFAULT_MIN_ABS * 1e3:g})")
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
                         help=f"false discovery rate over all case-phases (default {DEFAULT_ALPHA:g})")
+    parser.add_argument("--no-machine-factor", action="store_true",
+                        help="judge the times as measured, without dividing by each round's machine factor")
     parser.add_argument("--allow-missing", action="store_true",
                         help="cases, phases or implementations of BASE missing or skipped in NEW are warnings, "
                              "not failures (errors still fail)")
@@ -483,7 +621,8 @@ def _parser() -> argparse.ArgumentParser:
 def markdown_report(result: CompareResult, base: list[Run], new: Run, forced: bool) -> str:
     from .render_markdown import render_markdown
     head = [f"# Regression verdict: {new.context.get('run_id')} ({new.machine})", "",
-            f"**{summary_line(result)}**", "", _run_line("BASE", base), "", _run_line("NEW", [new]), ""]
+            f"**{summary_line(result)}**", "", _run_line("BASE", base), "", _run_line("NEW", [new]), "",
+            "```", *aggregate_lines(result), "```", ""]
     if forced:
         head += ["WARNING: --force: runs from different machines; timings reflect hardware too.", ""]
     return "\n".join(head) + "\n" + render_markdown(verdict_table(result)) + "\n```\n" + \
@@ -524,7 +663,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error("give BASE [BASE ...] NEW, or NEW alone to compare with its machine's baseline")
         phases = None if args.phases.strip() == "all" else tuple(p for p in args.phases.split(",") if p)
         result, forced = run_compare(base, new, args.threshold, args.alpha, phases, args.min_abs_ms * 1e-3,
-                                     args.allow_missing, args.force)
+                                     args.allow_missing, args.force, not args.no_machine_factor)
         print(format_report(result, base, new, forced))
         if args.json is not None:
             args.json.write_text(json.dumps(result_json(result), indent=1) + "\n", encoding="utf-8")

@@ -16,15 +16,26 @@ medians. Which units a comparison uses, best first:
   samples  one run per side, no rounds: the raw samples. Optimistic (see above);
            the report says so.
 
-Per case-phase: Student's t-test (scipy.stats.ttest_ind, equal variances: under the
-null hypothesis NEW is one more draw of what BASE measured) on the logarithms of
-the units, one-sided each way. Over all case-phases of one compare: the
-Benjamini-Hochberg adjustment (scipy.stats.false_discovery_control) of each
-direction's p-values. Verdicts (alpha, relative threshold t, absolute threshold a):
+The machine's speed of the moment. Another job on a shared machine slows every
+case measured while it runs, by a similar factor; the cases of one round run within
+seconds of each other. So, with enough case-phases (MIN_CASES_FOR_MACHINE), each
+round of each run gets a machine factor: the median over the case-phases of
+log(time / BASE's time). A case's times are divided by the factor of the round they
+were measured in before they are compared (the median: a change of a minority of
+the cases does not move it), and the factors themselves are compared as one more
+test, the whole run (a change of every case, or of most, shows there).
 
-  SLOWER  adjusted p < alpha, new/base >= 1 + t and new - base >= a, and, for
-          a NEW made in rounds, every round's median >= (1 + t) base: a change
-          of the code shows in every round, a passing load burst in some (fails)
+Per test: Student's t-test (scipy.stats.ttest_ind, equal variances: under the null
+hypothesis NEW is one more draw of what BASE measured) on the logarithms of the
+units, one-sided each way. Over all case-phases of one compare: the
+Benjamini-Hochberg adjustment (scipy.stats.false_discovery_control) of each
+direction's p-values. Verdicts (alpha, relative threshold t, absolute threshold a),
+on the ratio new / base after the machine factor ("relative"):
+
+  SLOWER  adjusted p < alpha, relative >= 1 + t and base x (relative - 1) >= a,
+          and, for a NEW made in rounds, every round's relative >= 1 + t (but one
+          of four to six rounds; rounds_may_miss): a change of the code shows in
+          every round, a passing load burst in some (fails)
   FASTER  the same the other way
   NOISY   otherwise, when the change is beyond both thresholds but the noise
           cannot confirm it, or when a record's own samples are NOISY
@@ -44,21 +55,32 @@ VERDICTS = ("SLOWER", "NOISY", "FASTER", "SAME")
 UNITS = ("runs", "rounds", "samples")
 # Times of zero (below the clock's resolution) still need a logarithm.
 TIME_FLOOR = 1e-9
+# Below this many case-phases a median says too little about the machine: no factor.
+MIN_CASES_FOR_MACHINE = 8
+
+
+def rounds_may_miss(rounds: int) -> int:
+    """How many of NEW's rounds a change may miss: none of three or fewer (two rounds
+    hit by one load burst are then already most of them), one of four to six, two of
+    seven to nine. A round hit by a burst the machine factor missed (it is one number
+    for the seconds a round takes) should not hide a real change."""
+    return max(0, rounds - math.ceil((2 * rounds + 1) / 3))
 
 
 @dataclass(frozen=True)
 class PhaseComparison:
     base_median: float    # median over BASE's per-run times (seconds)
     new_median: float     # NEW's run time
-    ratio: float          # new / base (> 1: slower)
+    ratio: float          # new / base as measured (> 1: slower)
+    relative: float       # new / base after the machine factors: what the verdict judges
     unit: str             # "runs", "rounds" or "samples": what was tested
     n_base: int           # units on each side
     n_new: int
     noise: float          # BASE's spread in those units: standard deviation of log(time)
     p_slower: float       # one-sided t-test p, NEW slower; nan when it cannot be computed
     p_faster: float
-    new_low: float        # NEW's fastest and slowest round medians (its time, for one round)
-    new_high: float
+    round_low: float      # `relative` of NEW's fastest and slowest round, after leaving out
+    round_high: float     # rounds_may_miss() at either end (its only round's, for one)
     p_adjusted: float = math.nan  # Benjamini-Hochberg, the direction of the change
     verdict: str = "SAME"
     flags: str = ""       # why a record is NOISY, if one is
@@ -85,21 +107,43 @@ def run_time(samples, rounds: int) -> float:
     return statistics.median(round_medians(samples, rounds))
 
 
-def _log(values) -> np.ndarray:
+def log_times(values) -> np.ndarray:
     return np.log(np.maximum(np.asarray(values, dtype=float), TIME_FLOOR))
 
 
-def compare_case(base_units: list[float], new_units: list[float], unit: str, base_median: float,
-              new_median: float, flags: str = "", new_rounds: list[float] | None = None) -> PhaseComparison:
+def machine_factors(logs: list[dict[object, np.ndarray]], centers: list[float]) -> dict[object, np.ndarray]:
+    """The log machine factor of every round of every run: `logs[k][run]` holds case-phase
+    k's log round times in that run, `centers[k]` BASE's log time of k. A run with
+    fewer than MIN_CASES_FOR_MACHINE case-phases gets factors of 0 (none)."""
+    by_run: dict[object, list[np.ndarray]] = {}
+    for per_run, center in zip(logs, centers):
+        for run, values in per_run.items():
+            by_run.setdefault(run, []).append(values - center)
+    factors = {}
+    for run, rows in by_run.items():
+        lengths = {len(r) for r in rows}
+        if len(rows) < MIN_CASES_FOR_MACHINE or len(lengths) != 1:
+            factors[run] = np.zeros(max(lengths))
+        else:
+            factors[run] = np.median(np.vstack(rows), axis=0)
+    return factors
+
+
+def compare_case(base_units, new_units, unit: str, base_median: float, new_median: float,
+                 new_rounds=None, flags: str = "") -> PhaseComparison:
     """The unadjusted comparison of one case-phase; `decide` gives the verdict.
-    `new_rounds`: NEW's per-round medians, when it was made in rounds."""
+    `base_units`, `new_units`: log times of the units, machine factors removed;
+    `new_rounds`: NEW's log round times likewise (its unit, for one round)."""
     if unit not in UNITS:
         raise ValueError(f"unit {unit!r} is not one of {UNITS}")
+    base_log, new_log = np.asarray(base_units, dtype=float), np.asarray(new_units, dtype=float)
     if base_median <= 0:
         ratio = math.inf if new_median > 0 else 1.0
     else:
         ratio = new_median / base_median
-    base_log, new_log = _log(base_units), _log(new_units)
+    center = float(np.median(base_log))
+    rounds = np.asarray(new_rounds if new_rounds is not None else new_log, dtype=float)
+    relative = math.exp(float(np.median(new_log)) - center)
     noise = float(np.std(base_log, ddof=1)) if len(base_log) >= 2 else math.nan
     note = ""
     if len(base_log) + len(new_log) < 3 or max(len(base_log), len(new_log)) < 2:
@@ -110,9 +154,11 @@ def compare_case(base_units: list[float], new_units: list[float], unit: str, bas
     else:
         p_slower = float(ttest_ind(new_log, base_log, equal_var=True, alternative="greater").pvalue)
         p_faster = float(ttest_ind(new_log, base_log, equal_var=True, alternative="less").pvalue)
-    rounds = list(new_rounds) if new_rounds else [new_median]
-    return PhaseComparison(base_median, new_median, ratio, unit, len(base_log), len(new_log), noise,
-                           p_slower, p_faster, min(rounds), max(rounds), flags=flags, note=note)
+    ordered = np.sort(rounds)
+    skip = rounds_may_miss(len(ordered))
+    return PhaseComparison(base_median, new_median, ratio, relative, unit, len(base_log), len(new_log), noise,
+                           p_slower, p_faster, math.exp(float(ordered[skip]) - center),
+                           math.exp(float(ordered[-1 - skip]) - center), flags=flags, note=note)
 
 
 def _adjusted(p_values: list[float]) -> list[float]:
@@ -133,12 +179,12 @@ def decide(comparisons: list[PhaseComparison], alpha: float, threshold: float,
     faster_q = _adjusted([c.p_faster for c in comparisons])
     out = []
     for c, q_slow, q_fast in zip(comparisons, slower_q, faster_q):
-        grown = c.ratio >= 1 + threshold and c.new_median - c.base_median >= min_abs
-        shrunk = c.ratio * (1 + threshold) <= 1 and c.base_median - c.new_median >= min_abs
+        change = c.base_median * (c.relative - 1)
+        grown = c.relative >= 1 + threshold and change >= min_abs
+        shrunk = c.relative * (1 + threshold) <= 1 and -change >= min_abs
         # A change of the code shows in every round; a load burst does not.
-        every_round = (c.new_low >= (1 + threshold) * c.base_median if grown
-                       else c.new_high * (1 + threshold) <= c.base_median)
-        q = q_slow if c.ratio >= 1 else q_fast
+        every_round = c.round_low >= 1 + threshold if grown else c.round_high * (1 + threshold) <= 1
+        q = q_slow if c.relative >= 1 else q_fast
         note = c.note
         if grown and q_slow < alpha and every_round:
             verdict = "SLOWER"

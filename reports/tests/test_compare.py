@@ -270,17 +270,24 @@ def test_cli_entry_point_runs_as_module(runs):
 
 
 def test_statistics_directly():
-    from reports.compare_stats import compare_case, decide
-    base = [1.0, 1.02, 0.98, 1.01, 0.99]
-    slower = compare_case(base, [1.3], "runs", 1.0, 1.3)
-    same = compare_case(base, [1.01], "runs", 1.0, 1.01)
-    assert slower.p_slower < 0.001 and slower.ratio == pytest.approx(1.3) and same.p_slower > 0.1
+    import numpy as np
+    from reports.compare_stats import compare_case, decide, machine_factors
+    base = np.log([1.0, 1.02, 0.98, 1.01, 0.99])
+    slower = compare_case(base, np.log([1.3]), "runs", 1.0, 1.3)
+    same = compare_case(base, np.log([1.01]), "runs", 1.0, 1.01)
+    assert slower.p_slower < 0.001 and slower.relative == pytest.approx(1.3) and same.p_slower > 0.1
     assert slower.noise == pytest.approx(0.0158, abs=1e-3)
     # Adjusted over many case-phases: one small p among many large ones loses significance.
-    borderline = compare_case(base, [1.06], "runs", 1.0, 1.12)
-    assert borderline.p_slower < 0.05
-    alone = decide([borderline], 0.05, 0.1, 0.0)[0]
-    crowd = decide([borderline] + [same] * 40, 0.05, 0.1, 0.0)[0]
+    borderline = compare_case(base, np.log([1.12]), "runs", 1.0, 1.12)
+    assert borderline.p_slower < 0.01
+    alone = decide([borderline], 0.01, 0.1, 0.0)[0]
+    crowd = decide([borderline] + [same] * 40, 0.01, 0.1, 0.0)[0]
     assert alone.verdict == "SLOWER" and crowd.verdict == "NOISY" and crowd.p_adjusted > alone.p_adjusted
     # One unit per side cannot measure noise.
-    assert compare_case([1.0], [2.0], "runs", 1.0, 2.0).note.startswith("1 and 1 runs cannot measure")
+    assert compare_case([0.0], [0.7], "runs", 1.0, 2.0).note.startswith("1 and 1 runs cannot measure")
+    # The machine factor of a round is the median over case-phases: a minority that
+    # changed does not move it.
+    logs = [{"r": np.log([2.0, 1.0]) + c} for c in range(10)]
+    logs[0]["r"] = logs[0]["r"] + np.log(1.3)
+    assert np.exp(machine_factors(logs, list(range(10)))["r"]) == pytest.approx([2.0, 1.0])
+    assert not machine_factors(logs[:5], list(range(5)))["r"].any()  # too few case-phases: none

@@ -48,3 +48,35 @@ def test_slowdown_of_one_implementation_is_caught(baseline, tmp_path, capsys):
         slower = [r for r in json.loads(verdict.read_text())["rows"] if r["verdict"] == "SLOWER"]
         assert slower and {r["case_id"].split("/")[0] for r in slower} == {"cpu_sse"}
         assert all(r["ratio"] > 1.15 for r in slower)
+
+
+def test_a_busier_machine_is_the_whole_run_not_every_case(baseline, tmp_path, capsys):
+    """Every case 1.5x slower (another job on the machine, or a change that slows
+    everything): the machine factor takes it out of the case verdicts, and the whole
+    run is judged on its own against the baseline runs' factors."""
+    doc = noise_model.run_doc(seed=950)
+    for record in doc["records"]:
+        for phase in record["phases"].values():
+            phase["samples"] = [v * 1.5 for v in phase["samples"]]
+            for key in ("median", "min", "max", "q1", "q3", "iqr"):
+                phase[key] *= 1.5
+    new = noise_model.synth.write_run(tmp_path / "busy", doc)
+    verdict = tmp_path / "busy.json"
+    assert compare(new, "--results-root", baseline, "--json", verdict) == 1
+    doc = json.loads(verdict.read_text())
+    assert doc["aggregates"]["whole run"]["verdict"] == "SLOWER"
+    assert doc["aggregates"]["whole run"]["relative"] == pytest.approx(1.5, rel=0.05)
+    assert doc["counts"]["SLOWER"] == 0
+    assert "the whole run SLOWER" in capsys.readouterr().out
+
+
+def test_a_slowdown_spread_over_an_implementation_is_caught_as_one(baseline, tmp_path, capsys):
+    """1.15x on every case of one implementation: within a case's noise, clear in
+    the mean over its eight case-phases."""
+    new = noise_model.write(tmp_path / "mild", seed=960, slowdown={"cpu_simd": 1.15})
+    verdict = tmp_path / "mild.json"
+    assert compare(new, "--results-root", baseline, "--json", verdict) == 1
+    aggregates = json.loads(verdict.read_text())["aggregates"]
+    assert [n for n, a in aggregates.items() if a["verdict"] == "SLOWER"] == ["cpu_simd"]
+    assert aggregates["cpu_simd"]["relative"] == pytest.approx(1.15, abs=0.04)
+    assert "implementation(s) SLOWER across their cases: cpu_simd" in capsys.readouterr().out
