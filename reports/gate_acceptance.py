@@ -57,15 +57,30 @@ def suite_with_test_impl(suite: str, test_impl: str, out: Path) -> Path:
     return out
 
 
+def trial_kind(run_dir: Path) -> str:
+    """'slowed' when the run's test_slowed ran at a factor above 1, else 'A/A'."""
+    from .loader import load_run
+    facts = load_run(run_dir).context.get("implementations", {}).get(TEST_IMPL, [])
+    factor = next((float(f.split("=", 1)[1]) for f in facts if f.startswith("slowdown_factor=")), 1.0)
+    return "slowed" if factor > 1 else "A/A"
+
+
 def _trial(kind: str, args, env: dict) -> dict:
     run_dir = run_rounds(args.bin, args.suite_args, args.rounds, args.machine, args.results_root, env=env)
+    return _judged(kind, run_dir, args)
+
+
+def _judged(kind: str, run_dir: Path, args) -> dict:
     status = judge(run_dir, args.results_root, build=False)
     verdict = json.loads((run_dir / "report" / VERDICT_JSON).read_text(encoding="utf-8"))
     slower = [r for r in verdict.get("rows", []) if r["verdict"] == "SLOWER"]
-    impls = sorted({r["case_id"].split("/")[0] for r in slower})
-    return {"kind": kind, "run": run_dir.name, "exit_status": status, "slower": len(slower),
+    aggregates = [n for n, a in verdict.get("aggregates", {}).items() if a["verdict"] == "SLOWER"]
+    impls = sorted({r["case_id"].split("/")[0] for r in slower} | {n for n in aggregates if n != "whole run"})
+    return {"kind": kind, "run": run_dir.name, "exit_status": status, "slower": len(slower) + len(aggregates),
             "noisy": verdict.get("counts", {}).get("NOISY"), "slower_impls": impls,
-            "slower_rows": [f"{r['case_id']} {r['phase']} {r['ratio']:.3f}" for r in slower],
+            "slower_rows": [f"{r['case_id']} {r['phase']} rel. {r['relative']:.3f}" for r in slower]
+                           + [f"{n} (all its case-phases) rel. {verdict['aggregates'][n]['relative']:.3f}"
+                              for n in aggregates],
             "caught": kind == "slowed" and status == 1 and impls == [args.slow_impl],
             "loadavg": [f.get("loadavg", [None])[0] for f in verdict_rounds(run_dir)]}
 
@@ -83,7 +98,8 @@ def summary_markdown(trials: list[dict], args) -> str:
              f"Suite `{args.suite}`, {args.rounds} rounds per run, baseline "
              f"`results/{args.machine}/baseline/`; slowed runs: {args.slow_impl} at "
              f"{FACTOR_VAR}={args.factor:g} (wrapping {args.wrapped}), 1 otherwise.", "",
-             f"- A/A: {len(aa)} runs, **{sum(t['slower'] for t in aa)} SLOWER verdicts** in total, "
+             f"- A/A: {len(aa)} runs, **{sum(t['slower'] for t in aa)} SLOWER verdicts** (case-phases and "
+             f"aggregates) in total, "
              f"{sum(t['exit_status'] != 0 for t in aa)} failing exits",
              f"- slowed: **{sum(t['caught'] for t in slowed)} of {len(slowed)} caught** (exit 1, SLOWER only in "
              f"{args.slow_impl})", "",
@@ -114,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--machine", default=os.environ.get("SPLINEBENCH_MACHINE") or socket.gethostname().split(".")[0])
     parser.add_argument("--results-root", type=Path, default=DEFAULT_RESULTS_ROOT)
     parser.add_argument("--summary", type=Path, default=None, help="write the summary here (Markdown; .json beside)")
+    parser.add_argument("--rejudge", type=Path, nargs="+", default=None, metavar="RUN_DIR",
+                        help="run nothing: judge these trial runs again (A/A or slowed by their test_slowed "
+                             "factor) against the machine's baseline and summarize")
     args = parser.parse_args(argv)
     if not args.factor > 1:
         parser.error("--factor must be > 1")
@@ -123,17 +142,21 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="gate-acceptance-"))
     args.suite_args = ["--suite-file", str(suite_with_test_impl(args.suite, TEST_IMPL, work / f"{args.suite}.json"))]
     try:
-        if args.baseline_runs:
+        if args.rejudge is not None:
+            trials = [_judged(trial_kind(d), d, args) for d in args.rejudge]
+            args.trials = sum(t["kind"] == "slowed" for t in trials)
+        elif args.baseline_runs:
             runs = [run_rounds(args.bin, args.suite_args, args.rounds, args.machine, args.results_root, env=plain)
                     for _ in range(args.baseline_runs)]
             target, warnings = promote(runs, args.results_root)
             print(f"baseline: {target} from {', '.join(r.name for r in runs)}", file=sys.stderr)
             for warning in warnings:
                 print(f"warning: {warning}", file=sys.stderr)
-        trials = []
-        for _ in range(args.trials):
-            trials.append(_trial("A/A", args, plain))
-            trials.append(_trial("slowed", args, slowed))
+        if args.rejudge is None:
+            trials = []
+            for _ in range(args.trials):
+                trials.append(_trial("A/A", args, plain))
+                trials.append(_trial("slowed", args, slowed))
     except ReportError as exc:
         print(f"reports.gate_acceptance: error: {exc}", file=sys.stderr)
         return 2
