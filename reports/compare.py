@@ -35,8 +35,8 @@ from scipy.stats import trim_mean
 from . import timing
 from .baseline import (DEFAULT_RESULTS_ROOT, baseline_dir, baseline_run_dirs, has_results, load_baseline,
                        promote)
-from .compare_stats import (TIME_FLOOR, PhaseComparison, compare_case, decide, geometric_mean, log_times,
-                            machine_factors, round_medians, run_time)
+from .compare_stats import (TIME_FLOOR, PhaseComparison, compare_case, decide, geometric_mean, load_sensitivity,
+                            log_times, machine_factors, round_medians, run_time)
 from .errors import MachineMismatchError, ReportError
 from .loader import Record, Run, load_run
 from .table_model import Column, Row, Table
@@ -259,12 +259,15 @@ def _compare_cases(cases: list[_Case], machine_factor: bool) -> tuple[list[Timin
     centers = [math.log(max(statistics.median(run_time(r.phases[c.phase].samples, rounds_of(r.run)) for r in c.base),
                             TIME_FLOOR)) for c in cases]
     factors = machine_factors(logs, centers) if machine_factor else {}
-
-    def corrected(record: Record, per_run: dict) -> np.ndarray:
-        return per_run[id(record.run)] - factors.get(id(record.run), 0.0)
+    all_base = list(dict.fromkeys(id(r.run) for c in cases for r in c.base))
+    betas = [load_sensitivity(per_run, center, factors, all_base) if factors and per_run else 1.0
+             for per_run, center in zip(logs, centers)]
 
     rows = []
-    for case, unit, per_run in zip(cases, units, logs):
+    for case, unit, per_run, beta in zip(cases, units, logs, betas):
+        def corrected(record: Record, per_run=per_run, beta=beta) -> np.ndarray:
+            return per_run[id(record.run)] - beta * factors.get(id(record.run), 0.0)
+
         n, phase = case.new, case.phase
         base_median = statistics.median(run_time(r.phases[phase].samples, rounds_of(r.run)) for r in case.base)
         new_median = run_time(n.phases[phase].samples, rounds_of(n.run))
@@ -273,10 +276,10 @@ def _compare_cases(cases: list[_Case], machine_factor: bool) -> tuple[list[Timin
             new_units = log_times(n.phases[phase].samples)
             new_rounds = log_times([new_median])
         else:
-            new_rounds = corrected(n, per_run)
+            new_rounds = corrected(n)
             new_units = new_rounds if unit == "rounds" else [float(np.median(new_rounds))]
-            base_units = (corrected(case.base[0], per_run) if unit == "rounds" else
-                          [float(np.median(corrected(r, per_run))) for r in case.base])
+            base_units = (corrected(case.base[0]) if unit == "rounds" else
+                          [float(np.median(corrected(r))) for r in case.base])
         comparison = compare_case(base_units, new_units, unit, base_median, new_median, new_rounds,
                                   _flags(case))
         rows.append(TimingRow(n.case_id, n.threads, phase, comparison, timing.phase_spread(n, phase)))
@@ -316,7 +319,7 @@ def _compare_cases(cases: list[_Case], machine_factor: bool) -> tuple[list[Timin
         # The interquartile mean of the case-phases' log ratios, per round and per run
         # (of their run values): one case-phase behind a load burst does not move it,
         # a change of most of them does.
-        residuals = {u: [logs[i][u] - factors.get(u, 0.0) - centers[i] for i in members] for u in runs}
+        residuals = {u: [logs[i][u] - betas[i] * factors.get(u, 0.0) - centers[i] for i in members] for u in runs}
         per_round = {u: trim_mean(residuals[u], AGGREGATE_TRIM, axis=0) for u in runs}
         per_run = {u: float(trim_mean([np.median(r) for r in residuals[u]], AGGREGATE_TRIM)) for u in runs}
         raw = {u: float(trim_mean([np.median(logs[i][u]) - centers[i] for i in members], AGGREGATE_TRIM))

@@ -20,10 +20,13 @@ The machine's speed of the moment. Another job on a shared machine slows every
 case measured while it runs, by a similar factor; the cases of one round run within
 seconds of each other. So, with enough case-phases (MIN_CASES_FOR_MACHINE), each
 round of each run gets a machine factor: the median over the case-phases of
-log(time / BASE's time). A case's times are divided by the factor of the round they
-were measured in before they are compared (the median: a change of a minority of
-the cases does not move it), and the factors themselves are compared as one more
-test, the whole run (a change of every case, or of most, shows there).
+log(time / BASE's time) (the median: a change of a minority of the cases does not
+move it). Cases feel load to different degrees, so each case's sensitivity to the
+factor is measured on BASE's rounds (load_sensitivity), and a case's log times lose
+sensitivity x factor of the round they were measured in before they are compared.
+The factors themselves are compared as one more test, the whole run (a change of
+every case, or of most, shows there), and so is each implementation's interquartile
+mean over its case-phases.
 
 Per test: Student's t-test (scipy.stats.ttest_ind, equal variances: under the null
 hypothesis NEW is one more draw of what BASE measured) on the logarithms of the
@@ -57,6 +60,10 @@ UNITS = ("runs", "rounds", "samples")
 TIME_FLOOR = 1e-9
 # Below this many case-phases a median says too little about the machine: no factor.
 MIN_CASES_FOR_MACHINE = 8
+# load_sensitivity's pull toward 1, in units of squared log factor: as much as thirty
+# BASE rounds whose factors swing by 5%.
+SENSITIVITY_PRIOR = 30 * 0.05 ** 2
+MAX_SENSITIVITY = 4.0
 
 
 def rounds_may_miss(rounds: int) -> int:
@@ -127,6 +134,25 @@ def machine_factors(logs: list[dict[object, np.ndarray]], centers: list[float]) 
         else:
             factors[run] = np.median(np.vstack(rows), axis=0)
     return factors
+
+
+def load_sensitivity(per_run: dict[object, np.ndarray], center: float, factors: dict[object, np.ndarray],
+                     base_runs: list[object]) -> float:
+    """How strongly one case-phase follows the machine factor: the least-squares slope
+    of its log ratios on the factors over BASE's rounds, drawn toward 1 (the plain
+    factor) by SENSITIVITY_PRIOR, so that a baseline whose factors hardly varied
+    leaves it at 1. Compute-bound cases slow down less than the median case when the
+    machine is busy, memory-bound ones more."""
+    runs = [b for b in base_runs if b in per_run and b in factors]
+    if not runs:
+        return 1.0
+    z = np.concatenate([per_run[b] - center for b in runs])
+    m = np.concatenate([factors[b] for b in runs])
+    if len(z) != len(m) or len(z) < 3:
+        return 1.0
+    mc, zc = m - m.mean(), z - z.mean()
+    slope = 1.0 + float(np.dot(zc - mc, mc) / (np.dot(mc, mc) + SENSITIVITY_PRIOR))
+    return min(max(slope, 0.0), MAX_SENSITIVITY)
 
 
 def compare_case(base_units, new_units, unit: str, base_median: float, new_median: float,

@@ -30,11 +30,17 @@ PER_ROUND = 0.02    # one burst
 PER_SAMPLE = 0.004  # within a burst: the samples hang together
 SPIKE_CHANCE = 0.08  # a round disturbed by load on the other core ...
 SPIKE = (1.3, 1.8)   # ... by this factor
+# How much each implementation slows down when the machine is busy (run_doc's `load`):
+# time x load ** sensitivity; compute-bound code suffers less than memory-bound code.
+SENSITIVITY = {"cpu_scalar": 0.3, "reference": 0.6, "cpu_sse": 1.2, "cpu_simd": 1.5}
 
 
 def run_doc(seed: int, rounds: int = 3, repetitions: int = 9, slowdown: dict[str, float] | None = None,
-            impls=IMPLS, machine: str = "ci-box", run_id: str | None = None) -> dict:
+            impls=IMPLS, machine: str = "ci-box", run_id: str | None = None, load=None) -> dict:
+    """`load`: per round, how busy the machine was (1: as usual), felt by each
+    implementation to its SENSITIVITY."""
     rng = np.random.default_rng(seed)
+    load = list(load) if load is not None else [1.0] * rounds
     machine_factor = np.exp(rng.normal(0, MACHINE))
     records = []
     for impl in impls:
@@ -44,8 +50,8 @@ def run_doc(seed: int, rounds: int = 3, repetitions: int = 9, slowdown: dict[str
                 level = base * SCALE[impl] * machine_factor * np.exp(rng.normal(0, PER_RUN))
                 level *= (slowdown or {}).get(impl, 1.0)
                 samples = []
-                for _ in range(rounds):
-                    burst = level * np.exp(rng.normal(0, PER_ROUND))
+                for r in range(rounds):
+                    burst = level * np.exp(rng.normal(0, PER_ROUND)) * load[r] ** SENSITIVITY[impl]
                     if rng.random() < SPIKE_CHANCE:
                         burst *= rng.uniform(*SPIKE)
                     samples += list(burst * np.exp(rng.normal(0, PER_SAMPLE, repetitions)))

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 import pytest
 
+from reports import compare_stats
 from reports.compare import main as compare_main
 from reports.tests import noise_model
 
@@ -80,3 +83,29 @@ def test_a_slowdown_spread_over_an_implementation_is_caught_as_one(baseline, tmp
     assert [n for n, a in aggregates.items() if a["verdict"] == "SLOWER"] == ["cpu_simd"]
     assert aggregates["cpu_simd"]["relative"] == pytest.approx(1.15, abs=0.04)
     assert "implementation(s) SLOWER across their cases: cpu_simd" in capsys.readouterr().out
+
+
+def test_cases_that_feel_load_less_are_not_called_slower(tmp_path, capsys, monkeypatch):
+    """A baseline made while other jobs loaded the machine, a NEW run on a quiet one:
+    compute-bound cases gain less than the median case. Measured per case from the
+    baseline's rounds (compare_stats.load_sensitivity), this is not a slowdown."""
+    root = tmp_path / "results"
+    rng = np.random.default_rng(7)
+    runs = [noise_model.write(root / "runs" / f"busy{i}", seed=300 + i, run_id=f"20261125-00100{i}-nightly",
+                              load=rng.uniform(1.2, 2.2, 3)) for i in range(BASELINE_RUNS)]
+    assert compare("--promote", *runs, "--results-root", root) == 0
+    quiet = noise_model.write(tmp_path / "quiet", seed=400)
+
+    def scalar_relatives(name):
+        verdict = tmp_path / f"{name}.json"
+        status = compare(quiet, "--results-root", root, "--json", verdict)
+        rows = json.loads(verdict.read_text())["rows"]
+        return status, [r["relative"] for r in rows if r["case_id"].startswith("cpu_scalar")]
+
+    status, relatives = scalar_relatives("quiet")
+    assert status == 0 and all(0.85 < v < 1.15 for v in relatives), relatives
+    # With one factor for every case (no sensitivity), cpu_scalar gains less than the
+    # median case and looks slower.
+    monkeypatch.setattr(compare_stats, "SENSITIVITY_PRIOR", 1e9)
+    _, plain = scalar_relatives("plain")
+    assert sorted(plain)[len(plain) // 2] > 1.15, plain
