@@ -6,7 +6,7 @@ reruns (A/A) of the suite against the machine's baseline, and TRIALS runs with a
 injected slowdown of one implementation, taken alternately so that a change in the
 machine's load falls on both kinds alike. With --baseline-runs K the baseline is
 first made afresh from K runs of the suite (promoted; replaces the machine's
-baseline).
+baseline, or with --add joins it).
 
 The slowdown comes from the test-only implementation `test_slowed` (a build
 configured with -DSPLINEBENCH_TEST_IMPLS=ON): it runs a product implementation
@@ -122,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=10, help="A/A runs, and as many slowed runs (default 10)")
     parser.add_argument("--baseline-runs", type=int, default=0,
                         help="first make the baseline afresh from this many runs (default: use the existing one)")
+    parser.add_argument("--add", action="store_true",
+                        help="with --baseline-runs: add the new runs to the baseline instead of replacing it")
     parser.add_argument("--factor", type=float, default=1.3, help="the injected slowdown (default 1.3)")
     parser.add_argument("--wrapped", default=os.environ.get(WRAPPED_VAR, "cpu_scalar"),
                         help="the product implementation test_slowed runs (default cpu_scalar)")
@@ -148,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.baseline_runs:
             runs = [run_rounds(args.bin, args.suite_args, args.rounds, args.machine, args.results_root, env=plain)
                     for _ in range(args.baseline_runs)]
-            target, warnings = promote(runs, args.results_root)
+            target, warnings = promote(runs, args.results_root, add=args.add)
             print(f"baseline: {target} from {', '.join(r.name for r in runs)}", file=sys.stderr)
             for warning in warnings:
                 print(f"warning: {warning}", file=sys.stderr)
