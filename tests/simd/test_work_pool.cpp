@@ -7,10 +7,13 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
+#include <tuple>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "cpu_common/cpu_vector_base.hpp"
 #include "cpu_common/prefilter_driver.hpp"
 #include "cpu_common/query_bins.hpp"
 #include "cpu_common/work_pool.hpp"
@@ -146,5 +149,103 @@ TEST(WorkPool, BinSortDoesNotDependOnThreads) {
     ASSERT_EQ(got.records.size(), ref.records.size());
     EXPECT_EQ(std::memcmp(got.records.data(), ref.records.data(), ref.records.size() * sizeof(float)), 0)
         << "threads=" << threads;
+  }
+}
+
+namespace {
+
+// cpu_simd's kernels behind CpuVectorBase, recording every kernel call: the thread it ran
+// on and its arguments (what the drivers chunked), so two runs can be compared call by call.
+struct KernelCall {
+  std::thread::id thread;
+  int kind;  // 0 columns, 1 rows, 2 evaluate
+  std::int64_t a, b, c;
+  bool operator==(const KernelCall& o) const {
+    return std::tie(thread, kind, a, b, c) == std::tie(o.thread, o.kind, o.a, o.b, o.c);
+  }
+};
+std::mutex g_calls_mutex;
+std::vector<KernelCall> g_calls;
+void record(int kind, std::int64_t a, std::int64_t b, std::int64_t c) {
+  std::lock_guard<std::mutex> lock(g_calls_mutex);
+  g_calls.push_back({std::this_thread::get_id(), kind, a, b, c});
+}
+
+class RecordingSimd final : public cpu::CpuVectorBase {
+ public:
+  std::string_view name() const override { return "recording_simd"; }
+  std::string_view description() const override { return "cpu_simd kernels, calls recorded"; }
+  Availability availability() const override { return {}; }
+
+ protected:
+  bool uses_threads() const override { return true; }
+  cpu::PrefilterKernels prefilter_kernels() const override {
+    return {[](float* base, std::int64_t row_stride, std::int64_t lanes, const cpu::LinePlan& plan, float* scratch) {
+              record(0, row_stride, lanes, plan.n);
+              cpu::simd::prefilter_kernels().columns(base, row_stride, lanes, plan, scratch);
+            },
+            [](float* data, std::int64_t rows, int channels, const cpu::LinePlan& plan, float* scratch) {
+              record(1, rows, channels, plan.n);
+              cpu::simd::prefilter_kernels().rows(data, rows, channels, plan, scratch);
+            }};
+  }
+  cpu::EvalRangeFn eval_kernel() const override {
+    return [](const cpu::EvalGrid& grid, const float* coeffs, const float* coords, std::int64_t n, std::int64_t q0,
+              std::int64_t q1, float* out) {
+      record(2, n, q0, q1);
+      cpu::simd::eval_kernel()(grid, coeffs, coords, n, q0, q1, out);
+    };
+  }
+};
+
+struct PhaseRun {
+  std::vector<KernelCall> calls;
+  std::vector<float> values;
+  std::vector<std::pair<std::string, int>> used;
+};
+
+PhaseRun run_recorded(int threads, const GridShape& shape, std::int64_t queries) {
+  const auto field = datasets::make_field(datasets::FieldKind::noise, shape, 1, 11);
+  const auto coords = datasets::make_queries(datasets::QueryPattern::uniform, shape, queries, 12);
+  RecordingSimd impl;
+  Options opts;
+  opts.threads = threads;
+  impl.configure(opts);
+  PhaseRun run;
+  run.values.resize(static_cast<std::size_t>(queries * shape.channels));
+  g_calls.clear();
+  PhaseTimes times;
+  impl.prepare(shape, 1, field.data(), Mode::mirror, true, times);
+  impl.evaluate(coords.data(), queries, run.values.data(), times);
+  run.calls = g_calls;
+  run.used = impl.threads_used();
+  return run;
+}
+
+}  // namespace
+
+// Options::threads is a ceiling: a phase whose work is worth one thread must run the
+// one-thread path itself (same work items, same order, all on the calling thread, the
+// pool never entered), whatever the ceiling. Compared call by call against threads=1.
+TEST(WorkPool, PhaseOnOneThreadRunsTheOneThreadPath) {
+  struct Case {
+    GridShape shape;
+    std::int64_t queries;
+  };
+  // Each below one share per phase (kPrefilterBytesPerThread, kEvalTapsPerThread).
+  const Case cases[] = {{GridShape::make({120, 160}, 4), 4096}, {GridShape::make({32, 32, 32}), 8192},
+                        {GridShape::make({256, 256}), 65535}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.shape.to_string());
+    const PhaseRun one = run_recorded(1, c.shape, c.queries);
+    const PhaseRun many = run_recorded(16, c.shape, c.queries);
+    const std::vector<std::pair<std::string, int>> single = {{std::string(phase::prefilter), 1},
+                                                             {std::string(phase::evaluate), 1}};
+    EXPECT_EQ(one.used, single);
+    EXPECT_EQ(many.used, single);
+    ASSERT_FALSE(one.calls.empty());
+    for (const KernelCall& k : many.calls) ASSERT_EQ(k.thread, std::this_thread::get_id()) << "kernel ran off the caller";
+    EXPECT_TRUE(many.calls == one.calls) << "different work items at threads=16 than at threads=1";
+    EXPECT_EQ(0, std::memcmp(many.values.data(), one.values.data(), one.values.size() * sizeof(float)));
   }
 }
