@@ -7,7 +7,7 @@
 //   anti-causal: c[N-1] = sum_i anticausal[i].weight * c+[anticausal[i].index]
 //                c[k]   = z (c[k+1] - c+[k])
 //
-// The weights are the exact closed forms of the oracle (impls/reference/oracle.hpp)
+// The weights are the exact closed forms of the oracle (splinebench/oracle.hpp)
 // for every mode and every length N >= 1. Terms whose weight is below kDropBelow are
 // left out; see line_plan.cpp for the bound on what that changes.
 #pragma once

@@ -7,7 +7,7 @@
 // edges, in counts that leave a partial vector, and at NaN/inf/huge coordinates.
 //
 // Bounds: the implementations' declared Tolerance, required to be no looser than
-// cpu_scalar's (harness/include/splinebench/f32_accuracy.hpp: prefilter rel L2 <= 8u RMS
+// cpu_scalar's (splinebench/f32_accuracy.hpp: prefilter rel L2 <= 8u RMS
 // per pass times the later passes' noise gain, ~2 per axis on smooth data; on white
 // noise the errors only add per pass, <= 8u D, asserted as well; interpolation
 // max |s - s_ref| <= 1e-5 max|f|). Why the SIMD kernels obey the same model:
