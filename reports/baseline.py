@@ -66,8 +66,17 @@ def problems_in(run: Run) -> list[str]:
     return problems
 
 
+def _source_name(source: Path) -> str:
+    """Where a promoted run came from: relative to the repository when inside it, so
+    that the record reads the same on every checkout."""
+    try:
+        return source.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(source.resolve())
+
+
 def _provenance(run: Run, source: Path, promoted_at: str, forced: bool) -> dict:
-    return {"run_id": run.context.get("run_id"), "source": str(source.resolve()),
+    return {"run_id": run.context.get("run_id"), "source": _source_name(source),
             "git_sha": run.context.get("git_sha"), "git_dirty": run.context.get("git_dirty"),
             "date": run.context.get("date"), "suite": run.context.get("suite"),
             "promoted_at": promoted_at, "forced": forced}
@@ -106,7 +115,7 @@ def promote(run_dirs: list[Path] | Path, results_root: Path = DEFAULT_RESULTS_RO
         for folder in baseline_run_dirs(target):
             run_id = load_run(folder).context.get("run_id")
             sources[run_id] = folder
-            entries.setdefault(run_id, {"run_id": run_id, "source": str(folder.resolve())})
+            entries.setdefault(run_id, {"run_id": run_id, "source": _source_name(folder)})
     for d, run in zip(run_dirs, runs):
         run_id = str(run.context.get("run_id"))
         if run_id in sources and add:
