@@ -402,9 +402,10 @@ def method_line(result: CompareResult) -> str:
     units = "; ".join(f"{u}: {UNIT_WORDS[u]}" for u in result.units) or "none"
     machine = ("times divided by each round's machine factor (the median ratio over all case-phases), "
                if result.machine is not None else "")
+    aggregates = (f" and, apart, over {len(result.aggregates)} aggregates (the whole run, each implementation)"
+                  if result.aggregates else "")
     return (f"method: {machine}one-sided t-test on log times, Benjamini-Hochberg over {len(result.rows)} "
-            f"case-phases and, apart, over {len(result.aggregates)} aggregates (the whole run, each "
-            f"implementation) at alpha {result.alpha:g}; a change counts from {result.threshold:.0%} (and "
+            f"case-phases{aggregates} at alpha {result.alpha:g}; a change counts from {result.threshold:.0%} (and "
             f"{result.min_abs * 1e3:g} ms for a case), in every round of NEW (one may miss of 4-6); units: {units}")
 
 
