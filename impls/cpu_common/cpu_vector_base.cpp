@@ -22,10 +22,9 @@ Tolerance CpuVectorBase::tolerance(const GridShape& shape) const {
   // (line_plan.cpp), so f32_accuracy's per-pass model (8u RMS, amplified by the later
   // passes' noise gain) applies unchanged. Evaluation: nested 4-term tap sums with
   // weights summing to 1, like cpu_scalar: the estimate 1e-5 max|f|.
-  return {f32_accuracy::prefilter_rel_l2_bound(shape), 1e-5,
-          "prefilter: 8u RMS per pass x RMS noise gain of later passes (f32_accuracy.hpp), "
-          "init truncation < 2^-24/40; evaluation: tap-sum rounding + damped coefficient error, "
-          "estimate 1e-5 max|f|"};
+  Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
+  t.basis += "; initial values' truncation < 2^-24/40";
+  return t;
 }
 
 void CpuVectorBase::configure(const Options& options) {

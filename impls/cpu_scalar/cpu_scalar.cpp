@@ -101,17 +101,9 @@ class CpuScalar final : public Implementation {
   Capabilities capabilities() const override { return {}; }
   Availability availability() const override { return {}; }
   Tolerance tolerance(const GridShape& shape) const override {
-    // Prefilter: per-pass float rounding (~1.6 u RMS) is white noise that every later
-    // pass amplifies by the prefilter's RMS gain (~2), while smooth data passes with
-    // gain ~1, so the bound depends on the later axes' lengths (f32_accuracy.hpp):
-    // 4.8e-7 in 1-D, ~3.3e-6 in 3-D, ~3e-5 in 6-D.
-    // Evaluation: nested 4-term tap sums (4D roundings of partial sums <= sum w|c|) plus
-    // the coefficient errors seen through the weights, which damp the high frequencies
-    // the later passes amplified; 1e-5 max|f| for D <= 6 (an estimate, not a proven
-    // bound: white noise in 6-D, where |c| grows ~1.86x per axis, measures ~1.1e-6).
-    return {f32_accuracy::prefilter_rel_l2_bound(shape), 1e-5,
-            "prefilter: 8u RMS per pass x RMS noise gain of later passes (f32_accuracy.hpp); "
-            "evaluation: tap-sum rounding + damped coefficient error, estimate 1e-5 max|f|"};
+    // Per-pass float rounding amplified by the later passes' noise gain, and nested
+    // 4-term tap sums: the derivation is in f32_accuracy.hpp.
+    return f32_accuracy::pass_by_pass_tolerance(shape);
   }
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode,
