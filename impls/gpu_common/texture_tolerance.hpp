@@ -19,7 +19,10 @@
 
 namespace splinebench::gpu {
 
-// What prepare measures on the device for the bound (phase "bound_stats").
+// The phase in which prepare measures these magnitudes on the device.
+inline constexpr const char* kBoundStatsPhase = "bound_stats";
+
+// What prepare measures on the device for the bound (phase kBoundStatsPhase).
 struct TextureMagnitudes {
   double max_f = 0;        // samples, before the prefilter; 0 when not measured
   double max_c = 0;        // coefficients

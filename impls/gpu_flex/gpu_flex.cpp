@@ -39,8 +39,6 @@ enum class EvalPath { global, texture };
 constexpr EvalPath kEvaluatePath[kMaxDims] = {EvalPath::global,  EvalPath::texture, EvalPath::texture,
                                               EvalPath::texture, EvalPath::texture, EvalPath::texture};
 
-constexpr const char* kBoundStatsPhase = "bound_stats";
-
 class GpuFlex final : public gpu::GpuPipeline {
  public:
   explicit GpuFlex(Variant variant) : variant_(variant) {}
@@ -143,7 +141,7 @@ class GpuFlex final : public gpu::GpuPipeline {
       texture_bound_ = false;  // beyond the texture limits: global evaluation
       return;
     }
-    ScopedPhase p(times, kBoundStatsPhase);
+    ScopedPhase p(times, gpu::kBoundStatsPhase);
     // max|f| is that of the samples the coefficients interpolate. Handed-in coefficients
     // come without their samples: then 0, and the bound uses max|f| >= max|c| / 3^D.
     samples_max_ =

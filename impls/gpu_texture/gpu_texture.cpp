@@ -27,8 +27,6 @@
 namespace splinebench::impls {
 namespace {
 
-constexpr const char* kBoundStatsPhase = "bound_stats";
-
 class GpuTexture final : public gpu::GpuPipeline {
  public:
   explicit GpuTexture(bool binned) : binned_(binned) {}
@@ -74,7 +72,7 @@ class GpuTexture final : public gpu::GpuPipeline {
 
  protected:
   void before_prefilter(PhaseTimes& times) override {
-    ScopedPhase p(times, kBoundStatsPhase);
+    ScopedPhase p(times, gpu::kBoundStatsPhase);
     samples_max_ = gpu::coefficient_stats(shape(), fields(), mode(), d_coeffs(), stream()).max_abs;
     samples_max_valid_ = true;
   }
@@ -83,7 +81,7 @@ class GpuTexture final : public gpu::GpuPipeline {
     timer().start(stream());
     field_.bind(shape(), fields(), mode(), d_coeffs(), stream());
     times.add(phase::bind, timer().stop(stream()));
-    ScopedPhase p(times, kBoundStatsPhase);
+    ScopedPhase p(times, gpu::kBoundStatsPhase);
     const gpu::CoefficientStats s = gpu::coefficient_stats(shape(), fields(), mode(), d_coeffs(), stream());
     coeff_max_ = s.max_abs;
     coeff_max_diff_ = s.max_neighbour_difference;
