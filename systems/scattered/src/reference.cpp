@@ -1,0 +1,60 @@
+#include "splinebench/scattered/reference.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <Eigen/SparseCholesky>
+
+namespace splinebench::scattered {
+
+std::int64_t default_direct_max_unknowns(int dims) { return dims >= 3 ? 70'000 : 300'000; }
+
+ReferenceSolution solve_reference(const NormalEquations& system, int dims, const ReferenceOptions& options) {
+  ReferenceSolution out;
+  const SparseMatrix& a = system.matrix;
+  const Vector& b = system.rhs;
+  const std::int64_t limit =
+      options.direct_max_unknowns > 0 ? options.direct_max_unknowns : default_direct_max_unknowns(dims);
+  if (a.rows() <= limit) {
+    out.method = "ldlt";
+    const Eigen::SparseMatrix<double, Eigen::ColMajor, int> col = a;
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double, Eigen::ColMajor, int>, Eigen::Lower> ldlt(col);
+    const Vector d = ldlt.info() == Eigen::Success ? Vector(ldlt.vectorD()) : Vector();
+    const double dmax = d.size() ? d.maxCoeff() : 0;
+    const double dmin = d.size() ? d.minCoeff() : 0;
+    out.pivot_ratio = dmax > 0 ? dmin / dmax : 0;
+    // Rank-deficient A in f64 leaves pivots at the rounding level of the largest one.
+    const double threshold = 64 * std::numeric_limits<double>::epsilon() * dmax;
+    if (ldlt.info() != Eigen::Success || !(dmax > 0) || !(dmin > threshold)) {
+      out.report.status = SolveStatus::singular;
+      std::ostringstream msg;
+      msg << "the matrix is singular to working precision (smallest LDL^T pivot " << dmin << " against largest "
+          << dmax << "): lambda = 0 with samples that do not determine every coefficient";
+      out.report.message = msg.str();
+      return out;
+    }
+    out.coeffs = ldlt.solve(b);
+    out.report.status = SolveStatus::converged;
+    out.report.relres = relative_residual(a, b, out.coeffs);
+    return out;
+  }
+  out.method = "cg";
+  Vector x = Vector::Zero(b.size());
+  const Vector diag = a.diagonal();
+  for (Eigen::Index i = 0; i < diag.size(); ++i)
+    if (!(diag[i] > 0)) {
+      out.report.status = SolveStatus::singular;
+      out.report.message = "diagonal entry " + std::to_string(i) +
+                           " is zero: no sample and no regularisation reach that unknown";
+      return out;
+    }
+  IterationControl control;
+  control.max_iterations = options.cg_max_iterations;
+  control.tolerance = options.cg_tolerance;
+  out.report = conjugate_gradient(a, b, x, control, jacobi_preconditioner(a));
+  if (out.report.status == SolveStatus::converged) out.coeffs = std::move(x);
+  return out;
+}
+
+}  // namespace splinebench::scattered
