@@ -11,7 +11,7 @@ import numpy as np
 
 from .common import ROOT, StudyError
 
-CACHE_ENV = "SPLINEBENCH_DATASETS"
+CACHE_ENV = "SPLINEBENCH_DATASETS_DIR"
 
 
 def cache_dir() -> Path:
