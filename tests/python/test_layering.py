@@ -1,5 +1,5 @@
 """The product's layers point one way (CMakeLists.txt, "Layers"): core at the bottom,
-then datasets and io, then the implementations, then the runner, then the CLI. A file
+then io, then datasets, then the implementations, then the runner, then the CLI. A file
 may include its own layer and the layers below it, never one above. Inside the
 implementations layer, an implementation's folder includes only itself, the shared
 cpu_common/ and gpu_common/ folders and the core: never another implementation.
@@ -29,11 +29,11 @@ INCLUDE_ROOTS = [
 # Rank of each layer: a file may include files of the same or a lower rank.
 LAYERS = [  # (path prefix, layer name, rank); the longest matching prefix wins
     ("impls/core/", "core", 0),
-    ("datasets/", "datasets", 1),
     ("harness/io/", "io", 1),
-    ("impls/", "implementations", 2),
-    ("harness/runner/", "runner", 3),
-    ("harness/cli/", "cli", 4),
+    ("datasets/", "datasets", 2),  # real datasets are read with io's .npy reader
+    ("impls/", "implementations", 3),
+    ("harness/runner/", "runner", 4),
+    ("harness/cli/", "cli", 5),
 ]
 SHARED_IMPL_FOLDERS = {"cpu_common", "gpu_common", "include"}
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".cu", ".cuh", ".h", ".def", ".in"}

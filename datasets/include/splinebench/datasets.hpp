@@ -27,6 +27,32 @@ QueryPattern parse_query_pattern(std::string_view text);  // throws splinebench:
 // `fields` fields of `shape`, layout as in implementation.hpp.
 std::vector<float> make_field(FieldKind kind, const GridShape& shape, std::int64_t fields, std::uint64_t seed);
 
+// What a field holds, by the name a suite gives in "data": a synthetic kind (noise,
+// smooth; random from the seed), an analytic function (datasets/analytic.hpp; sampled
+// on the case's shape, at the positions of the case's mode) or a real dataset
+// (datasets/real.hpp; its grid and channels are the data's own).
+struct FieldSource {
+  enum class Origin { synthetic, analytic, real };
+  Origin origin = Origin::synthetic;
+  FieldKind kind = FieldKind::noise;  // synthetic only
+  std::string name = "noise";
+
+  FieldSource() = default;
+  FieldSource(FieldKind synthetic);  // implicit: a FieldKind is a FieldSource
+  friend bool operator==(const FieldSource&, const FieldSource&) = default;
+};
+std::string_view to_string(const FieldSource& source);
+// Any synthetic, analytic or real name; throws splinebench::Error listing all of them.
+// Only the name is checked: a real dataset's files are looked at when it is used.
+FieldSource parse_field_source(std::string_view text);
+
+// The field for `source`: synthetic kinds from `seed` (mode unused); analytic functions
+// sampled under `mode` (every channel and field the same samples); real datasets as
+// real_field (`shape` must be real_field_shape of the data, else splinebench::Error
+// naming both; DatasetUnavailable when the data is not in the cache).
+std::vector<float> make_field(const FieldSource& source, const GridShape& shape, std::int64_t fields,
+                              std::uint64_t seed, Mode mode);
+
 // (D, n) float32 coordinates, axis-major.
 std::vector<float> make_queries(QueryPattern pattern, const GridShape& shape, std::int64_t n, std::uint64_t seed);
 
