@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "splinebench/runner/stats.hpp"
 
 namespace splinebench::runner {
 namespace {
@@ -34,6 +37,8 @@ InterpAccuracy compare_values(const std::vector<float>& got, std::int64_t fields
   a.checked_queries = m;
   double diff2 = 0, ref2 = 0;
   std::int64_t count = 0;
+  std::vector<double> errors;
+  errors.reserve(static_cast<std::size_t>(fields * m * channels));
   for (std::int64_t f = 0; f < fields; ++f)
     for (std::int64_t j = 0; j < m; ++j)
       for (int c = 0; c < channels; ++c) {
@@ -43,11 +48,19 @@ InterpAccuracy compare_values(const std::vector<float>& got, std::int64_t fields
         diff2 += d * d;
         ref2 += r * r;
         a.max_abs = max_nan(a.max_abs, std::abs(d));
+        errors.push_back(std::abs(d));
         ++count;
       }
   a.rms = count ? std::sqrt(diff2 / static_cast<double>(count)) : 0.0;
   a.rel_l2 = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   a.max_rel_to_maxf = max_abs_f > 0 ? a.max_abs / max_abs_f : a.max_abs;
+  const double scale = max_abs_f > 0 ? 1.0 / max_abs_f : 1.0;
+  const bool finite = std::all_of(errors.begin(), errors.end(), [](double e) { return std::isfinite(e); });
+  if (!errors.empty()) std::sort(errors.begin(), errors.end());
+  for (double p : kErrorQuantiles)
+    a.quantiles_rel_to_maxf.push_back(errors.empty() ? 0.0
+                                      : finite     ? quantile_sorted(errors, p) * scale
+                                                   : std::numeric_limits<double>::quiet_NaN());
   return a;
 }
 

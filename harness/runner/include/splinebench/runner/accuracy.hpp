@@ -14,11 +14,18 @@ struct PrefilterAccuracy {
   std::int64_t unwritten = 0;  // coefficients still NaN after read-back (poisoned before)
 };
 
+// The quantiles of the interpolation error the records keep (results/README.md).
+inline constexpr double kErrorQuantiles[] = {0.5, 0.9, 0.99, 0.999};
+
 struct InterpAccuracy {
   double max_abs = 0;          // max |s - s_ref| over the checked values
   double rms = 0;              // sqrt(mean (s - s_ref)^2)
   double rel_l2 = 0;           // ||s - s_ref|| / ||s_ref||
   double max_rel_to_maxf = 0;  // max_abs / max |f| over the batch's samples
+  // The distribution, not only the worst value: quantiles (linear interpolation) of
+  // |s - s_ref| / max |f| over the checked values, at kErrorQuantiles. NaN when any
+  // error is non-finite.
+  std::vector<double> quantiles_rel_to_maxf;
   std::int64_t checked_queries = 0;  // per field (a deterministic subset for big cases)
   std::int64_t unwritten = 0;  // outputs left NaN where the coordinates were finite
   bool nan_ok = true;          // unwritten == 0 in every repetition
