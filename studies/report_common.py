@@ -1,5 +1,5 @@
 """Pieces every study's report section uses: a Markdown table, figures saved as PNG
-and SVG, and the section page (section.md + index.html) with where the numbers came
+and SVG, and the section page (section.md + section.html) with where the numbers came
 from."""
 from __future__ import annotations
 
@@ -46,14 +46,15 @@ def _source_line(context: dict[str, Any]) -> str:
 
 def write_section(out: Path, title: str, context: dict[str, Any], paragraph: str, table: str,
                   figures: Sequence[str], command: str | None = None) -> Path:
-    """out/section.md (Markdown) and out/index.html (the same, readable in a browser)."""
+    """out/section.md (Markdown) and out/section.html (the same, readable in a browser; not
+    index.html, which reports.build writes into a harness run's report/ folder)."""
     out.mkdir(parents=True, exist_ok=True)
     command = command or f"python -m studies.{context.get('study')} (arguments: {context.get('arguments')})"
     body = [f"## {title}", "", paragraph, "", _source_line(context), f"Command: `{command}`", "", table, "",
             *figures]
     text = "\n".join(body) + "\n"
     write_atomic(out / "section.md", text.encode())
-    write_atomic(out / "index.html", _html(title, text).encode())
+    write_atomic(out / "section.html", _html(title, text).encode())
     return out / "section.md"
 
 
