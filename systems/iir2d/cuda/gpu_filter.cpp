@@ -1,0 +1,249 @@
+// GpuFilter: device buffers, the schemes' state and their timing (CUDA events).
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.hpp"
+#include "kernels.hpp"
+#include "splinebench/iir2d/gpu.hpp"
+
+namespace splinebench::iir2d {
+
+namespace {
+
+template <typename T>
+struct DeviceArray {
+  T* p = nullptr;
+  std::size_t n = 0;
+  void alloc(std::size_t count) {
+    free();
+    if (count) IIR2D_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), count * sizeof(T)));
+    n = count;
+  }
+  void free() {
+    if (p) cudaFree(p);
+    p = nullptr;
+    n = 0;
+  }
+  ~DeviceArray() { free(); }
+};
+
+// Wavefront order of the T x T tiles: anti-diagonal d = ti + tj, then ti.
+std::vector<std::int64_t> wavefront_order(std::int64_t TH, std::int64_t TW) {
+  std::vector<std::int64_t> order;
+  order.reserve(static_cast<std::size_t>(TH * TW));
+  for (std::int64_t d = 0; d < TH + TW - 1; ++d)
+    for (std::int64_t ti = std::max<std::int64_t>(0, d - (TW - 1)); ti <= std::min(TH - 1, d); ++ti)
+      order.push_back(ti * TW + (d - ti));
+  return order;
+}
+
+constexpr int kLockBlocks = 512;  // the seed's 512 blocks per stage
+
+}  // namespace
+
+const std::vector<Scheme>& all_schemes() {
+  static const std::vector<Scheme> s{Scheme::fixed, Scheme::fixed_graph, Scheme::flex_locks, Scheme::flex_tiles,
+                                     Scheme::flex_tiles16};
+  return s;
+}
+
+struct GpuFilter::Impl {
+  Shape shape;
+  Window window;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  DeviceArray<float> x, y, b;
+  DeviceArray<int> progress, locks;  // locks scheme (progress with its guard word)
+  DeviceArray<unsigned long long> ticket;
+  DeviceArray<int> row_progress;
+  std::map<int, DeviceArray<std::int64_t>> orders;  // T -> wavefront order
+  DeviceArray<std::int64_t> custom_order;
+  DeviceArray<std::uint32_t> counts;
+  DeviceArray<unsigned long long> oob;
+  DeviceArray<unsigned> abort;
+  cudaGraphExec_t graph = nullptr, empty_graph = nullptr;
+  bool instrumented = false;
+
+  kern::Image image() const { return kern::Image{x.p, y.p, shape.rows, shape.cols, window.M, b.p}; }
+  ~Impl() {
+    if (graph) cudaGraphExecDestroy(graph);
+    if (empty_graph) cudaGraphExecDestroy(empty_graph);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (stream) cudaStreamDestroy(stream);
+  }
+  cudaGraphExec_t capture(bool empty) {
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    IIR2D_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    if (empty) kern::launch_empty_steps(shape.rows, shape.cols, stream);
+    else kern::launch_fixed_steps(image(), stream);
+    IIR2D_CUDA(cudaStreamEndCapture(stream, &g));
+    const cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+    cudaGraphDestroy(g);
+    IIR2D_CUDA(e);
+    return exec;
+  }
+};
+
+GpuFilter::GpuFilter(const Shape& shape, const Window& window) : impl_(std::make_unique<Impl>()) {
+  validate(shape, window);
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw Unsupported("iir2d: " + why);
+  Impl& s = *impl_;
+  s.shape = shape;
+  s.window = window;
+  const std::size_t px = static_cast<std::size_t>(shape.pixels());
+  std::size_t free_b = 0, total_b = 0;
+  IIR2D_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  // x, y, and the tile order (8 B per 16 x 16 tile at most), with 5 % to spare.
+  const std::size_t need = px * 8 + px / 32 + (std::size_t{64} << 20);
+  if (need > free_b * 0.95)
+    throw Unsupported("iir2d: " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " needs about " +
+                      std::to_string(need >> 20) + " MiB of device memory, " + std::to_string(free_b >> 20) +
+                      " MiB free");
+  IIR2D_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  IIR2D_CUDA(cudaEventCreate(&s.e0));
+  IIR2D_CUDA(cudaEventCreate(&s.e1));
+  s.x.alloc(px);
+  s.y.alloc(px);
+  s.b.alloc(window.b.size());
+  IIR2D_CUDA(cudaMemcpy(s.b.p, window.b.data(), window.b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  s.progress.alloc(static_cast<std::size_t>(shape.rows) + 1);
+  s.locks.alloc(static_cast<std::size_t>(shape.rows));
+  s.ticket.alloc(1);
+  s.row_progress.alloc(static_cast<std::size_t>((shape.rows + 15) / 16));
+  s.oob.alloc(1);
+  s.abort.alloc(1);
+}
+
+GpuFilter::~GpuFilter() = default;
+
+void GpuFilter::upload(const float* x) {
+  IIR2D_CUDA(cudaMemcpy(impl_->x.p, x, impl_->x.n * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+void GpuFilter::poison_output() {
+  IIR2D_CUDA(cudaMemsetAsync(impl_->y.p, 0xFF, impl_->y.n * sizeof(float), impl_->stream));
+  IIR2D_CUDA(cudaStreamSynchronize(impl_->stream));
+}
+
+void GpuFilter::download(float* y) const {
+  IIR2D_CUDA(cudaMemcpy(y, impl_->y.p, impl_->y.n * sizeof(float), cudaMemcpyDeviceToHost));
+}
+
+double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
+  Impl& s = *impl_;
+  const TestHooks none;
+  const TestHooks& h = hooks ? *hooks : none;
+  if (h.lock_defects && (scheme != Scheme::flex_locks || (h.lock_defects & (h.lock_defects - 1))))
+    throw Error("iir2d: lock defects apply to flex_locks only, one at a time");
+  kern::Watch w;
+  w.abort = s.abort.p;
+  w.watchdog_ns = static_cast<unsigned long long>(h.watchdog_s * 1e9);
+  w.stalls = h.stalls;
+  w.seed = h.stall_seed;
+  s.instrumented = h.instrument;
+  if (h.instrument) {
+    if (!s.counts.p) s.counts.alloc(s.y.n);
+    IIR2D_CUDA(cudaMemsetAsync(s.counts.p, 0, s.counts.n * sizeof(std::uint32_t), s.stream));
+    IIR2D_CUDA(cudaMemsetAsync(s.oob.p, 0, sizeof(unsigned long long), s.stream));
+    w.write_counts = s.counts.p;
+    w.out_of_array = s.oob.p;
+  }
+  IIR2D_CUDA(cudaMemsetAsync(s.abort.p, 0, sizeof(unsigned), s.stream));
+
+  const int T = scheme == Scheme::flex_tiles16 ? 16 : 32;
+  const std::int64_t TH = (s.shape.rows + T - 1) / T, TW = (s.shape.cols + T - 1) / T;
+  const std::int64_t* order = nullptr;
+  if (scheme == Scheme::flex_tiles || scheme == Scheme::flex_tiles16) {
+    if (!h.tile_order.empty()) {
+      if (static_cast<std::int64_t>(h.tile_order.size()) != TH * TW)
+        throw Error("iir2d: the tile order has the wrong length");
+      s.custom_order.alloc(h.tile_order.size());
+      IIR2D_CUDA(cudaMemcpy(s.custom_order.p, h.tile_order.data(), h.tile_order.size() * sizeof(std::int64_t),
+                            cudaMemcpyHostToDevice));
+      order = s.custom_order.p;
+    } else {
+      auto& o = s.orders[T];
+      if (!o.p) {
+        const auto host = wavefront_order(TH, TW);
+        o.alloc(host.size());
+        IIR2D_CUDA(cudaMemcpy(o.p, host.data(), host.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+      }
+      order = o.p;
+    }
+  }
+  if (scheme == Scheme::fixed_graph && !s.graph) s.graph = s.capture(false);
+
+  IIR2D_CUDA(cudaEventRecord(s.e0, s.stream));
+  switch (scheme) {
+    case Scheme::fixed:
+      kern::launch_fixed_steps(s.image(), s.stream);
+      break;
+    case Scheme::fixed_graph:
+      IIR2D_CUDA(cudaGraphLaunch(s.graph, s.stream));
+      break;
+    case Scheme::flex_locks:
+      IIR2D_CUDA(cudaMemsetAsync(s.progress.p, 0, s.progress.n * sizeof(int), s.stream));
+      IIR2D_CUDA(cudaMemsetAsync(s.locks.p, 0, s.locks.n * sizeof(int), s.stream));
+      kern::launch_locks(s.image(), s.progress.p + 1, s.locks.p, kLockBlocks, h.lock_defects, h.reverse_blocks, w,
+                         s.stream);
+      break;
+    case Scheme::flex_tiles:
+    case Scheme::flex_tiles16:
+      IIR2D_CUDA(cudaMemsetAsync(s.ticket.p, 0, sizeof(unsigned long long), s.stream));
+      IIR2D_CUDA(cudaMemsetAsync(s.row_progress.p, 0, static_cast<std::size_t>(TH) * sizeof(int), s.stream));
+      kern::launch_tiles(s.image(), T, order, s.ticket.p, s.row_progress.p, w, s.stream);
+      break;
+  }
+  IIR2D_CUDA(cudaGetLastError());
+  IIR2D_CUDA(cudaEventRecord(s.e1, s.stream));
+  IIR2D_CUDA(cudaEventSynchronize(s.e1));
+  float ms = 0;
+  IIR2D_CUDA(cudaEventElapsedTime(&ms, s.e0, s.e1));
+  return ms * 1e-3;
+}
+
+Diagnostics GpuFilter::diagnostics() const {
+  const Impl& s = *impl_;
+  Diagnostics d;
+  unsigned abort = 0;
+  IIR2D_CUDA(cudaMemcpy(&abort, s.abort.p, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  d.watchdog_fired = abort != 0;
+  if (s.instrumented) {
+    d.write_counts.resize(s.counts.n);
+    IIR2D_CUDA(cudaMemcpy(d.write_counts.data(), s.counts.p, s.counts.n * sizeof(std::uint32_t),
+                          cudaMemcpyDeviceToHost));
+    unsigned long long oob = 0;
+    IIR2D_CUDA(cudaMemcpy(&oob, s.oob.p, sizeof(oob), cudaMemcpyDeviceToHost));
+    d.out_of_array_reads = oob;
+  }
+  return d;
+}
+
+double GpuFilter::empty_chain(bool graph) {
+  Impl& s = *impl_;
+  if (graph && !s.empty_graph) s.empty_graph = s.capture(true);
+  IIR2D_CUDA(cudaEventRecord(s.e0, s.stream));
+  if (graph) IIR2D_CUDA(cudaGraphLaunch(s.empty_graph, s.stream));
+  else kern::launch_empty_steps(s.shape.rows, s.shape.cols, s.stream);
+  IIR2D_CUDA(cudaGetLastError());
+  IIR2D_CUDA(cudaEventRecord(s.e1, s.stream));
+  IIR2D_CUDA(cudaEventSynchronize(s.e1));
+  float ms = 0;
+  IIR2D_CUDA(cudaEventElapsedTime(&ms, s.e0, s.e1));
+  return ms * 1e-3;
+}
+
+std::string gpu_unavailable_reason() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) return std::string("no CUDA device: ") + cudaGetErrorString(e);
+  if (n == 0) return "no CUDA device: none found";
+  return "";
+}
+
+}  // namespace splinebench::iir2d
