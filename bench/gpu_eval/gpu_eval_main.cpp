@@ -1,5 +1,5 @@
-// gpu_eval_bench: the standalone GPU measurements behind the gpu_naive / gpu_texture
-// numbers, as benchmarks with declared axes (bench/gpu_bench_common) in one JSON file
+// gpu_eval_bench: the standalone GPU measurements behind the gpu_naive / gpu_texture /
+// gpu_half numbers, as benchmarks with declared axes (bench/gpu_bench_common) in one JSON file
 // (schema in README.md):
 //   bandwidth             probe: L2-resident and DRAM read bandwidth of this GPU (the
 //                         bounds the random gathers are compared with).
@@ -7,7 +7,8 @@
 //                         random in-range queries and the same queries sorted by cell;
 //                         evaluate kernel only, hot and cold; accuracy vs the double
 //                         oracle on a subset; sector traffic per query; gpu_texture_binned
-//                         with its binning inside the timed region.
+//                         with its binning inside the timed region; gpu_half_f16/bf16
+//                         (the same coefficients stored as f16/bf16, global loads).
 //   l2_fetch_granularity  bytes x impl: the random case under each L2 fetch granularity
 //                         (32/64/128 bytes, restored afterwards).
 //   thesis4d              case x impl: the thesis' 4-D rows (16^4/16^4, 32^4/32^4,
@@ -43,6 +44,8 @@
 #include "gpu_common/event_chain.hpp"
 #include "gpu_common/prefilter_step.hpp"
 #include "gpu_common/texture_field.hpp"
+#include "gpu_half/half_storage.hpp"
+#include "gpu_half/half_tolerance.hpp"
 #include "gpu_texture/query_binner.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
@@ -107,8 +110,11 @@ struct Prepared {
   std::vector<float> samples;
   std::vector<double> ref_coeffs;
   DeviceBuffer<float> d_coeffs;
+  DeviceBuffer<__half> d_f16;          // the coefficients stored as gpu_half_f16 stores them
+  DeviceBuffer<__nv_bfloat16> d_bf16;  // ... and as gpu_half_bf16
   gpu::TextureField texture;
   double max_f = 0;
+  double max_c = 0;
   double texture_bound = 0;  // hardware part of the texture error bound, relative to max|f|
 };
 
@@ -125,6 +131,13 @@ std::unique_ptr<Prepared> prepare_problem(const GridShape& shape, Mode mode, std
   p->texture.bind(shape, 1, mode, p->d_coeffs.data(), stream);
   const float dc = gpu::max_neighbour_difference(shape, 1, mode, p->d_coeffs.data(), stream);
   p->texture_bound = gpu::TextureField::interp_error_factor(shape, 1, mode) * dc / p->max_f;
+  const std::int64_t count = shape.values();
+  p->max_c = gpu::field_magnitudes(p->d_coeffs.data(), 1, count, stream).max_abs[0];
+  p->d_f16.resize(static_cast<std::size_t>(count));
+  p->d_bf16.resize(static_cast<std::size_t>(count));
+  gpu::store_reduced(p->d_coeffs.data(), p->d_f16.data(), count, stream);
+  gpu::store_reduced(p->d_coeffs.data(), p->d_bf16.data(), count, stream);
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (with_oracle) {
     p->ref_coeffs.assign(p->samples.begin(), p->samples.end());
     oracle::prefilter_f64(shape, 1, p->ref_coeffs.data(), mode);
@@ -183,6 +196,14 @@ Region evaluator(const std::string& impl, Prepared& p, gpu::QueryBinner& binner,
     return [&p, c, n, d_out, stream] {
       gpu::evaluate_global(p.shape, 1, p.mode, p.d_coeffs.data(), c, n, d_out, stream);
     };
+  if (impl == "gpu_half_f16")
+    return [&p, c, n, d_out, stream] {
+      gpu::evaluate_global(p.shape, 1, p.mode, p.d_f16.data(), c, n, d_out, stream);
+    };
+  if (impl == "gpu_half_bf16")
+    return [&p, c, n, d_out, stream] {
+      gpu::evaluate_global(p.shape, 1, p.mode, p.d_bf16.data(), c, n, d_out, stream);
+    };
   if (impl == "gpu_texture") return [&p, c, n, d_out, stream] { p.texture.evaluate(c, n, d_out, stream); };
   if (impl == "gpu_texture_binned")
     return [&p, &binner, c, n, d_out, stream] {
@@ -192,7 +213,8 @@ Region evaluator(const std::string& impl, Prepared& p, gpu::QueryBinner& binner,
   throw Error("gpu_eval: unknown evaluator '" + impl + "'");
 }
 
-const std::vector<json> kAllEvaluators = {"gpu_naive", "gpu_texture", "gpu_texture_binned"};
+const std::vector<json> kAllEvaluators = {"gpu_naive", "gpu_texture", "gpu_texture_binned", "gpu_half_f16",
+                                          "gpu_half_bf16"};
 
 // Shared by the benchmarks of one run: the timer, the set-ups kept between points, and
 // the L2 bandwidth measured by the first benchmark.
@@ -230,9 +252,14 @@ void time_evaluate(Run& run, State& state, Prepared& p, const Queries& q) {
   r["queries_per_s_hot"] = static_cast<double>(q.n) / hot.gpu.median;
   r["queries_per_s_cold"] = static_cast<double>(q.n) / cold.gpu.median;
   r["accuracy"] = accuracy(p, q.coords, q.n, download(d_out, run.stream()), 65536);
-  if (impl != "gpu_naive") {
+  if (impl.rfind("gpu_texture", 0) == 0) {
     r["texture_error_bound_rel_to_maxf"] = p.texture_bound;
     r["texture_layout"] = gpu::describe(p.texture.layout());
+  }
+  if (impl.rfind("gpu_half_", 0) == 0) {
+    const gpu::StorageFormat fmt = impl == "gpu_half_f16" ? gpu::f16_format() : gpu::bf16_format();
+    r["storage_error_bound_rel_to_maxf"] = (fmt.unit_roundoff * p.max_c + fmt.subnormal_error) / p.max_f;
+    r["storage"] = fmt.name + " coefficients (" + std::to_string(p.shape.values() * 2) + " bytes), f32 taps";
   }
   if (impl == "gpu_texture_binned")
     r["binning"] = {{"brick_edge_cells", 1 << run.binner.brick_shift()},
@@ -527,8 +554,8 @@ int run_all(const Config& cfg) {
   cudaStream_t stream;
   SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   GpuTimer timer(stream, cfg.timing);
-  json context = bench_context("gpu_eval_bench", cfg.machine, cfg.git_sha, {"gpu_naive", "gpu_texture",
-                                                                             "gpu_texture_binned"});
+  json context = bench_context("gpu_eval_bench", cfg.machine, cfg.git_sha,
+                               {"gpu_naive", "gpu_texture", "gpu_texture_binned", "gpu_half_f16", "gpu_half_bf16"});
   context["timing"] = to_json(cfg.timing);
   context["quick"] = cfg.quick;
   context["profile"] = cfg.profile;

@@ -128,26 +128,26 @@ std::uint64_t convert_peak(const npy::ArrayInfo& a, bool to_f64) {
 
 void check_memory(const Implementation& impl, const GridShape& grid, const std::string& input,
                   const npy::ArrayInfo& field, const npy::ArrayInfo* coords) {
-  const bool f64 = is_reference(impl);
+  const bool f64 = impl.supports_f64();
   const auto values = static_cast<std::uint64_t>(npy::element_count(field.shape));
   std::uint64_t per_value = std::max(read_peak(field), convert_peak(field, f64));
   std::uint64_t need = 0;
   std::int64_t n = 0;
   if (!coords) {
-    // The reference rounds its double coefficients into a float32 copy for a float32
-    // input; other implementations keep the input and the coefficients read back.
-    per_value = std::max<std::uint64_t>(per_value, f64 ? (field.is_float32 ? 12 : 8) : 8);
+    // An f64 path holds the double input, its own double copy, the double coefficients
+    // read back and their float32 rounding; others the input and the coefficients.
+    per_value = std::max<std::uint64_t>(per_value, f64 ? 28 : 8);
     need = values * per_value;
   } else {
     const auto q = static_cast<std::uint64_t>(npy::element_count(coords->shape));  // D x n coordinates
     n = static_cast<std::int64_t>(q / static_cast<std::uint64_t>(std::max(1, grid.dims)));
     const std::uint64_t out = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(grid.channels);
     need = values * per_value + q * std::max(read_peak(*coords), convert_peak(*coords, f64));
-    // Values, plus the float32 copy of double values (reference) or the values at
-    // finite coordinates gathered for the poison check (others).
-    need += out * (f64 ? 8 + (field.is_float32 ? 4 : 0) : 4 + 4);
+    // Values, plus their float32 rounding (f64 paths), and the values at finite
+    // coordinates gathered for the poison check; an f64 path's own copy of the field.
+    need += out * (f64 ? 8 + 4 + 4 : 4 + 4) + (f64 ? values * 8 : 0);
   }
-  if (!f64) need += runner::implementation_host_bytes(impl.capabilities(), grid, 1, n);
+  if (!is_reference(impl)) need += runner::implementation_host_bytes(impl.capabilities(), grid, 1, n);
   runner::require_memory(need, "'" + input + "' (shape " + npy::shape_string(field.shape) + ", " + field.descr +
                                    ") with " + std::string(impl.name()));
 }

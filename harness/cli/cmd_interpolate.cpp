@@ -7,8 +7,6 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "splinebench/oracle.hpp"
-#include "splinebench/oracle_batch.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/registry.hpp"
@@ -24,18 +22,21 @@ struct InterpolateArgs {
   std::string output;
 };
 
-// The oracle at double coordinates, as given (the batch entry point takes float32
-// coordinates, which would round float64 ones). out: [n][channels].
-void evaluate_reference(const GridShape& grid, const std::vector<double>& coeffs, Mode mode,
-                        const std::vector<double>& coords, std::int64_t n, std::vector<double>& out) {
-  const int D = grid.dims;
-  const int C = grid.channels;
-#pragma omp parallel for schedule(static)
+// Poison check: NaN is the documented value only at non-finite coordinates (or when
+// the data itself holds non-finite values).
+template <typename Data, typename Coord>
+void check_written(const std::vector<float>& out, const std::vector<Data>& input, const std::vector<Coord>& x,
+                   std::int64_t n, const GridShape& grid, const std::string& name) {
+  for (const Data v : input)
+    if (!std::isfinite(v)) return;
+  std::vector<float> at_finite_coords;
   for (std::int64_t q = 0; q < n; ++q) {
-    double x[kMaxDims];
-    for (int d = 0; d < D; ++d) x[d] = coords[static_cast<std::size_t>(d * n + q)];
-    oracle::evaluate_point<double>(grid, coeffs.data(), mode, x, out.data() + q * C);
+    bool finite = true;
+    for (int d = 0; d < grid.dims; ++d) finite = finite && std::isfinite(x[static_cast<std::size_t>(d * n + q)]);
+    if (finite)
+      for (int c = 0; c < grid.channels; ++c) at_finite_coords.push_back(out[q * grid.channels + c]);
   }
+  require_written(at_finite_coords, name, "values at finite coordinates");
 }
 
 void run_interpolate(const InterpolateArgs& args) {
@@ -70,24 +71,26 @@ void run_interpolate(const InterpolateArgs& args) {
   if (grid.channels > 1) out_shape.push_back(grid.channels);
   const auto values = static_cast<std::size_t>(n * grid.channels);
 
-  if (is_reference(*impl)) {
-    // Double throughout; the coordinates are used exactly as given.
+  const std::string name(impl->name());
+  if (impl->supports_f64()) {
+    // Double throughout (reference, gpu_f64); the coordinates are used exactly as given.
     const bool was_float32 = field.is_float32;
-    std::vector<double> coeffs = as_float64(field);
-    if (args.prefilter) oracle::prefilter_f64(grid, 1, coeffs.data(), mode);
+    const std::vector<double> input = as_float64(field);
     const std::vector<double> x = as_float64(coords);
     std::vector<double> out(values, std::numeric_limits<double>::quiet_NaN());
-    evaluate_reference(grid, coeffs, mode, x, n, out);
-    if (!was_float32) {
-      npy::write(args.output, out_shape, out.data());
-    } else {
-      const std::vector<float> rounded(out.begin(), out.end());
+    PhaseTimes times;
+    impl->prepare_f64(grid, 1, input.data(), mode, args.prefilter, times);
+    if (n > 0) impl->evaluate_f64(x.data(), n, out.data(), times);
+    impl->release();
+    const std::vector<float> rounded(out.begin(), out.end());
+    check_written(rounded, input, x, n, grid, name);
+    if (was_float32)
       npy::write(args.output, out_shape, rounded.data());
-    }
+    else
+      npy::write(args.output, out_shape, out.data());
     return;
   }
 
-  const std::string name(impl->name());
   const std::string why = name + " computes in float32";
   const std::vector<float> input = as_float32(field, what, why);
   const std::vector<float> x = as_float32(coords, "the coordinates", why);
@@ -97,20 +100,7 @@ void run_interpolate(const InterpolateArgs& args) {
   if (n > 0) impl->evaluate(x.data(), n, out.data(), times);
   impl->release();
 
-  // Poison check: NaN is the documented value only at non-finite coordinates (or
-  // when the data itself holds non-finite values).
-  bool finite_input = true;
-  for (float v : input) finite_input = finite_input && std::isfinite(v);
-  if (finite_input) {
-    std::vector<float> at_finite_coords;
-    for (std::int64_t q = 0; q < n; ++q) {
-      bool finite = true;
-      for (int d = 0; d < grid.dims; ++d) finite = finite && std::isfinite(x[static_cast<std::size_t>(d * n + q)]);
-      if (finite)
-        for (int c = 0; c < grid.channels; ++c) at_finite_coords.push_back(out[q * grid.channels + c]);
-    }
-    require_written(at_finite_coords, name, "values at finite coordinates");
-  }
+  check_written(out, input, x, n, grid, name);
   npy::write(args.output, out_shape, out.data());
 }
 

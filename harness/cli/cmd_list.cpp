@@ -16,7 +16,7 @@ namespace {
 void register_list(CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List implementations and whether they can run here");
   auto as_json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *as_json, "Print a JSON array of {name, device, available, reason}, in registry order");
+  cmd->add_flag("--json", *as_json, "Print a JSON array of {name, device, available, reason, evaluation}, in registry order");
   cmd->callback([as_json] {
     if (*as_json) {
       std::cout << runner::registry_list().dump(2) << '\n';

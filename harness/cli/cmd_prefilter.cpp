@@ -6,7 +6,6 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
-#include "splinebench/oracle_batch.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/registry.hpp"
 
@@ -34,29 +33,34 @@ void run_prefilter(const PrefilterArgs& args) {
   apply_threads(*impl, args.data.threads);
   npy::Array samples = read_array(args.input);
 
-  if (is_reference(*impl)) {
-    // The oracle directly, in double: float64 in, float64 out; float32 input is
+  const std::string name(impl->name());
+  bool finite_input = true;
+  if (impl->supports_f64()) {
+    // Double throughout (reference, gpu_f64): float64 in, float64 out; float32 input is
     // widened exactly and the coefficients are rounded once at the end.
     const bool was_float32 = samples.is_float32;
-    std::vector<double> coeffs = as_float64(samples);
-    oracle::prefilter_f64(grid, 1, coeffs.data(), mode);
-    if (!was_float32) {
-      npy::write(args.output, samples.shape, coeffs.data());
-    } else {
-      const std::vector<float> rounded(coeffs.begin(), coeffs.end());
+    const std::vector<double> input = as_float64(samples);
+    for (double v : input) finite_input = finite_input && std::isfinite(v);
+    std::vector<double> coeffs(input.size(), std::numeric_limits<double>::quiet_NaN());
+    PhaseTimes times;
+    impl->prepare_f64(grid, 1, input.data(), mode, /*prefilter=*/true, times);
+    impl->read_coefficients_f64(coeffs.data(), times);
+    impl->release();
+    const std::vector<float> rounded(coeffs.begin(), coeffs.end());
+    if (finite_input) require_written(rounded, name, "coefficients");
+    if (was_float32)
       npy::write(args.output, samples.shape, rounded.data());
-    }
+    else
+      npy::write(args.output, samples.shape, coeffs.data());
     return;
   }
 
-  const std::string name(impl->name());
   const std::vector<float> input = as_float32(samples, "the input", name + " computes in float32");
   std::vector<float> coeffs(input.size(), std::numeric_limits<float>::quiet_NaN());
   PhaseTimes times;
   impl->prepare(grid, 1, input.data(), mode, /*prefilter=*/true, times);
   impl->read_coefficients(coeffs.data(), times);
   impl->release();
-  bool finite_input = true;
   for (float v : input) finite_input = finite_input && std::isfinite(v);
   if (finite_input) require_written(coeffs, name, "coefficients");
   npy::write(args.output, samples.shape, coeffs.data());
@@ -68,7 +72,7 @@ void register_prefilter(CLI::App& app) {
   add_data_options(cmd, args->data);
   cmd->add_option("input", args->input, "Samples: a .npy array whose shape is the grid (+ channel axis)")
       ->required();
-  cmd->add_option("output", args->output, "Coefficients: .npy, same shape (float64 only for reference on float64)")
+  cmd->add_option("output", args->output, "Coefficients: .npy, same shape and float dtype (float64 only from an implementation with an f64 path)")
       ->required();
   cmd->callback([args] { run_prefilter(*args); });
 }

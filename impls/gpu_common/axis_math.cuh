@@ -15,14 +15,15 @@ using gpu::kMaxAxisLength;
 
 // Weights of taps i-1..i+2 for fraction a in [0, 1] (same polynomials as
 // bspline::weights, with the divisions turned into multiplications by rounded
-// reciprocals: each weight is within 2 ulp of the divided form).
-__device__ __forceinline__ void tap_weights(float a, float (&w)[4]) {
-  constexpr float kSixth = 1.0f / 6.0f;
-  constexpr float kTwoThirds = 2.0f / 3.0f;
-  const float b = 1.0f - a;
+// reciprocals: each weight is within 2 ulp of the divided form). R: float or double.
+template <typename R>
+__device__ __forceinline__ void tap_weights(R a, R (&w)[4]) {
+  constexpr R kSixth = R(1) / R(6);
+  constexpr R kTwoThirds = R(2) / R(3);
+  const R b = R(1) - a;
   w[0] = b * b * b * kSixth;
-  w[1] = kTwoThirds - 0.5f * a * a * (2.0f - a);
-  w[2] = kTwoThirds - 0.5f * b * b * (1.0f + a);
+  w[1] = kTwoThirds - R(0.5) * a * a * (R(2) - a);
+  w[2] = kTwoThirds - R(0.5) * b * b * (R(1) + a);
   w[3] = a * a * a * kSixth;
 }
 
@@ -33,9 +34,10 @@ __host__ __device__ __forceinline__ int axis_period(int mode, int n) {
   return n;                                      // periodic
 }
 
-// floor(x) (an integer-valued float) reduced into [0, period). Exact for every finite
-// input: fmod of doubles is exact and every value involved is an integer < 2^31.
-__device__ __forceinline__ int reduce_cell(float fl, int period) {
+// floor(x) (an integer-valued float or double) reduced into [0, period). Exact for
+// every finite input: fmod of doubles is exact and the result is an integer < 2^31.
+template <typename R>
+__device__ __forceinline__ int reduce_cell(R fl, int period) {
   const double d = static_cast<double>(fl);
   if (d >= 0.0 && d < static_cast<double>(period)) return static_cast<int>(fl);
   double r = fmod(d, static_cast<double>(period));
@@ -54,13 +56,16 @@ __device__ __forceinline__ int fold_tap(int mode, int k, int n, int period) {
 
 // Everything a kernel needs about one coordinate along one axis: the cell index
 // reduced into the base period and the fraction inside the cell.
-struct AxisPoint {
+template <typename R>
+struct AxisPointOf {
   int cell;  // in [0, period)
-  float a;   // in [0, 1]
+  R a;       // in [0, 1]
 };
+using AxisPoint = AxisPointOf<float>;
 
-__device__ __forceinline__ AxisPoint locate(float x, int period) {
-  const float fl = floorf(x);
+template <typename R>
+__device__ __forceinline__ AxisPointOf<R> locate(R x, int period) {
+  const R fl = floor(x);
   return {reduce_cell(fl, period), x - fl};
 }
 

@@ -1,5 +1,6 @@
-// Host side of evaluate_global: parameter packing, kernel choice (D, C, index width)
-// and launches chunked by the 65535-block limit of grid.y over fields.
+// Host side of evaluate_global: parameter packing, kernel choice (D, C, index width,
+// storage and arithmetic type) and launches chunked by the 65535-block limit of grid.y
+// over fields.
 #include <algorithm>
 #include <string>
 
@@ -14,35 +15,35 @@ namespace {
 constexpr int kBlock = 256;
 constexpr std::int64_t kMaxGridY = 65535;
 
-using Kernel = void (*)(detail::GlobalEvalParams);
+template <typename S, typename R>
+using Kernel = void (*)(detail::GlobalEvalParams<S, R>);
 
-template <int D, typename Index>
-Kernel pick_channels(int channels) {
+template <int D, typename Index, typename S, typename R>
+Kernel<S, R> pick_channels(int channels) {
   switch (channels) {
-    case 1: return &detail::evaluate_global_kernel<D, 1, Index>;
-    case 2: return &detail::evaluate_global_kernel<D, 2, Index>;
-    case 4: return &detail::evaluate_global_kernel<D, 4, Index>;
+    case 1: return &detail::evaluate_global_kernel<D, 1, Index, S, R>;
+    case 2: return &detail::evaluate_global_kernel<D, 2, Index, S, R>;
+    case 4: return &detail::evaluate_global_kernel<D, 4, Index, S, R>;
   }
   return nullptr;
 }
 
-template <typename Index>
-Kernel pick(int dims, int channels) {
+template <typename Index, typename S, typename R>
+Kernel<S, R> pick(int dims, int channels) {
   switch (dims) {
-    case 1: return pick_channels<1, Index>(channels);
-    case 2: return pick_channels<2, Index>(channels);
-    case 3: return pick_channels<3, Index>(channels);
-    case 4: return pick_channels<4, Index>(channels);
-    case 5: return pick_channels<5, Index>(channels);
-    case 6: return pick_channels<6, Index>(channels);
+    case 1: return pick_channels<1, Index, S, R>(channels);
+    case 2: return pick_channels<2, Index, S, R>(channels);
+    case 3: return pick_channels<3, Index, S, R>(channels);
+    case 4: return pick_channels<4, Index, S, R>(channels);
+    case 5: return pick_channels<5, Index, S, R>(channels);
+    case 6: return pick_channels<6, Index, S, R>(channels);
   }
   return nullptr;
 }
 
-}  // namespace
-
-void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
-                     const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) {
+template <typename S, typename R>
+void launch(const GridShape& shape, std::int64_t fields, Mode mode, const S* d_coeffs, const R* d_coords,
+            std::int64_t n, R* d_out, cudaStream_t stream) {
   shape.validate();
   if (fields < 1) throw Error("evaluate_global: fields must be >= 1");
   if (n < 0) throw Error("evaluate_global: negative query count");
@@ -53,7 +54,7 @@ void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, con
                         " samples; at most 2^30 - 1 supported");
   if ((n + kBlock - 1) / kBlock > 0x7fffffff) throw Unsupported("evaluate_global: too many queries for one launch");
 
-  detail::GlobalEvalParams p{};
+  detail::GlobalEvalParams<S, R> p{};
   p.coeffs = d_coeffs;
   p.coords = d_coords;
   p.out = d_out;
@@ -67,8 +68,8 @@ void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, con
   }
   // 32-bit offsets whenever one field's offsets fit: cheaper address arithmetic.
   const bool narrow = shape.values() < (std::int64_t{1} << 31);
-  const Kernel kernel = narrow ? pick<std::int32_t>(shape.dims, shape.channels)
-                               : pick<std::int64_t>(shape.dims, shape.channels);
+  const Kernel<S, R> kernel = narrow ? pick<std::int32_t, S, R>(shape.dims, shape.channels)
+                                     : pick<std::int64_t, S, R>(shape.dims, shape.channels);
   if (!kernel) throw Error("evaluate_global: channels must be 1, 2 or 4, got " + std::to_string(shape.channels));
 
   const unsigned blocks = static_cast<unsigned>((n + kBlock - 1) / kBlock);
@@ -78,6 +79,28 @@ void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, con
     kernel<<<dim3(blocks, chunk), kBlock, 0, stream>>>(p);
     SB_CUDA_CHECK_LAUNCH("evaluate_global_kernel");
   }
+}
+
+}  // namespace
+
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
+                     const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) {
+  launch(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream);
+}
+
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const double* d_coeffs,
+                     const double* d_coords, std::int64_t n, double* d_out, cudaStream_t stream) {
+  launch(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream);
+}
+
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const __half* d_coeffs,
+                     const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) {
+  launch(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream);
+}
+
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const __nv_bfloat16* d_coeffs,
+                     const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream) {
+  launch(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream);
 }
 
 }  // namespace splinebench::gpu

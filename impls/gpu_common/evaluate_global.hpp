@@ -3,6 +3,8 @@
 // their own prefilter with this kernel.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -19,6 +21,16 @@ namespace splinebench::gpu {
 // Throws Unsupported for shapes it cannot index (an axis longer than 2^30 samples)
 // and Error for channel counts other than 1, 2, 4.
 void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
+                     const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream);
+
+// The same in double throughout: coefficients, coordinates, tap weights, sums, values.
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const double* d_coeffs,
+                     const double* d_coords, std::int64_t n, double* d_out, cudaStream_t stream);
+
+// Coefficients stored as f16 / bf16, widened to float on load; float arithmetic.
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const __half* d_coeffs,
+                     const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream);
+void evaluate_global(const GridShape& shape, std::int64_t fields, Mode mode, const __nv_bfloat16* d_coeffs,
                      const float* d_coords, std::int64_t n, float* d_out, cudaStream_t stream);
 
 }  // namespace splinebench::gpu

@@ -6,6 +6,10 @@
 // outer axes are looped over (4 taps each), picking their weight and offset with
 // selects. The sum is nested axis by axis (4 terms per level), so the rounding error
 // grows with D, not with 4^D, like cpu_scalar's.
+//
+// S is the coefficients' storage type, R the arithmetic (and coordinate and value)
+// type: <float, float> for the f32 implementations, <double, double> for gpu_f64,
+// <__half or __nv_bfloat16, float> for gpu_half (loads widen to float).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,17 +21,18 @@
 
 namespace splinebench::gpu::detail {
 
+template <typename S, typename R>
 struct GlobalEvalParams {
-  const float* coeffs;
-  const float* coords;
-  float* out;
+  const S* coeffs;
+  const R* coords;
+  R* out;
   std::int64_t n;             // queries
-  std::int64_t field_values;  // floats per field
+  std::int64_t field_values;  // values (of S) per field
   std::int64_t field_offset;  // field of blockIdx.y == 0 (launches are chunked by 65535 fields)
   int mode;
   int extent[6];
   int period[6];
-  std::int64_t stride[6];  // floats between neighbours along each axis
+  std::int64_t stride[6];  // values between neighbours along each axis
 };
 
 template <typename T>
@@ -36,9 +41,9 @@ __device__ __forceinline__ T select4(const T (&v)[4], int t) {
 }
 
 // Sum over the taps of inner levels [L, K) (unrolled).
-template <int K, int L, int C, typename Index>
-__device__ __forceinline__ Vec<C> inner_sum(const float* base, const float (&w)[K][4], const Index (&off)[K][4]) {
-  Vec<C> acc = Vec<C>::zero();
+template <int K, int L, int C, typename Index, typename S, typename R>
+__device__ __forceinline__ Vec<C, R> inner_sum(const S* base, const R (&w)[K][4], const Index (&off)[K][4]) {
+  Vec<C, R> acc = Vec<C, R>::zero();
 #pragma unroll
   for (int t = 0; t < 4; ++t) {
     if constexpr (L + 1 == K)
@@ -50,14 +55,14 @@ __device__ __forceinline__ Vec<C> inner_sum(const float* base, const float (&w)[
 }
 
 // Sum over the taps of outer levels [L, O) (looped), then the inner block.
-template <int O, int L, int K, int C, typename Index>
-__device__ __forceinline__ Vec<C> outer_sum(const float* base, const float (&ow)[O > 0 ? O : 1][4],
-                                            const Index (&ooff)[O > 0 ? O : 1][4], const float (&w)[K][4],
-                                            const Index (&off)[K][4]) {
+template <int O, int L, int K, int C, typename Index, typename S, typename R>
+__device__ __forceinline__ Vec<C, R> outer_sum(const S* base, const R (&ow)[O > 0 ? O : 1][4],
+                                               const Index (&ooff)[O > 0 ? O : 1][4], const R (&w)[K][4],
+                                               const Index (&off)[K][4]) {
   if constexpr (L == O) {
     return inner_sum<K, 0, C, Index>(base, w, off);
   } else {
-    Vec<C> acc = Vec<C>::zero();
+    Vec<C, R> acc = Vec<C, R>::zero();
     // D = 4: unrolled (256 independent loads per thread); deeper nests loop.
 #pragma unroll(O == 1 ? 4 : 1)
     for (int t = 0; t < 4; ++t)
@@ -67,10 +72,10 @@ __device__ __forceinline__ Vec<C> outer_sum(const float* base, const float (&ow)
 }
 
 // Weights and folded offsets of the 4 taps along `axis` for coordinate x.
-template <typename Index>
-__device__ __forceinline__ void axis_taps(const GlobalEvalParams& p, int axis, float x, float (&w)[4],
+template <typename Index, typename S, typename R>
+__device__ __forceinline__ void axis_taps(const GlobalEvalParams<S, R>& p, int axis, R x, R (&w)[4],
                                           Index (&off)[4]) {
-  const AxisPoint pt = locate(x, p.period[axis]);
+  const AxisPointOf<R> pt = locate(x, p.period[axis]);
   tap_weights(pt.a, w);
   const Index stride = static_cast<Index>(p.stride[axis]);
 #pragma unroll
@@ -78,16 +83,16 @@ __device__ __forceinline__ void axis_taps(const GlobalEvalParams& p, int axis, f
     off[t] = static_cast<Index>(fold_tap(p.mode, pt.cell + t - 1, p.extent[axis], p.period[axis])) * stride;
 }
 
-template <int D, int C, typename Index>
-__global__ void __launch_bounds__(256) evaluate_global_kernel(const GlobalEvalParams p) {
+template <int D, int C, typename Index, typename S, typename R>
+__global__ void __launch_bounds__(256) evaluate_global_kernel(const GlobalEvalParams<S, R> p) {
   constexpr int K = D < 3 ? D : 3;  // unrolled inner axes O..D-1
   constexpr int O = D - K;          // looped outer axes 0..O-1
   const std::int64_t q = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (q >= p.n) return;
   const std::int64_t field = p.field_offset + blockIdx.y;
-  float* out = p.out + (field * p.n + q) * C;
+  R* out = p.out + (field * p.n + q) * C;
 
-  float x[D];
+  R x[D];
   bool finite = true;
 #pragma unroll
   for (int d = 0; d < D; ++d) {
@@ -95,20 +100,20 @@ __global__ void __launch_bounds__(256) evaluate_global_kernel(const GlobalEvalPa
     finite = finite && isfinite(x[d]);
   }
   if (!finite) {
-    store<C>(out, Vec<C>::nan());
+    store<C>(out, Vec<C, R>::nan());
     return;
   }
 
-  float w[K][4];
+  R w[K][4];
   Index off[K][4];
 #pragma unroll
   for (int k = 0; k < K; ++k) axis_taps<Index>(p, O + k, x[O + k], w[k], off[k]);
-  float ow[O > 0 ? O : 1][4];
+  R ow[O > 0 ? O : 1][4];
   Index ooff[O > 0 ? O : 1][4];
 #pragma unroll
   for (int d = 0; d < O; ++d) axis_taps<Index>(p, d, x[d], ow[d], ooff[d]);
 
-  const float* base = p.coeffs + field * p.field_values;
+  const S* base = p.coeffs + field * p.field_values;
   store<C>(out, outer_sum<O, 0, K, C, Index>(base, ow, ooff, w, off));
 }
 

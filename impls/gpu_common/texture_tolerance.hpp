@@ -1,5 +1,5 @@
 // The tolerance of an evaluation through TextureField, for every implementation that
-// evaluates that way (gpu_texture, gpu_flex). The hardware blend weights carry 8
+// evaluates that way (gpu_texture, gpu_texture_binned). The hardware blend weights carry 8
 // fractional bits, so a texture result is off by at most
 //   E_hw = interp_error_factor(layout) * max|c[k+1] - c[k]|   (~ min(D,3) * 2^-8 * max|dc|)
 // plus the texture unit's and the slab weights' float arithmetic, (8D + 16) 2^-24 max|c|,

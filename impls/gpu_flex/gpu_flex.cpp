@@ -1,26 +1,20 @@
 // `gpu_flex` and `gpu_flex_fixed`: the single-launch prefilter with flexible tile
 // allocation (flex_kernels.cu) and its fixed-allocation baseline (the same tile code,
-// one launch per axis), each paired with a reconstruction kernel shared with the other
-// GPU implementations (gpu_common):
-//   - evaluate_global (4^D global loads per query), or
-//   - TextureField (hardware-linear fetches, 8-bit blend weights),
-// chosen per D by kEvaluatePath below (what measured faster on the H100); the tolerance
-// follows the path in use.
+// one launch per axis), both evaluating through evaluate_global (4^D global loads per
+// query, float32 taps: the accurate path, within the f32 tolerance for every D). The
+// hardware-linear texture evaluation is gpu_texture's, a separate name.
 //
 // Memory phases (upload, query_upload, download, staging) are GpuPipeline's; the
 // samples stay in its buffer and the prefilter writes a separate coefficient buffer
 // (out of place: the tiles read halos that neighbouring tiles overwrite in place).
 #include <cstring>
 #include <memory>
-#include <optional>
 
 #include "gpu_common/cuda_check.hpp"
 #include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
-#include "gpu_common/texture_field.hpp"
-#include "gpu_common/texture_tolerance.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
 
@@ -28,16 +22,6 @@ namespace splinebench::impls {
 namespace {
 
 using gpu::flex::Variant;
-
-enum class EvalPath { global, texture };
-
-// Reconstruction kernel per D (index D - 1): the faster one on the H100 for 2^20
-// uniform queries on gpu_flex coefficients (bench_gpu_prefilter --eval; lab/NOTES.md):
-// texture fetches for D = 2..5; D = 1 global (a 1-D texture holds too few texels for
-// long lines); D = 6, not measured, follows D = 4 and 5.
-// Shapes the texture cannot hold fall back to global loads (bind_texture).
-constexpr EvalPath kEvaluatePath[kMaxDims] = {EvalPath::global,  EvalPath::texture, EvalPath::texture,
-                                              EvalPath::texture, EvalPath::texture, EvalPath::texture};
 
 class GpuFlex final : public gpu::GpuPipeline {
  public:
@@ -48,7 +32,7 @@ class GpuFlex final : public gpu::GpuPipeline {
     return variant_ == Variant::flexible
                ? "CUDA f32: whole N-D prefilter of the batch in one launch, tiles taken from a ticket counter "
                  "(flexible allocation) with per-field pass counters; 16-sample halos; last two (D=2) or three "
-                 "(D>=3) axes fused per tile; evaluation: global loads (D=1), texture (D>=2)"
+                 "(D>=3) axes fused per tile; 4^D global-memory loads per query"
                : "CUDA f32: baseline of gpu_flex with fixed allocation: the same tile arithmetic, one launch per "
                  "axis, tile = blockIdx; same evaluation as gpu_flex";
   }
@@ -58,7 +42,7 @@ class GpuFlex final : public gpu::GpuPipeline {
         std::string("prefilter=") + (variant_ == Variant::flexible ? "flexible single launch" : "fixed, launch per axis"),
         "halo=16 samples (truncation <= 1.0e-9 max|input| per axis)"};
     if (!runner_.last_description().empty()) facts.push_back("plan=" + runner_.last_description());
-    if (prepared()) facts.push_back(std::string("evaluate=") + (texture_bound_ ? "texture" : "global"));
+    facts.push_back("evaluate=4^D global loads");
     return facts;
   }
 
@@ -67,19 +51,13 @@ class GpuFlex final : public gpu::GpuPipeline {
     // of +-16 samples per axis (truncation <= 1.0e-9 max|input|, flex_pass.hpp).
     Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
     t.basis = "prefilter: float32 recursions plus halo truncation <= 1.0e-9 relative per axis; " + t.basis;
-    if (kEvaluatePath[shape.dims - 1] != EvalPath::texture) return t;
-    std::optional<gpu::TextureMagnitudes> measured;
-    if (stats_valid_ && prepared() && shape == this->shape())
-      measured = gpu::TextureMagnitudes{samples_max_, coeff_max_, coeff_max_diff_};
-    return gpu::texture_tolerance(t, shape, fields(), mode(), measured);
+    return t;
   }
+  std::string evaluation() const override { return "f32 taps, global loads"; }
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode, bool prefilter,
                PhaseTimes& times) override {
     prefilter_ = prefilter;
-    stats_valid_ = false;
-    texture_bound_ = false;
-    field_.release();
     // Uploads the samples into the pipeline's buffer; after_prefilter does the rest.
     GpuPipeline::prepare(shape, fields, input, mode, false, times);
   }
@@ -111,57 +89,25 @@ class GpuFlex final : public gpu::GpuPipeline {
                   stream());
       times.add(phase::prefilter, timer().stop(stream()));
     }
-    if (kEvaluatePath[shape().dims - 1] == EvalPath::texture) bind_texture(times);
   }
 
   void evaluate_device(const float* d_coords, std::int64_t n, float* d_out) override {
-    if (texture_bound_)
-      field_.evaluate(d_coords, n, d_out, stream());
-    else
-      gpu::evaluate_global(shape(), fields(), mode(), coeffs_.data(), d_coords, n, d_out, stream());
+    gpu::evaluate_global(shape(), fields(), mode(), coeffs_.data(), d_coords, n, d_out, stream());
   }
 
   void release_storage() override {
-    field_.release();
-    texture_bound_ = false;
-    stats_valid_ = false;
     coeffs_.reset();
     tmp_.reset();
     readback_.reset();
   }
 
  private:
-  void bind_texture(PhaseTimes& times) {
-    try {
-      timer().start(stream());
-      field_.bind(shape(), fields(), mode(), coeffs_.data(), stream());
-      times.add(phase::bind, timer().stop(stream()));
-      texture_bound_ = true;
-    } catch (const Unsupported&) {
-      texture_bound_ = false;  // beyond the texture limits: global evaluation
-      return;
-    }
-    ScopedPhase p(times, gpu::kBoundStatsPhase);
-    // max|f| is that of the samples the coefficients interpolate. Handed-in coefficients
-    // come without their samples: then 0, and the bound uses max|f| >= max|c| / 3^D.
-    samples_max_ =
-        prefilter_ ? gpu::coefficient_stats(shape(), fields(), mode(), d_coeffs(), stream()).max_abs : 0.0;
-    const gpu::CoefficientStats s = gpu::coefficient_stats(shape(), fields(), mode(), coeffs_.data(), stream());
-    coeff_max_ = s.max_abs;
-    coeff_max_diff_ = s.max_neighbour_difference;
-    stats_valid_ = coeff_max_ > 0;
-  }
-
   Variant variant_;
   bool prefilter_ = true;
   gpu::flex::FlexRunner runner_;
   gpu::DeviceBuffer<float> coeffs_;
   gpu::DeviceBuffer<float> tmp_;
   gpu::PinnedBuffer<float> readback_;
-  gpu::TextureField field_;
-  bool texture_bound_ = false;
-  bool stats_valid_ = false;
-  double samples_max_ = 0, coeff_max_ = 0, coeff_max_diff_ = 0;
 };
 
 }  // namespace

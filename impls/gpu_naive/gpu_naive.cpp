@@ -22,6 +22,7 @@ class GpuNaive final : public gpu::GpuPipeline {
               "beyond z^22, |z|^23 < 2^-43; nested 4-term tap sums): " + t.basis;
     return t;
   }
+  std::string evaluation() const override { return "f32 taps, global loads"; }
   std::vector<std::string> run_facts() const override {
     return {"prefilter=step (one thread per line, in place)", "evaluate=4^D global loads"};
   }

@@ -39,6 +39,7 @@ class GpuTexture final : public gpu::GpuPipeline {
                      "2/4/8 fetches for D=1/2/3, 4^(D-3) 3-D slabs x 8 fetches for D>3; axes over the "
                      "texture limits folded into overlapping 4096-texel segments";
   }
+  std::string evaluation() const override { return "hardware linear filter (8-bit weights)"; }
   std::vector<std::string> run_facts() const override {
     std::vector<std::string> facts{"prefilter=step (as gpu_naive)",
                                    "evaluate=hardware-linear texture fetches (8-bit blend weights), never global loads",

@@ -1,9 +1,11 @@
 // `reference`: the double-precision oracle behind the common interface, so it can be
 // swept, listed and used from the CLI like any implementation. Inputs and outputs
-// are float32 at the interface; all arithmetic is double.
+// are float32 at the f32 interface; all arithmetic is double. The f64 interface
+// (prepare_f64, read_coefficients_f64, evaluate_f64) takes and returns doubles as given.
 #include <algorithm>
 #include <vector>
 
+#include "splinebench/error.hpp"
 #include "splinebench/oracle_batch.hpp"
 #include "splinebench/implementation.hpp"
 
@@ -22,6 +24,8 @@ class Reference final : public Implementation {
     return caps;
   }
   Availability availability() const override { return {}; }
+  std::string evaluation() const override { return "f64 taps"; }
+  bool supports_f64() const override { return true; }
   Tolerance tolerance(const GridShape&) const override {
     // Only the final rounding to float32 differs from the oracle: 2^-24 relative per
     // coefficient, and |s| <= max|c| <= 3 max|f| (the prefilter's l-inf gain is
@@ -31,23 +35,24 @@ class Reference final : public Implementation {
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode,
                bool prefilter, PhaseTimes& times) override {
-    shape.validate();
-    shape_ = shape;
-    fields_ = fields;
-    mode_ = mode;
-    {
-      ScopedPhase p(times, phase::upload);
-      coeffs_.assign(input, input + shape.values() * fields);
-    }
-    if (prefilter) {
-      ScopedPhase p(times, phase::prefilter);
-      oracle::prefilter_f64(shape, fields, coeffs_.data(), mode);
-    }
+    load(shape, fields, mode, times, [&] { coeffs_.assign(input, input + shape.values() * fields); });
+    if (prefilter) run_prefilter(times);
+  }
+
+  void prepare_f64(const GridShape& shape, std::int64_t fields, const double* input, Mode mode, bool prefilter,
+                   PhaseTimes& times) override {
+    load(shape, fields, mode, times, [&] { coeffs_.assign(input, input + shape.values() * fields); });
+    if (prefilter) run_prefilter(times);
   }
 
   void read_coefficients(float* out, PhaseTimes& times) override {
     ScopedPhase p(times, phase::readback);
     std::transform(coeffs_.begin(), coeffs_.end(), out, [](double v) { return static_cast<float>(v); });
+  }
+
+  void read_coefficients_f64(double* out, PhaseTimes& times) override {
+    ScopedPhase p(times, phase::readback);
+    std::copy(coeffs_.begin(), coeffs_.end(), out);
   }
 
   void evaluate(const float* coords, std::int64_t n, float* out, PhaseTimes& times) override {
@@ -57,12 +62,33 @@ class Reference final : public Implementation {
     std::transform(values_.begin(), values_.end(), out, [](double v) { return static_cast<float>(v); });
   }
 
+  void evaluate_f64(const double* coords, std::int64_t n, double* out, PhaseTimes& times) override {
+    ScopedPhase p(times, phase::evaluate);
+    oracle::evaluate_f64(shape_, fields_, coeffs_.data(), mode_, coords, n, out);
+  }
+
   void release() override {
     coeffs_ = {};
     values_ = {};
   }
 
  private:
+  template <typename Fill>
+  void load(const GridShape& shape, std::int64_t fields, Mode mode, PhaseTimes& times, Fill fill) {
+    shape.validate();
+    if (fields < 1) throw Error("reference: fields must be >= 1, got " + std::to_string(fields));
+    shape_ = shape;
+    fields_ = fields;
+    mode_ = mode;
+    ScopedPhase p(times, phase::upload);
+    fill();
+  }
+
+  void run_prefilter(PhaseTimes& times) {
+    ScopedPhase p(times, phase::prefilter);
+    oracle::prefilter_f64(shape_, fields_, coeffs_.data(), mode_);
+  }
+
   GridShape shape_;
   std::int64_t fields_ = 0;
   Mode mode_ = Mode::mirror;

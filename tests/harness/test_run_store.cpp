@@ -163,7 +163,7 @@ TEST(TinySuite, ProducesSchemaValidResultsThatPass) {
   ASSERT_EQ(doc["records"].size(), plan.cases.size());
   for (const json& r : doc["records"]) {
     SCOPED_TRACE(r.value("case_id", "?"));
-    for (const char* key : {"case_id", "impl", "device", "dims", "shape", "channels", "fields", "mode", "data",
+    for (const char* key : {"case_id", "impl", "evaluation", "device", "dims", "shape", "channels", "fields", "mode", "data",
                             "queries", "pattern", "threads", "status", "message", "repetitions", "warmups",
                             "phases", "throughput", "accuracy", "tolerance", "verdict"})
       EXPECT_TRUE(r.contains(key)) << key;
@@ -191,7 +191,7 @@ TEST(TinySuite, ProducesSchemaValidResultsThatPass) {
   // CSV: a header and one row per record.
   const std::string csv = read(store.dir() / "results.csv");
   EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), plan.cases.size() + 1);
-  EXPECT_EQ(csv.rfind("case_id,impl,device,sweep,dims,shape", 0), 0u);
+  EXPECT_EQ(csv.rfind("case_id,impl,evaluation,device,sweep,dims,shape", 0), 0u);
 
   const std::string table = accuracy_table(summary.records);
   EXPECT_NE(table.find("cpu_scalar"), std::string::npos);

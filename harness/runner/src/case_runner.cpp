@@ -258,6 +258,7 @@ Record CaseRunner::run(Implementation& impl, const CaseSpec& spec, SkipKind* ski
       }
     }
   }
+  r.evaluation = impl.evaluation();
   if (skip_kind) *skip_kind = kind;
   return r;
 }

@@ -29,6 +29,7 @@ json to_json(const Record& r) {
   const CaseSpec& c = r.spec;
   json j = {{"case_id", c.case_id()},
             {"impl", c.impl},
+            {"evaluation", r.evaluation},
             {"device", std::string(to_string(c.device))},
             {"sweep", c.sweep},
             {"dims", c.shape.dims},

@@ -224,16 +224,18 @@ nlohmann::json registry_list() {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& entry : registry()) {
     bool available = false;
-    std::string reason;
+    std::string reason, evaluation;
     try {
-      const auto availability = entry.make()->availability();
+      const ImplementationPtr impl = entry.make();
+      const auto availability = impl->availability();
       available = availability.ok;
       if (!available) reason = availability.reason;
+      evaluation = impl->evaluation();
     } catch (const std::exception& e) {
       reason = std::string("cannot be created: ") + e.what();
     }
     list.push_back({{"name", entry.name}, {"device", std::string(to_string(entry.device))}, {"available", available},
-                    {"reason", reason}});
+                    {"reason", reason}, {"evaluation", evaluation}});
   }
   return list;
 }

@@ -207,8 +207,8 @@ void RunStore::write_results(const json& context, const std::vector<json>& recor
 }
 
 std::string records_to_csv(const std::vector<json>& records) {
-  static const char* kCaseColumns[] = {"case_id", "impl",    "device",  "sweep",  "dims",   "shape",
-                                       "channels", "fields", "mode",    "data",   "queries", "pattern",
+  static const char* kCaseColumns[] = {"case_id", "impl",   "evaluation", "device",  "sweep",  "dims",
+                                       "shape",   "channels", "fields", "mode",    "data",   "queries", "pattern",
                                        "threads",  "status", "verdict", "message", "repetitions", "warmups"};
   static const char* kStats[] = {"median", "min", "max", "q1", "q3", "iqr"};
   static const char* kThroughput[] = {"prefilter_samples_per_s", "prefilter_GBps", "queries_per_s", "evaluate_GBps"};

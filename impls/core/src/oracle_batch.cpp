@@ -41,9 +41,11 @@ void prefilter_f64(const GridShape& shape, std::int64_t fields, double* data, Mo
   }
 }
 
-void evaluate_subset_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
-                         const float* coords, std::int64_t n, const std::vector<std::int64_t>& query_ids,
-                         double* out) {
+namespace {
+
+template <typename Coord>
+void evaluate_subset(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                     const Coord* coords, std::int64_t n, const std::vector<std::int64_t>& query_ids, double* out) {
   shape.validate();
   const int D = shape.dims;
   const int C = shape.channels;
@@ -58,11 +60,28 @@ void evaluate_subset_f64(const GridShape& shape, std::int64_t fields, const doub
   }
 }
 
-void evaluate_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
-                  const float* coords, std::int64_t n, double* out) {
+std::vector<std::int64_t> every_query(std::int64_t n) {
   std::vector<std::int64_t> all(static_cast<std::size_t>(n));
   std::iota(all.begin(), all.end(), std::int64_t{0});
-  evaluate_subset_f64(shape, fields, coeffs, mode, coords, n, all, out);
+  return all;
+}
+
+}  // namespace
+
+void evaluate_subset_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                         const float* coords, std::int64_t n, const std::vector<std::int64_t>& query_ids,
+                         double* out) {
+  evaluate_subset(shape, fields, coeffs, mode, coords, n, query_ids, out);
+}
+
+void evaluate_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                  const float* coords, std::int64_t n, double* out) {
+  evaluate_subset(shape, fields, coeffs, mode, coords, n, every_query(n), out);
+}
+
+void evaluate_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                  const double* coords, std::int64_t n, double* out) {
+  evaluate_subset(shape, fields, coeffs, mode, coords, n, every_query(n), out);
 }
 
 }  // namespace splinebench::oracle

@@ -68,6 +68,11 @@ class Implementation {
   virtual Capabilities capabilities() const = 0;
   virtual Availability availability() const = 0;
   virtual Tolerance tolerance(const GridShape& shape) const = 0;
+  // The evaluation arithmetic, recorded in every record beside the name: how a value is
+  // formed from the coefficients, e.g. "f32 taps, global loads", "hardware linear filter
+  // (8-bit weights)", "f16 coefficients, f32 taps", "f64 taps". Two implementations with
+  // the same string compute the same thing (up to order of operations).
+  virtual std::string evaluation() const { return capabilities().arithmetic + " taps"; }
   // Free-form facts for the run context (e.g. {"isa": "AVX2"}), "key=value" each.
   virtual std::vector<std::string> run_facts() const { return {}; }
   // Threads each phase of the last prepare/evaluate ran on, e.g. {{"prefilter", 1},
@@ -90,6 +95,16 @@ class Implementation {
   // Evaluates every prepared field at `n` coordinates; `out` is [fields][n][channels].
   virtual void evaluate(const float* coords, std::int64_t n, float* out,
                         PhaseTimes& times) = 0;
+
+  // The double-precision interface, for implementations that compute in double
+  // (supports_f64()): the same contract as prepare / read_coefficients / evaluate with
+  // double samples, coefficients, coordinates and values. The default throws
+  // splinebench::Error "<name>: no f64 path".
+  virtual bool supports_f64() const { return false; }
+  virtual void prepare_f64(const GridShape& shape, std::int64_t fields, const double* input, Mode mode,
+                           bool prefilter, PhaseTimes& times);
+  virtual void read_coefficients_f64(double* out, PhaseTimes& times);
+  virtual void evaluate_f64(const double* coords, std::int64_t n, double* out, PhaseTimes& times);
 
   // Releases device or host buffers held since prepare (the harness calls it between
   // cases so large cases do not stack up).

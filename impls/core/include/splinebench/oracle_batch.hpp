@@ -17,6 +17,9 @@ void prefilter_f64(const GridShape& shape, std::int64_t fields, double* data, Mo
 // oracle sees exactly the same points); out: [fields][n][channels].
 void evaluate_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
                   const float* coords, std::int64_t n, double* out);
+// Same at double coordinates, used as given (the f64 interface of the implementations).
+void evaluate_f64(const GridShape& shape, std::int64_t fields, const double* coeffs, Mode mode,
+                  const double* coords, std::int64_t n, double* out);
 
 // Same, at a subset of the queries: `query_ids` index into the n queries; out is
 // [fields][query_ids.size()][channels].

@@ -24,6 +24,7 @@ struct Throughput {
 
 struct Record {
   CaseSpec spec;
+  std::string evaluation;     // Implementation::evaluation(): the arithmetic that formed the values
   std::string status = "ok";  // "ok" | "skipped" | "error"
   std::string message;        // why skipped / the error / why the verdict failed
   int repetitions = 0;

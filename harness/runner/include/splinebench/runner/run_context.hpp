@@ -37,7 +37,7 @@ nlohmann::json cuda_context();
 nlohmann::json gpu_clocks(const std::string& pci_bus_id);
 nlohmann::json gpu_clocks_from_nvidia_smi(const std::string& csv, const std::string& pci_bus_id);
 
-// [{"name", "device", "available", "reason"}, ...]: every registered implementation in
+// [{"name", "device", "available", "reason", "evaluation"}, ...]: every registered implementation in
 // registry order and whether it can run here (reason "" when it can). `splinebench
 // list --json` prints it; every run records it in its context as "registry".
 nlohmann::json registry_list();
