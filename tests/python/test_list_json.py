@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import REPO
 
-ENTRY_KEYS = {"name", "device", "available", "reason", "evaluation"}
+ENTRY_KEYS = {"name", "device", "available", "reason", "evaluation", "f64"}
 
 
 def registry_def_names() -> list[tuple[str, str]]:
@@ -37,6 +37,7 @@ def test_list_json_is_the_registry_in_order(cli_ok):
         assert isinstance(entry["available"], bool)
         assert isinstance(entry["reason"], str)
         assert isinstance(entry["evaluation"], str)
+        assert isinstance(entry["f64"], bool)
         # A reason exactly when the implementation cannot run here.
         assert (entry["reason"] == "") == entry["available"], entry
     listed = [(e["name"], e["device"]) for e in entries]

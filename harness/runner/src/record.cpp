@@ -1,6 +1,8 @@
 #include "splinebench/runner/record.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <iterator>
 
 namespace splinebench::runner {
 namespace {
@@ -11,6 +13,16 @@ using nlohmann::json;
 // them, and readers treat null as "no valid number").
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 json number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+// {"p50": .., "p90": .., "p99": .., "p99.9": ..} at runner::kErrorQuantiles.
+json quantiles(const std::vector<double>& values) {
+  json q = json::object();
+  for (std::size_t i = 0; i < values.size() && i < std::size(kErrorQuantiles); ++i) {
+    char key[16];
+    std::snprintf(key, sizeof key, "p%g", 100 * kErrorQuantiles[i]);
+    q[key] = number(values[i]);
+  }
+  return q;
+}
 
 json stats_json(const SampleStats& s) {
   return {{"samples", s.samples}, {"median", s.median}, {"min", s.min}, {"max", s.max},
@@ -67,6 +79,7 @@ json to_json(const Record& r) {
                           {"rms", number(r.interp->rms)},
                           {"rel_l2", number(r.interp->rel_l2)},
                           {"max_rel_to_maxf", number(r.interp->max_rel_to_maxf)},
+                          {"quantiles_rel_to_maxf", quantiles(r.interp->quantiles_rel_to_maxf)},
                           {"checked_queries", r.interp->checked_queries},
                           {"unwritten", r.interp->unwritten},
                           {"nan_ok", r.interp->nan_ok}};

@@ -225,17 +225,19 @@ nlohmann::json registry_list() {
   for (const auto& entry : registry()) {
     bool available = false;
     std::string reason, evaluation;
+    bool f64 = false;
     try {
       const ImplementationPtr impl = entry.make();
       const auto availability = impl->availability();
       available = availability.ok;
       if (!available) reason = availability.reason;
       evaluation = impl->evaluation();
+      f64 = impl->supports_f64();
     } catch (const std::exception& e) {
       reason = std::string("cannot be created: ") + e.what();
     }
     list.push_back({{"name", entry.name}, {"device", std::string(to_string(entry.device))}, {"available", available},
-                    {"reason", reason}, {"evaluation", evaluation}});
+                    {"reason", reason}, {"evaluation", evaluation}, {"f64", f64}});
   }
   return list;
 }
