@@ -110,7 +110,9 @@ GpuFilter::GpuFilter(const Shape& shape, const Window& window) : impl_(std::make
   s.x.alloc(px);
   s.y.alloc(px);
   s.b.alloc(window.b.size());
-  IIR2D_CUDA(cudaMemcpy(s.b.p, window.b.data(), window.b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  IIR2D_CUDA(cudaMemcpyAsync(s.b.p, window.b.data(), window.b.size() * sizeof(float), cudaMemcpyHostToDevice,
+                             s.stream));
+  IIR2D_CUDA(cudaStreamSynchronize(s.stream));
   s.progress.alloc(static_cast<std::size_t>(shape.rows) + 1);
   s.locks.alloc(static_cast<std::size_t>(shape.rows));
   s.ticket.alloc(1);
@@ -121,8 +123,11 @@ GpuFilter::GpuFilter(const Shape& shape, const Window& window) : impl_(std::make
 
 GpuFilter::~GpuFilter() = default;
 
+// Copies go on the scheme's stream (non-blocking: no implicit order with the legacy
+// default stream) and are waited for.
 void GpuFilter::upload(const float* x) {
-  IIR2D_CUDA(cudaMemcpy(impl_->x.p, x, impl_->x.n * sizeof(float), cudaMemcpyHostToDevice));
+  IIR2D_CUDA(cudaMemcpyAsync(impl_->x.p, x, impl_->x.n * sizeof(float), cudaMemcpyHostToDevice, impl_->stream));
+  IIR2D_CUDA(cudaStreamSynchronize(impl_->stream));
 }
 
 void GpuFilter::poison_output() {
@@ -131,7 +136,8 @@ void GpuFilter::poison_output() {
 }
 
 void GpuFilter::download(float* y) const {
-  IIR2D_CUDA(cudaMemcpy(y, impl_->y.p, impl_->y.n * sizeof(float), cudaMemcpyDeviceToHost));
+  IIR2D_CUDA(cudaMemcpyAsync(y, impl_->y.p, impl_->y.n * sizeof(float), cudaMemcpyDeviceToHost, impl_->stream));
+  IIR2D_CUDA(cudaStreamSynchronize(impl_->stream));
 }
 
 double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
@@ -163,15 +169,18 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
       if (static_cast<std::int64_t>(h.tile_order.size()) != TH * TW)
         throw Error("iir2d: the tile order has the wrong length");
       s.custom_order.alloc(h.tile_order.size());
-      IIR2D_CUDA(cudaMemcpy(s.custom_order.p, h.tile_order.data(), h.tile_order.size() * sizeof(std::int64_t),
-                            cudaMemcpyHostToDevice));
+      IIR2D_CUDA(cudaMemcpyAsync(s.custom_order.p, h.tile_order.data(),
+                                 h.tile_order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice, s.stream));
+      IIR2D_CUDA(cudaStreamSynchronize(s.stream));
       order = s.custom_order.p;
     } else {
       auto& o = s.orders[T];
       if (!o.p) {
         const auto host = wavefront_order(TH, TW);
         o.alloc(host.size());
-        IIR2D_CUDA(cudaMemcpy(o.p, host.data(), host.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+        IIR2D_CUDA(cudaMemcpyAsync(o.p, host.data(), host.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
+                                   s.stream));
+        IIR2D_CUDA(cudaStreamSynchronize(s.stream));
       }
       order = o.p;
     }
@@ -210,6 +219,7 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
 Diagnostics GpuFilter::diagnostics() const {
   const Impl& s = *impl_;
   Diagnostics d;
+  IIR2D_CUDA(cudaStreamSynchronize(s.stream));
   unsigned abort = 0;
   IIR2D_CUDA(cudaMemcpy(&abort, s.abort.p, sizeof(unsigned), cudaMemcpyDeviceToHost));
   d.watchdog_fired = abort != 0;

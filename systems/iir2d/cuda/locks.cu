@@ -40,11 +40,14 @@ struct LockArgs {
   Watch w;
 };
 
-template <unsigned D>
+// The walk towards lower rows only looks (relaxed); the checks made under the lock,
+// before the element is computed, are the acquires that order its reads.
+template <unsigned D, bool Acquire>
 __device__ __forceinline__ int load_progress(const LockArgs& a, std::int64_t r) {
   if (a.w.out_of_array && r < 0) atomicAdd(a.w.out_of_array, 1ull);
   Ref p(a.progress[r]);
-  return (D & kDefectNoOrdering) ? p.load(cuda::memory_order_relaxed) : p.load(cuda::memory_order_acquire);
+  return (Acquire && !(D & kDefectNoOrdering)) ? p.load(cuda::memory_order_acquire)
+                                               : p.load(cuda::memory_order_relaxed);
 }
 
 enum : int { kCompute = 0, kRetry = 1, kDone = 2 };
@@ -64,19 +67,19 @@ __global__ void __launch_bounds__(32) locks_kernel(const LockArgs a) {
     if (lane == 0) {
       int state = kRetry;
       std::int64_t c = own;
-      int r = (D & kDefectStaleRow) ? stale : load_progress<D>(a, c);
-      if (load_progress<D>(a, own) >= W) {
+      int r = (D & kDefectStaleRow) ? stale : load_progress<D, false>(a, c);
+      if (load_progress<D, false>(a, own) >= W) {
         state = kDone;
       } else {
         if (D & kDefectOutOfBounds) {
-          while (load_progress<D>(a, c - 1) < r + 1 && c > a.lo) {
+          while (load_progress<D, false>(a, c - 1) < r + 1 && c > a.lo) {
             --c;
-            r = load_progress<D>(a, c);
+            r = load_progress<D, false>(a, c);
           }
         } else {
-          while (c > a.lo && load_progress<D>(a, c - 1) < r + 1) {
+          while (c > a.lo && load_progress<D, false>(a, c - 1) < r + 1) {
             --c;
-            r = load_progress<D>(a, c);
+            r = load_progress<D, false>(a, c);
           }
         }
         if (r < W) {
@@ -89,8 +92,10 @@ __global__ void __launch_bounds__(32) locks_kernel(const LockArgs a) {
             bool ready = true;
             if (!(D & kDefectStaleRow)) {
               // The row may have moved on while we did not hold its lock.
-              r = load_progress<D>(a, c);
-              ready = r < W && (c == a.lo || load_progress<D>(a, c - 1) >= r + 1);
+              r = load_progress<D, true>(a, c);
+              ready = r < W && (c == a.lo || load_progress<D, true>(a, c - 1) >= r + 1);
+            } else if (c > a.lo) {
+              load_progress<D, true>(a, c - 1);  // the listing's order: acquire, no re-check
             }
             if (ready) {
               state = kCompute;

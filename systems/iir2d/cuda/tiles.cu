@@ -72,9 +72,9 @@ __global__ void __launch_bounds__(kThreads) tiles_kernel(const TileArgs a) {
   }
 
   const std::uint64_t start = dev::global_ns();
-  for (;;) {
+  for (long long round = 0;; ++round) {
     if (threadIdx.x == 0) {
-      if (a.w.stalls) dev::test_pause(a.w.seed, blockIdx.x, 0);
+      if (a.w.stalls) dev::test_pause(a.w.seed, blockIdx.x * 1000003ll + round, 0);
       const unsigned long long t = atomicAdd(a.ticket, 1ull);
       long long tile = t < static_cast<unsigned long long>(TH * TW) ? a.order[t] : -1;
       int abort = 0;
