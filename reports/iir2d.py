@@ -1,0 +1,192 @@
+"""The seed-004 experiment (2-D IIR filter, fixed vs flexible allocation) in the report:
+Fig. 3 redrawn from a `splinebench-iir2d run` (time against the window size M at
+2048^2, one line per scheme, the seed's claims as text), a table of the ratio at
+M = 31 and the crossover M* with the seed's beside ours, and the launch-chain table
+that says how much of the fixed scheme is launch overhead.
+
+Records are those with "operation": "iir2d" (systems/iir2d/README.md); they are read
+from the results file directly, so this module needs nothing else of the loader.
+The seed's Fig. 3 curve values are illegible in our copy: only its stated claims
+(crossover M = 5, 2.4x at M = 31, GeForce GT 540M) appear, never invented points."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from .plots.style import Figure, Skipped  # noqa: E402
+from .table_model import Column, Row, Table, fmt_ms  # noqa: E402
+
+OPERATION = "iir2d"
+FIG3_SHAPE = (2048, 2048)
+FIXED = "fixed"
+FLEXIBLE = ("flex_locks", "flex_tiles", "flex_tiles16")
+SCHEME_ORDER = ("fixed", "fixed_graph", "flex_locks", "flex_tiles", "flex_tiles16")
+SEED = {"hardware": "GeForce GT 540M", "crossover_M": 5, "ratio_at_31": 2.4, "shape": FIG3_SHAPE}
+
+
+def load_run(run_dir: str | Path) -> dict:
+    """results.json, or the compact results.json.gz, of one run folder."""
+    run_dir = Path(run_dir)
+    plain, compact = run_dir / "results.json", run_dir / "results.json.gz"
+    if plain.is_file():
+        return json.loads(plain.read_text(encoding="utf-8"))
+    if compact.is_file():
+        return json.loads(gzip.decompress(compact.read_bytes()).decode("utf-8"))
+    raise FileNotFoundError(f"{run_dir}: no results.json or results.json.gz")
+
+
+def records(run: dict) -> list[dict]:
+    """The finished iir2d records of a run."""
+    return [r for r in run.get("records", [])
+            if r.get("operation") == OPERATION and r.get("status") == "ok" and "phases" in r]
+
+
+def median_s(record: dict) -> float:
+    return float(record["phases"]["filter"]["median"])
+
+
+def curves(run: dict, shape: tuple[int, int] = FIG3_SHAPE, family: str = "gauss") -> dict[str, dict[int, float]]:
+    """scheme -> {M: median seconds} at one shape and coefficient family."""
+    out: dict[str, dict[int, float]] = {}
+    for r in records(run):
+        if tuple(r["shape"]) == tuple(shape) and r.get("family") == family and r.get("M", 0) >= 1:
+            out.setdefault(r["scheme"], {})[int(r["M"])] = median_s(r)
+    return out
+
+
+def crossover(fixed: dict[int, float], flexible: dict[int, float]) -> int | None:
+    """The seed's crossover: the largest M at which the fixed scheme is not slower than
+    the flexible one (the flexible wins at every larger M measured); 0 when the flexible
+    scheme is faster at every M; None without common M."""
+    common = sorted(set(fixed) & set(flexible))
+    if not common:
+        return None
+    not_slower = [m for m in common if fixed[m] <= flexible[m]]
+    return max(not_slower) if not_slower else 0
+
+
+def ratio(fixed: dict[int, float], flexible: dict[int, float], M: int = 31) -> float | None:
+    """t_fixed / t_flexible at M (how many times faster the flexible scheme is)."""
+    if M in fixed and M in flexible and flexible[M] > 0:
+        return fixed[M] / flexible[M]
+    return None
+
+
+def _x(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def fig3_table(run: dict) -> Table:
+    c = curves(run)
+    table = Table(
+        key="iir2d_fig3",
+        title="Seed 004, Fig. 3: fixed vs flexible allocation at 2048^2",
+        caption=("Crossover M*: the largest window size at which the fixed scheme is not slower "
+                 "(the flexible one wins above it). Ratio: t(fixed) / t(scheme) at M = 31. "
+                 "Flatness: t(M = 31) / t(M = 3) of the scheme. Medians of the run's repetitions, GPU time."),
+        columns=[Column("scheme"), Column("device"), Column("crossover M*", numeric=True),
+                 Column("fixed / scheme at M = 31", "x", numeric=True),
+                 Column("t(31) / t(3)", numeric=True), Column("t at M = 31", "ms", numeric=True)])
+    table.add(Row(["flexible (seed, Listing 3)", SEED["hardware"], str(SEED["crossover_M"]),
+                   _x(SEED["ratio_at_31"], 1), "≈ 1 (\"nearly constant\")", "—"], kind="seed"))
+    fixed = c.get(FIXED, {})
+    device = (run.get("context", {}).get("gpu") or {}).get("name", "?")
+    if not fixed:
+        table.add(Row(["ours"], kind="missing", note="the run has no fixed-scheme records at 2048^2"))
+        return table
+    for scheme in SCHEME_ORDER:
+        if scheme == FIXED or scheme not in c:
+            continue
+        flex = c[scheme]
+        m_star = crossover(fixed, flex)
+        flat = flex[31] / flex[3] if 31 in flex and 3 in flex and flex[3] > 0 else None
+        table.add(Row([scheme, device, "—" if m_star is None else str(m_star), _x(ratio(fixed, flex)),
+                       _x(flat), fmt_ms(flex[31] * 1e3) if 31 in flex else "—"]))
+    table.notes.append("Targets: each flexible scheme >= 2.4x at M = 31 with M* <= 5; flex_tiles: "
+                       "t(31)/t(3) <= 4 and <= 2 ms at M = 31. fixed_graph is the fixed scheme's "
+                       "launches as one CUDA Graph: its row separates launch overhead from re-reads.")
+    return table
+
+
+def launch_chain_table(run: dict) -> Table:
+    """Per square shape: the fixed scheme at M = 3 and 31, as launches and as a graph,
+    beside the same chain of H + W - 1 empty launches."""
+    table = Table(
+        key="iir2d_launch_chain",
+        title="Seed 004: what the fixed scheme's time is made of",
+        caption=("The fixed scheme launches H + W - 1 kernels. The empty chain is the same launches "
+                 "doing nothing: the floor set by launch overhead alone; a graph lowers it."),
+        columns=[Column("shape"), Column("launches", numeric=True), Column("empty chain", "ms", numeric=True),
+                 Column("empty graph", "ms", numeric=True), Column("fixed M = 3", "ms", numeric=True),
+                 Column("fixed M = 31", "ms", numeric=True), Column("graph M = 3", "ms", numeric=True),
+                 Column("graph M = 31", "ms", numeric=True)])
+    by: dict[tuple, float] = {}
+    launches: dict[tuple, int] = {}
+    for r in records(run):
+        shape = tuple(r["shape"])
+        by[(shape, r["scheme"], int(r.get("M", 0)))] = median_s(r)
+        if "launches" in r:
+            launches[shape] = int(r["launches"])
+    shapes = sorted({s for (s, scheme, _) in by if scheme == "empty_chain"}, key=lambda s: s[0] * s[1])
+
+    def ms(key: tuple) -> str:
+        return fmt_ms(by[key] * 1e3) if key in by else "—"
+
+    for s in shapes:
+        table.add(Row([f"{s[0]}x{s[1]}", str(launches.get(s, s[0] + s[1] - 1)), ms((s, "empty_chain", 0)),
+                       ms((s, "empty_chain_graph", 0)), ms((s, FIXED, 3)), ms((s, FIXED, 31)),
+                       ms((s, "fixed_graph", 3)), ms((s, "fixed_graph", 31))]))
+    if not shapes:
+        table.add(Row(["—"], kind="missing", note="the run has no empty launch chain records"))
+    return table
+
+
+def plot_fig3(run: dict, out_dir: str | Path) -> Figure | Skipped:
+    stem, title = "iir2d_fig3", "Seed 004, Fig. 3 redrawn: 2-D IIR filter at 2048^2"
+    c = curves(run)
+    if not c:
+        return Skipped(stem, title, "no iir2d records at 2048^2 in this run")
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    for scheme in SCHEME_ORDER:
+        if scheme in c:
+            ms = sorted(c[scheme])
+            ax.plot(ms, [c[scheme][m] * 1e3 for m in ms], marker="o", markersize=3, label=scheme)
+    chain = {r["scheme"]: median_s(r) for r in records(run)
+             if tuple(r["shape"]) == FIG3_SHAPE and r["scheme"].startswith("empty_chain")}
+    for name, style in (("empty_chain", ":"), ("empty_chain_graph", "-.")):
+        if name in chain:
+            ax.axhline(chain[name] * 1e3, color="grey", linestyle=style, linewidth=1,
+                       label=f"{name.replace('_', ' ')} (H + W - 1 launches)")
+    ax.set_yscale("log")
+    ax.set_xlabel("window size M")
+    ax.set_ylabel("time (ms)")
+    ax.text(0.02, 0.03, (f"Seed ({SEED['hardware']}): flexible faster for M > {SEED['crossover_M']}, "
+                         f"≈ {SEED['ratio_at_31']}x at M = 31,\nflexible nearly constant in M, fixed about linear "
+                         "(curve values illegible in our copy: not drawn)"),
+            transform=ax.transAxes, fontsize=8, va="bottom", color="#444")
+    ax.legend(fontsize=8, loc="upper left", frameon=False)
+    device = (run.get("context", {}).get("gpu") or {}).get("name", "unknown device")
+    caption = (f"Median GPU time per filtering of a 2048x2048 float image (gauss coefficients, sum|b| = 0.9), "
+               f"{device}, run {run.get('context', {}).get('run_id', '?')}.")
+    fig.suptitle(title, fontweight="bold")
+    fig.text(0.01, 0.005, caption, fontsize=8, color="#333")
+    fig.subplots_adjust(bottom=0.18)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    png, svg = out_dir / f"{stem}.png", out_dir / f"{stem}.svg"
+    fig.savefig(png, dpi=110)
+    fig.savefig(svg)
+    plt.close(fig)
+    return Figure(stem, title, caption, png, svg)
+
+
+def section(run_dir: str | Path, plot_dir: str | Path) -> list:
+    """The report section of one iir2d run: the figure and both tables."""
+    run = load_run(run_dir)
+    return [plot_fig3(run, plot_dir), fig3_table(run), launch_chain_table(run)]

@@ -1,0 +1,102 @@
+"""reports.iir2d on a synthetic run (no GPU): crossover and ratio arithmetic, the
+tables with the seed's row beside ours, the figure files, and reading a run folder."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from reports import iir2d
+from reports.render_markdown import render_markdown
+
+
+def _record(scheme: str, M: int, ms: float, shape=(2048, 2048), family="gauss", **extra) -> dict:
+    r = {"operation": "iir2d", "case_id": f"iir2d/{scheme}/{shape[0]}x{shape[1]}/M{M}/{family}/++",
+         "scheme": scheme, "impl": scheme, "shape": list(shape), "M": M, "family": family, "status": "ok",
+         "phases": {"filter": {"samples": [ms * 1e-3] * 3, "median": ms * 1e-3}}}
+    r.update(extra)
+    return r
+
+
+def synthetic_run() -> dict:
+    recs = []
+    for M in range(1, 32):
+        recs.append(_record("fixed", M, 10.0 + 0.5 * M))           # 25.5 ms at 31
+        recs.append(_record("fixed_graph", M, 4.0 + 0.5 * M))
+        recs.append(_record("flex_locks", M, 12.0 + 0.1 * M))      # slower up to M = 5
+        recs.append(_record("flex_tiles", M, 1.0 + 0.01 * M))
+    recs.append(_record("empty_chain", 0, 9.0, family="none", launches=4095))
+    recs.append(_record("empty_chain_graph", 0, 3.0, family="none", launches=4095))
+    recs.append({"operation": "iir2d", "scheme": "flex_tiles", "status": "skipped", "shape": [2048, 2048], "M": 3})
+    recs.append({"operation": "scattered", "status": "ok", "phases": {"filter": {"median": 1.0}}})
+    return {"schema": "splinebench-results", "context": {"run_id": "r1", "gpu": {"name": "NVIDIA H100"}},
+            "records": recs}
+
+
+def test_crossover_and_ratio():
+    fixed = {1: 1.0, 3: 2.0, 5: 3.0, 7: 4.0}
+    assert iir2d.crossover(fixed, {1: 2.0, 3: 2.5, 5: 3.0, 7: 3.5}) == 5   # equal counts as not slower
+    assert iir2d.crossover(fixed, {1: 0.5, 3: 0.5, 5: 0.5, 7: 0.5}) == 0
+    assert iir2d.crossover(fixed, {1: 0.5, 3: 2.5, 5: 0.5, 7: 0.5}) == 3   # the last M where fixed wins
+    assert iir2d.crossover(fixed, {}) is None
+    assert iir2d.ratio({31: 6.0}, {31: 2.0}) == pytest.approx(3.0)
+    assert iir2d.ratio({3: 6.0}, {31: 2.0}) is None
+
+
+def test_records_keep_finished_iir2d_only():
+    run = synthetic_run()
+    recs = iir2d.records(run)
+    assert all(r["operation"] == "iir2d" and r["status"] == "ok" for r in recs)
+    assert len(recs) == 31 * 4 + 2
+
+
+def test_fig3_table_has_the_seed_beside_ours():
+    t = iir2d.fig3_table(synthetic_run())
+    seed = t.data_rows("seed")
+    assert len(seed) == 1 and seed[0].cells[2] == "5" and seed[0].cells[3] == "2.4"
+    ours = {r.cells[0]: r.cells for r in t.data_rows("ours")}
+    assert set(ours) == {"fixed_graph", "flex_locks", "flex_tiles"}
+    # flex_locks: 10 + 0.5 M <= 12 + 0.1 M up to M = 5, so M* = 5; 25.5 / 15.1 at 31.
+    assert ours["flex_locks"][2] == "5"
+    assert ours["flex_locks"][3] == f"{25.5 / 15.1:.2f}"
+    assert ours["flex_tiles"][2] == "0"
+    assert ours["flex_tiles"][4] == f"{1.31 / 1.03:.2f}"
+    assert ours["flex_tiles"][1] == "NVIDIA H100"
+    assert "Crossover" in render_markdown(t)
+
+
+def test_fig3_table_without_fixed_records_says_why():
+    run = synthetic_run()
+    run["records"] = [r for r in run["records"] if r.get("scheme") != "fixed"]
+    t = iir2d.fig3_table(run)
+    assert t.data_rows("missing") and "fixed" in t.data_rows("missing")[0].note
+
+
+def test_launch_chain_table():
+    t = iir2d.launch_chain_table(synthetic_run())
+    (row,) = t.data_rows("ours")
+    assert row.cells[:4] == ["2048x2048", "4095", "9.00", "3.00"]
+    assert row.cells[4] == "11.5" and row.cells[7] == "19.5"
+
+
+def test_plot_writes_files_and_skips_without_data(tmp_path):
+    fig = iir2d.plot_fig3(synthetic_run(), tmp_path)
+    assert fig.png.is_file() and fig.svg.is_file()
+    svg = fig.svg.read_text()
+    assert "M &gt; 5" in svg or "M > 5" in svg
+    empty = iir2d.plot_fig3({"records": []}, tmp_path)
+    assert isinstance(empty, iir2d.Skipped)
+
+
+def test_load_run_reads_plain_and_compact(tmp_path):
+    run = synthetic_run()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "results.json").write_text(json.dumps(run))
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "results.json.gz").write_bytes(gzip.compress(json.dumps(run).encode()))
+    assert iir2d.load_run(tmp_path / "a") == iir2d.load_run(tmp_path / "b") == run
+    with pytest.raises(FileNotFoundError):
+        iir2d.load_run(tmp_path / "c")
+    items = iir2d.section(tmp_path / "a", tmp_path / "plots")
+    assert [type(i).__name__ for i in items] == ["Figure", "Table", "Table"]
