@@ -24,7 +24,8 @@ log() { printf '\n== %s\n' "$*" >&2; }
 
 # --- 1. Debian packages -------------------------------------------------------------
 packages=(build-essential cmake git python3 python3-venv libeigen3-dev libboost-dev
-          libbenchmark-dev libgtest-dev libgmock-dev libhwy-dev libcli11-dev nlohmann-json3-dev)
+          libbenchmark-dev libgtest-dev libgmock-dev libhwy-dev libcli11-dev nlohmann-json3-dev
+          python3-skimage python3-imageio python3-nibabel)
 # The report test renders index.html in headless Chromium and checks the screenshot.
 [ "${1:-}" = test ] && packages+=(chromium)
 missing=()
@@ -62,6 +63,8 @@ test_impls=OFF
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSPLINEBENCH_TEST_IMPLS=$test_impls >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 bin="$root/$build_dir/bin/splinebench"
+# Real datasets from the Debian packages into .cache/datasets (datasets/README.md); one line per missing one.
+/usr/bin/python3 datasets/real/export_real.py --quiet || log "real datasets: export failed (suites skip them)"
 
 if [ "$action" = test ]; then
   # --- 4a. Tests ----------------------------------------------------------------------

@@ -203,7 +203,7 @@ INSTANTIATE_TEST_SUITE_P(
                    sweep_with(R"("impls": "all", "shapes": [[4]], "patterns": ["random"], "queries": 1)"),
                    "unknown query pattern 'random'"},
         Impossible{"unknown data", sweep_with(R"("impls": "all", "shapes": [[4]], "data": ["zeros"], "queries": 1)"),
-                   "unknown field kind 'zeros'"},
+                   "unknown data 'zeros'"},
         Impossible{"D = 0", sweep_with(R"("impls": "all", "dims": [0], "sizes": [4], "queries": 1)"),
                    "D must be in [1, 6], got 0"},
         Impossible{"D = 7", sweep_with(R"("impls": "all", "dims": [7], "sizes": [4], "queries": 1)"),

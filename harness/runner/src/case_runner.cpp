@@ -90,7 +90,7 @@ const CaseRunner::FieldInput& CaseRunner::field_for(const CaseSpec& spec) {
     field_ = {};  // free the previous batch before making the next
     coeffs_ = {};
     values_ = {};
-    field_.samples = datasets::make_field(spec.data, spec.shape, spec.fields, fnv1a64("field/" + key));
+    field_.samples = datasets::make_field(spec.data, spec.shape, spec.fields, fnv1a64("field/" + key), spec.mode);
     double m = 0;
     for (float v : field_.samples) m = std::max(m, static_cast<double>(std::abs(v)));
     field_.max_abs = m;

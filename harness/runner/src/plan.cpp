@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "splinebench/datasets/real.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::runner {
@@ -58,6 +59,38 @@ std::vector<std::string> select_impls(const SweepSpec& sweep, const std::vector<
   return ordered;
 }
 
+std::string extents_string(const std::vector<std::int64_t>& extents) {
+  std::string out;
+  for (auto e : extents) out += (out.empty() ? "[" : ", ") + std::to_string(e);
+  return out + "]";
+}
+
+// A real dataset's field shape, from its manifest; an error when the sweep states
+// another shape or channel count; nullopt (and a note) when it is not in the cache.
+std::optional<GridShape> real_data_shape(const SweepSpec& sweep, const datasets::FieldSource& data,
+                                         const std::string& where, std::vector<std::string>& notes) {
+  datasets::RealDatasetInfo info;
+  try {
+    info = datasets::real_dataset_info(data.name);
+  } catch (const datasets::DatasetUnavailable& e) {
+    notes.push_back(where + ": data '" + data.name + "' skipped: " + e.what());
+    return std::nullopt;
+  }
+  const GridShape shape = datasets::real_field_shape(info);
+  for (const auto& extents : sweep.shapes)
+    if (extents != info.grid)
+      throw Error(where + ": data '" + data.name + "' has shape " + extents_string(info.grid) +
+                  " (a real dataset's shape is its own); the sweep states " + extents_string(extents) +
+                  ": leave out \"sizes\"/\"shapes\" or state the data's shape");
+  if (sweep.channels_given)
+    for (int c : sweep.channels)
+      if (c != shape.channels)
+        throw Error(where + ": data '" + data.name + "' has " + std::to_string(shape.channels) +
+                    " channel(s) (" + (info.channels == 3 ? "RGB as RGBA" : "its own") + "); the sweep states " +
+                    std::to_string(c) + ": leave out \"channels\" or state the data's");
+  return shape;
+}
+
 }  // namespace
 
 std::uint64_t fnv1a64(const std::string& text) {
@@ -91,6 +124,8 @@ std::string CaseSpec::field_key() const {
   std::ostringstream key;
   key << "D" << shape.dims << '/' << shape.to_string() << "/C" << shape.channels << "/F" << fields << '/'
       << datasets::to_string(data);
+  // An analytic function's samples sit where the mode puts them (datasets/analytic.hpp).
+  if (data.origin == datasets::FieldSource::Origin::analytic) key << '/' << to_string(mode);
   return key.str();
 }
 
@@ -136,40 +171,47 @@ Plan make_plan(const SuiteSpec& suite, const PlanOptions& options, const std::ve
     const std::vector<int> thread_axis = options.threads ? std::vector<int>{*options.threads} : sweep.threads;
 
     PlannedSweep planned{sweep.name, plan.cases.size(), 0};
+    // Every case of one input (shape, fields, data), implementations innermost.
+    const auto add_cases = [&](const GridShape& shape, const datasets::FieldSource& data) {
+      for (std::int64_t fields : sweep.fields) {
+        if (shape.values() > (std::int64_t{1} << 62) / fields)
+          throw Error(where + ": batch of " + std::to_string(fields) + " fields of " + shape.to_string() +
+                      " is too large");
+        for (Mode mode : sweep.modes)
+          for (std::int64_t queries : sweep.queries) {
+            // A prefilter-only case has no query pattern: one case, not one per pattern.
+            const std::size_t pattern_count = queries == 0 ? 1 : sweep.patterns.size();
+            for (std::size_t p = 0; p < pattern_count; ++p)
+              for (int threads : thread_axis)
+                for (const auto& name : impls) {
+                  CaseSpec c;
+                  c.impl = name;
+                  c.device = find_entry(registry, name)->device;
+                  c.shape = shape;
+                  c.fields = fields;
+                  c.mode = mode;
+                  c.data = data;
+                  c.queries = queries;
+                  c.pattern = sweep.patterns[p];
+                  c.threads = threaded[name] ? threads : 1;
+                  c.sweep = sweep.name;
+                  const std::string id = c.case_id();
+                  if (filter && !std::regex_search(id, *filter)) continue;
+                  if (!seen.insert(id).second) continue;  // same case from another axis value
+                  plan.cases.push_back(std::move(c));
+                }
+          }
+      }
+    };
     for (const auto& extents : sweep.shapes)
       for (int channels : sweep.channels) {
         const GridShape shape = GridShape::make(extents, channels);
-        for (std::int64_t fields : sweep.fields) {
-          if (shape.values() > (std::int64_t{1} << 62) / fields)
-            throw Error(where + ": batch of " + std::to_string(fields) + " fields of " + shape.to_string() +
-                        " is too large");
-          for (auto data : sweep.data)
-            for (Mode mode : sweep.modes)
-              for (std::int64_t queries : sweep.queries) {
-                // A prefilter-only case has no query pattern: one case, not one per pattern.
-                const std::size_t pattern_count = queries == 0 ? 1 : sweep.patterns.size();
-                for (std::size_t p = 0; p < pattern_count; ++p)
-                  for (int threads : thread_axis)
-                    for (const auto& name : impls) {
-                      CaseSpec c;
-                      c.impl = name;
-                      c.device = find_entry(registry, name)->device;
-                      c.shape = shape;
-                      c.fields = fields;
-                      c.mode = mode;
-                      c.data = data;
-                      c.queries = queries;
-                      c.pattern = sweep.patterns[p];
-                      c.threads = threaded[name] ? threads : 1;
-                      c.sweep = sweep.name;
-                      const std::string id = c.case_id();
-                      if (filter && !std::regex_search(id, *filter)) continue;
-                      if (!seen.insert(id).second) continue;  // same case from another axis value
-                      plan.cases.push_back(std::move(c));
-                    }
-              }
-        }
+        for (const auto& data : sweep.data)
+          if (data.origin != datasets::FieldSource::Origin::real) add_cases(shape, data);
       }
+    for (const auto& data : sweep.data)
+      if (data.origin == datasets::FieldSource::Origin::real)
+        if (const auto shape = real_data_shape(sweep, data, where, plan.notes)) add_cases(*shape, data);
     planned.case_count = plan.cases.size() - planned.first_case;
     plan.sweeps.push_back(planned);
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "splinebench/datasets/analytic.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/runner/build_info.hpp"
 
@@ -141,11 +142,29 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
   s.impls = string_list(merged["impls"], w, "impls", false);
   if (merged.contains("exclude")) s.exclude = string_list(merged["exclude"], w, "exclude", true);
 
+  // Data first: a sweep of real datasets only may leave the shape to the data.
+  for (const auto& d : axis_values(merged.contains("data") ? merged["data"] : json::array({"noise"}), w, "data")) {
+    try {
+      s.data.push_back(datasets::parse_field_source(string_value(d, w, "data")));
+    } catch (const Error& e) {
+      throw Error(w.at("data") + ": " + e.what());
+    }
+  }
+  const bool all_real = std::all_of(s.data.begin(), s.data.end(), [](const datasets::FieldSource& d) {
+    return d.origin == datasets::FieldSource::Origin::real;
+  });
+
   const bool has_sizes = merged.contains("sizes");
   const bool has_shapes = merged.contains("shapes");
-  if (has_sizes == has_shapes)
+  if (has_sizes && has_shapes)
     throw Error(w.at("sizes/shapes") + ": give exactly one of \"sizes\" (N per axis, with \"dims\") or "
                 "\"shapes\" (explicit extents)");
+  if (!has_sizes && !has_shapes && !all_real)
+    throw Error(w.at("sizes/shapes") + ": give exactly one of \"sizes\" (N per axis, with \"dims\") or "
+                "\"shapes\" (explicit extents); only a sweep whose data are all real datasets may leave "
+                "the shape to the data");
+  if (!has_sizes && !has_shapes && merged.contains("dims"))
+    throw Error(w.at("dims") + ": \"dims\" goes with \"sizes\" or \"shapes\"; real datasets have their own D");
   std::vector<int> dims;
   if (merged.contains("dims"))
     for (const auto& d : axis_values(merged["dims"], w, "dims"))
@@ -161,7 +180,7 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
         for (int a = 0; a < d; ++a) points = checked_mul(points, n, w.at("sizes"));
         s.shapes.emplace_back(static_cast<std::size_t>(d), n);
       }
-  } else {
+  } else if (has_shapes) {
     for (const auto& v : axis_values(merged["shapes"], w, "shapes")) {
       auto shape = parse_shape(v, w);
       if (!dims.empty() && std::find(dims.begin(), dims.end(), static_cast<int>(shape.size())) == dims.end()) {
@@ -177,6 +196,18 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
   auto axis_or = [&](const char* key, const json& fallback) {
     return axis_values(merged.contains(key) ? merged[key] : fallback, w, key);
   };
+  for (const auto& data : s.data) {
+    if (data.origin != datasets::FieldSource::Origin::analytic) continue;
+    const auto& f = datasets::analytic_function(data.name);
+    for (const auto& shape : s.shapes)
+      if (!f.supports(static_cast<int>(shape.size())))
+        throw Error(w.at("data") + ": analytic function '" + data.name + "' is defined for D = " +
+                    std::to_string(f.min_dims) +
+                    (f.max_dims > f.min_dims ? ".." + std::to_string(f.max_dims) : std::string()) +
+                    ", the sweep has D = " + std::to_string(shape.size()));
+  }
+
+  s.channels_given = merged.contains("channels");
   for (const auto& c : axis_or("channels", json::array({1})))
     s.channels.push_back(small_int(c, 1, 1 << 20, w, "channels", "channels"));
   for (const auto& f : axis_or("fields", json::array({1})))
@@ -191,13 +222,6 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
       const auto mode = parse_mode(text);
       if (!mode) throw Error(w.at("modes") + ": unknown mode '" + text + "' (known: mirror, half, periodic, or \"all\")");
       s.modes.push_back(*mode);
-    }
-  }
-  for (const auto& d : axis_or("data", json::array({"noise"}))) {
-    try {
-      s.data.push_back(datasets::parse_field_kind(string_value(d, w, "data")));
-    } catch (const Error& e) {
-      throw Error(w.at("data") + ": " + e.what());
     }
   }
   if (!merged.contains("queries")) throw Error(w.at("queries") + ": missing (queries per call; 0 = prefilter only)");

@@ -23,7 +23,7 @@ struct CaseSpec {
   GridShape shape;  // includes channels
   std::int64_t fields = 1;
   Mode mode = Mode::mirror;
-  datasets::FieldKind data = datasets::FieldKind::noise;
+  datasets::FieldSource data = datasets::FieldKind::noise;
   std::int64_t queries = 0;  // 0: prefilter only
   datasets::QueryPattern pattern = datasets::QueryPattern::uniform;  // unused when queries == 0
   int threads = 1;
@@ -39,7 +39,7 @@ struct CaseSpec {
   // Identify the inputs, independent of the implementation (and of the suite), so
   // every implementation of a case sees the same field and queries, and the oracle
   // runs once per input.
-  std::string field_key() const;  // shape, channels, fields, data kind
+  std::string field_key() const;  // shape, channels, fields, data (and mode, for analytic data)
   std::string query_key() const;  // extents, queries, pattern
 };
 
@@ -64,6 +64,9 @@ struct Plan {
 
 // Throws splinebench::Error for an unknown implementation name (in a sweep, an
 // exclude list or `only_impls`), an invalid filter, or when nothing is left to run.
+// A real dataset gives its cases its own grid and channels (read from its manifest);
+// a sweep stating another shape or channel count is an error naming the data's, and a
+// dataset missing from the cache drops its cases with a note naming the package.
 Plan make_plan(const SuiteSpec& suite, const PlanOptions& options, const std::vector<RegistryEntry>& registry);
 
 // 64-bit FNV-1a, used for case file names and per-input seeds.

@@ -26,12 +26,14 @@ struct SweepSpec {
   std::vector<std::string> impls;
   std::vector<std::string> exclude;
   // Grid shapes, already expanded: `sizes` (N per axis) x `dims`, or explicit
-  // `shapes` (each paired with the D equal to its length).
+  // `shapes` (each paired with the D equal to its length). Empty when every `data`
+  // name is a real dataset and the sweep leaves the shape to the data.
   std::vector<std::vector<std::int64_t>> shapes;
   std::vector<int> channels;
+  bool channels_given = false;  // written in the sweep or its defaults (real data checks it)
   std::vector<std::int64_t> fields;
   std::vector<Mode> modes;
-  std::vector<datasets::FieldKind> data;
+  std::vector<datasets::FieldSource> data;
   std::vector<std::int64_t> queries;  // 0: prefilter only
   std::vector<datasets::QueryPattern> patterns;
   std::vector<int> threads;
