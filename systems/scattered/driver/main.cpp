@@ -1,0 +1,330 @@
+// splinebench_scattered: reconstruction from scattered samples, one record per
+// (fraction, lambda, solver), written as a results file (results/README.md schema, with
+// "operation": "scattered_reconstruction" and the fields below in each record).
+//
+//   splinebench_scattered --data image.npy --fraction 0.2 --fraction 0.3 --lambda 2.1 \
+//       --solver cg --solver mg_pcg --out results/<machine>/<run-id>/results.json
+//
+// Samples are the top fraction of nodes by |Laplacian| (or random), at their nodes;
+// RMS_g compares the spline at every node with the full data (metrics.hpp).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include "splinebench/datasets.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/io/atomic_file.hpp"
+#include "splinebench/io/npy.hpp"
+#include "splinebench/runner/run_context.hpp"
+#include "splinebench/runner/stats.hpp"
+#include "splinebench/scattered/assembly.hpp"
+#include "splinebench/scattered/metrics.hpp"
+#include "splinebench/scattered/named_solvers.hpp"
+#include "splinebench/scattered/reference.hpp"
+
+namespace sb = splinebench;
+namespace sc = splinebench::scattered;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  std::string data;
+  std::string synthetic;
+  std::string mode = "mirror";
+  std::string selection = "laplace";
+  std::vector<double> fractions{0.2};
+  std::vector<double> lambdas{2.1};
+  std::vector<std::string> solvers;
+  int seed_iterations = 100;
+  double tolerance = 1e-8;
+  int max_iterations = 20000;
+  int repetitions = 3;
+  int warmups = 1;
+  int threads = 1;
+  std::string out;
+  std::string machine;
+};
+
+struct Field {
+  std::string name;
+  sb::GridShape grid;
+  std::vector<double> values;
+};
+
+Field load_field(const Options& o) {
+  Field f;
+  if (!o.data.empty() == !o.synthetic.empty()) sb::fail("give exactly one of --data FILE.npy and --synthetic KIND:SHAPE");
+  if (!o.data.empty()) {
+    const sb::npy::Array a = sb::npy::read(o.data);
+    f.name = std::filesystem::path(o.data).stem().string();
+    f.grid = sb::GridShape::make(a.shape);
+    f.values = a.is_float32 ? std::vector<double>(a.f32.begin(), a.f32.end()) : a.f64;
+    return f;
+  }
+  const auto colon = o.synthetic.find(':');
+  if (colon == std::string::npos) sb::fail("--synthetic wants KIND:SHAPE, e.g. smooth:64x64");
+  const auto kind = sb::datasets::parse_field_kind(o.synthetic.substr(0, colon));
+  std::vector<std::int64_t> extents;
+  std::string shape = o.synthetic.substr(colon + 1);
+  for (std::size_t at = 0; at <= shape.size();) {
+    const auto x = std::min(shape.find('x', at), shape.size());
+    extents.push_back(std::stoll(shape.substr(at, x - at)));
+    at = x + 1;
+  }
+  f.grid = sb::GridShape::make(extents);
+  const std::vector<float> v = sb::datasets::make_field(kind, f.grid, 1, 2024);
+  f.values.assign(v.begin(), v.end());
+  f.name = std::string(sb::datasets::to_string(kind));
+  return f;
+}
+
+json stats_json(const std::vector<double>& samples) {
+  const sb::runner::SampleStats s = sb::runner::summarize(samples);
+  return {{"samples", s.samples}, {"median", s.median}, {"min", s.min}, {"max", s.max},
+          {"q1", s.q1},           {"q3", s.q3},         {"iqr", s.iqr}};
+}
+
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::vector<double> to_std(const sc::Vector& v) { return std::vector<double>(v.data(), v.data() + v.size()); }
+
+// Iterations at which RMS_g is recorded along the way: 1, 2, 5 x powers of ten and the
+// seed's count.
+bool checkpoint(int it, int seed_count) {
+  if (it == seed_count) return true;
+  for (int p = 1; p <= it; p *= 10)
+    if (it == p || it == 2 * p || it == 5 * p) return true;
+  return false;
+}
+
+json run_solver(const Options& o, const std::string& name, const Field& field, sb::Mode mode,
+                const sc::NormalEquations& eq, const sc::Problem& problem, const sc::ReferenceSolution& ref,
+                double max_value) {
+  json rec;
+  rec["solver"] = name;
+  auto rms_of = [&](const sc::Vector& x) {
+    return sc::rms_g(sc::grid_values(field.grid, mode, to_std(x)), field.values, max_value);
+  };
+  // Instrumented run to the tolerance: relres history, RMS_g at checkpoints and at the
+  // seed's count.
+  sc::IterationControl control;
+  control.tolerance = o.tolerance;
+  control.max_iterations = o.max_iterations;
+  json rms_at = json::object();
+  json at_seed = nullptr;
+  control.observer = [&](int it, const sc::Vector& x) {
+    if (!checkpoint(it, o.seed_iterations)) return;
+    const double r = rms_of(x);
+    rms_at[std::to_string(it)] = finite_or_null(r);
+    if (it == o.seed_iterations)
+      at_seed = {{"iterations", it}, {"rms_g", finite_or_null(r)},
+                 {"relres", finite_or_null(sc::relative_residual(eq.matrix, eq.rhs, x))}};
+  };
+  const sc::NamedSolve run = sc::solve_named(name, field.grid, mode, eq, control);
+  rec["solve_status"] = std::string(sc::to_string(run.report.status));
+  rec["message"] = run.report.message;
+  rec["iterations"] = run.report.iterations;
+  rec["relres"] = finite_or_null(run.report.relres);
+  rec["relres_history"] = run.report.history;
+  rec["rms_g"] = finite_or_null(rms_of(run.x));
+  rec["rms_g_at_iteration"] = rms_at;
+  rec["at_seed_iterations"] = at_seed;
+  rec["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(run.x)));
+  if (ref.coeffs.size())
+    rec["coeff_rel_err"] = finite_or_null((run.x - ref.coeffs).norm() / ref.coeffs.norm());
+  // Timed runs without observers: the seed's fixed count, then to the tolerance.
+  std::vector<double> fixed, converge, setup;
+  sc::IterationControl fixed_control;
+  fixed_control.max_iterations = o.seed_iterations;
+  sc::IterationControl tol_control;
+  tol_control.tolerance = o.tolerance;
+  tol_control.max_iterations = o.max_iterations;
+  for (int r = 0; r < o.warmups + o.repetitions; ++r) {
+    auto t0 = Clock::now();
+    const sc::NamedSolve a = sc::solve_named(name, field.grid, mode, eq, fixed_control);
+    const double t_fixed = std::chrono::duration<double>(Clock::now() - t0).count();
+    t0 = Clock::now();
+    sc::solve_named(name, field.grid, mode, eq, tol_control);
+    const double t_conv = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (r < o.warmups) continue;
+    fixed.push_back(t_fixed);
+    converge.push_back(t_conv);
+    setup.push_back(a.setup_seconds);
+  }
+  rec["phases"] = {{"solve_seed_iterations", stats_json(fixed)}, {"solve", stats_json(converge)},
+                   {"solver_setup", stats_json(setup)}};
+  return rec;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"Cubic B-spline reconstruction from scattered samples (systems/scattered/README.md)"};
+  app.add_option("--data", o.data, "2-D or 3-D .npy array: the full regular data set");
+  app.add_option("--synthetic", o.synthetic, "KIND:SHAPE instead of --data, KIND smooth or noise, e.g. smooth:64x64");
+  app.add_option("--mode", o.mode, "boundary mode: mirror, half, periodic");
+  app.add_option("--selection", o.selection, "laplace (top |Laplacian|) or random");
+  app.add_option("--fraction", o.fractions, "fraction of nodes sampled (repeatable)");
+  app.add_option("--lambda", o.lambdas, "thin-plate weight (repeatable)");
+  std::string names;
+  for (const auto& n : sc::solver_names()) names += " " + n;
+  app.add_option("--solver", o.solvers, "solver (repeatable; default all):" + names);
+  app.add_option("--seed-iterations", o.seed_iterations, "the seed's fixed iteration count (RMS_g and time recorded there)");
+  app.add_option("--tolerance", o.tolerance, "relres at which a solver counts as converged");
+  app.add_option("--max-iterations", o.max_iterations, "iteration budget of a run to the tolerance");
+  app.add_option("--repetitions", o.repetitions, "timed repetitions");
+  app.add_option("--warmups", o.warmups, "untimed repetitions first");
+  app.add_option("--threads", o.threads, "threads of Eigen's products (eigen_cg) and OpenMP");
+  app.add_option("--out", o.out, "results file (default results/<machine>/<UTC time>-scattered/results.json)");
+  app.add_option("--machine", o.machine, "machine label (default: host name)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const auto mode = sb::parse_mode(o.mode);
+    if (!mode) sb::fail("unknown mode '" + o.mode + "'");
+    if (o.selection != "laplace" && o.selection != "random") sb::fail("--selection must be laplace or random");
+    if (o.repetitions < 1 || o.warmups < 0 || o.seed_iterations < 1 || o.threads < 1)
+      sb::fail("--repetitions, --seed-iterations and --threads must be >= 1, --warmups >= 0");
+    if (o.solvers.empty()) o.solvers = sc::solver_names();
+    const auto known = sc::solver_names();
+    for (const auto& name : o.solvers)
+      if (std::find(known.begin(), known.end(), name) == known.end())
+        sb::fail("unknown solver '" + name + "' (known:" + names + ")");
+    Eigen::setNbThreads(o.threads);
+    const Field field = load_field(o);
+    if (field.grid.dims > sc::kMaxReconstructionDims) sb::fail("the data must be 1-, 2- or 3-D");
+
+    const auto start = sb::runner::Clock::now();
+    if (o.machine.empty()) o.machine = sb::runner::host_name();
+    sb::runner::validate_machine_label(o.machine);
+    const std::string run_id = sb::runner::utc_compact(start) + "-scattered";
+    std::filesystem::path out = o.out.empty() ? std::filesystem::path("results") / o.machine / run_id / "results.json"
+                                              : std::filesystem::path(o.out);
+    if (o.out.empty()) std::filesystem::create_directories(out.parent_path());
+    sb::io::check_output(out);
+    sb::io::install_interrupt_guard();
+
+    json records = json::array();
+    for (double fraction : o.fractions)
+      for (double lambda : o.lambdas) {
+        const auto nodes = o.selection == "laplace" ? sc::select_top_laplacian(field.grid, *mode, field.values, fraction)
+                                                    : sc::select_random(field.grid, fraction, 2024);
+        const sc::Problem problem = sc::problem_from_nodes(field.grid, *mode, field.values, nodes, lambda);
+        problem.validate();
+        // Max_value: the largest sample value (the seed's appendix); the data's own
+        // maximum when the samples have no positive value.
+        double max_value = *std::max_element(problem.values.begin(), problem.values.end());
+        std::string max_basis = "max of the sample values";
+        if (!(max_value > 0)) {
+          max_value = 0;
+          for (double v : field.values) max_value = std::max(max_value, std::abs(v));
+          max_basis = "max |f| over the data (the samples have no positive value)";
+        }
+        // Assembly, timed per phase.
+        std::vector<double> t_pattern, t_samples, t_r;
+        sc::NormalEquations eq;
+        for (int r = 0; r < o.warmups + o.repetitions; ++r) {
+          auto t0 = Clock::now();
+          eq.matrix = sc::pattern_matrix(field.grid, *mode);
+          eq.rhs = sc::Vector::Zero(eq.matrix.rows());
+          auto t1 = Clock::now();
+          sc::add_samples(problem, eq.matrix, eq.rhs);
+          auto t2 = Clock::now();
+          if (lambda > 0) sc::add_thin_plate(field.grid, *mode, lambda, eq.matrix);
+          auto t3 = Clock::now();
+          if (r < o.warmups) continue;
+          t_pattern.push_back(std::chrono::duration<double>(t1 - t0).count());
+          t_samples.push_back(std::chrono::duration<double>(t2 - t1).count());
+          t_r.push_back(std::chrono::duration<double>(t3 - t2).count());
+        }
+        const auto t0 = Clock::now();
+        const sc::ReferenceSolution ref = sc::solve_reference(eq, field.grid.dims);
+        const double t_ref = std::chrono::duration<double>(Clock::now() - t0).count();
+
+        json base = {{"operation", "scattered_reconstruction"},
+                     {"device", "cpu"},
+                     {"dims", field.grid.dims},
+                     {"shape", field.grid.extents()},
+                     {"mode", o.mode},
+                     {"data", field.name},
+                     {"selection", o.selection},
+                     {"fraction", fraction},
+                     {"samples", problem.samples()},
+                     {"lambda", lambda},
+                     {"threads", o.threads},
+                     {"seed_iterations", o.seed_iterations},
+                     {"tolerance", o.tolerance},
+                     {"max_value", max_value},
+                     {"max_value_basis", max_basis},
+                     {"repetitions", o.repetitions},
+                     {"warmups", o.warmups}};
+        json assembly = {{"assemble_pattern", stats_json(t_pattern)},
+                         {"assemble_FtF_Ftf", stats_json(t_samples)},
+                         {"add_R", stats_json(t_r)}};
+        json oracle = base;
+        oracle["impl"] = "reference";
+        oracle["solver"] = ref.method;
+        oracle["solve_status"] = std::string(sc::to_string(ref.report.status));
+        oracle["status"] = ref.report.status == sc::SolveStatus::converged ? "ok" : "error";
+        oracle["message"] = ref.report.message;
+        oracle["relres"] = finite_or_null(ref.report.relres);
+        oracle["pivot_ratio"] = ref.pivot_ratio;
+        oracle["phases"] = assembly;
+        oracle["phases"]["solve"] = stats_json({t_ref});
+        if (ref.coeffs.size()) {
+          oracle["rms_g"] = finite_or_null(
+              sc::rms_g(sc::grid_values(field.grid, *mode, to_std(ref.coeffs)), field.values, max_value));
+          oracle["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(ref.coeffs)));
+        }
+        std::ostringstream id;
+        id << "scattered/" << field.name << "/" << field.grid.to_string() << "/" << o.mode << "/" << o.selection
+           << fraction << "/lambda" << lambda;
+        oracle["case_id"] = id.str() + "/reference";
+        records.push_back(oracle);
+        std::cerr << id.str() << ": reference " << oracle.value("rms_g", json(nullptr)) << " ("
+                  << oracle["solve_status"].get<std::string>() << ")\n";
+        for (const std::string& name : o.solvers) {
+          json rec = base;
+          rec["impl"] = name;
+          rec["case_id"] = id.str() + "/" + name;
+          try {
+            rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value));
+            rec["status"] = "ok";
+            for (auto& [k, v] : assembly.items()) rec["phases"][k] = v;
+          } catch (const sb::Unsupported& e) {
+            rec["status"] = "skipped";
+            rec["message"] = e.what();
+          } catch (const sb::Error& e) {
+            rec["status"] = "error";
+            rec["message"] = e.what();
+          }
+          std::cerr << "  " << name << ": " << rec["status"].get<std::string>() << " "
+                    << rec.value("solve_status", std::string()) << " it " << rec.value("iterations", 0) << " rms_g "
+                    << rec.value("rms_g", json(nullptr)) << "\n";
+          records.push_back(std::move(rec));
+        }
+      }
+    json impls = json::object();
+    json doc = {{"schema", "splinebench-results"},
+                {"schema_version", 1},
+                {"context", sb::runner::collect_context(o.machine, run_id, "scattered", start, impls)},
+                {"records", records}};
+    sb::io::write_file_atomically(out, doc.dump(1) + "\n");
+    std::cout << out.string() << "\n";
+    return 0;
+  } catch (const sb::Error& e) {
+    std::cerr << "splinebench_scattered: " << e.what() << "\n";
+    return 1;
+  }
+}
