@@ -30,7 +30,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
+try:  # python3-skimage and the others pull in python3-numpy; without it, every dataset skips
+    import numpy as np
+except ImportError:
+    np = None
 
 REPO = Path(__file__).resolve().parents[2]
 FORMAT = 1  # manifest format; bump when the layout of a manifest or .npy changes
@@ -148,6 +151,8 @@ def write_atomically(path: Path, write) -> None:
 
 def export(name: str, out: Path, force: bool) -> str:
     package, module, rel, reader, axes, description, licence = DATASETS[name]
+    if np is None:
+        raise Missing(f"install python3-numpy and {package} (apt-get install python3-numpy {package})")
     source = module_dir(package, module) / rel
     if not source.is_file():
         raise Missing(f"{source} not found: install {package} (apt-get install {package})")

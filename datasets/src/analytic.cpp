@@ -155,6 +155,19 @@ double analytic_value_at(const AnalyticFunction& f, const GridShape& shape, Mode
   return f.value(x, shape.dims);
 }
 
+std::vector<double> analytic_values_at(const AnalyticFunction& f, const GridShape& shape, Mode mode,
+                                       const float* coords, std::int64_t n) {
+  require_dims(f, shape.dims);
+  if (n < 0) throw Error("analytic_values_at: n must be >= 0");
+  std::vector<double> out(static_cast<std::size_t>(n));
+  double u[kMaxDims];
+  for (std::int64_t q = 0; q < n; ++q) {
+    for (int d = 0; d < shape.dims; ++d) u[d] = coords[d * n + q];
+    out[q] = analytic_value_at(f, shape, mode, u);
+  }
+  return out;
+}
+
 std::vector<double> sample_analytic_f64(const AnalyticFunction& f, const GridShape& shape, Mode mode,
                                         std::int64_t fields) {
   shape.validate();

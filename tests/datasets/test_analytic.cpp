@@ -230,3 +230,17 @@ TEST(AnalyticErrors, UnknownNamesAndDimsAreRefusedClearly) {
   EXPECT_TRUE(analytic_function("sirene_table").supports(4));
   EXPECT_TRUE(analytic_function("sirene_table").supports(5));
 }
+
+TEST(AnalyticFields, ValuesAtQueriesAreThoseAtEachPoint) {
+  const auto& f = analytic_function("cos_product");
+  const GridShape shape = GridShape::make({9, 7});
+  const std::int64_t n = 50;
+  const auto coords = make_queries(QueryPattern::outside, shape, n, 3);
+  const auto values = analytic_values_at(f, shape, Mode::periodic, coords.data(), n);
+  ASSERT_EQ(values.size(), static_cast<std::size_t>(n));
+  for (std::int64_t q = 0; q < n; ++q) {
+    const double u[2] = {coords[q], coords[n + q]};
+    EXPECT_EQ(values[q], analytic_value_at(f, shape, Mode::periodic, u));
+    EXPECT_NEAR(values[q], std::cos(2 * kPi * u[0] / 9) * std::cos(4 * kPi * u[1] / 7), 1e-14);
+  }
+}

@@ -65,6 +65,11 @@ const AnalyticFunction& analytic_function(std::string_view name);
 // the function's dims.
 double analytic_value_at(const AnalyticFunction& f, const GridShape& shape, Mode mode, const double* u);
 
+// The function's exact values at n query coordinates laid out (D, n), axis-major, as
+// make_queries gives them (grid units, any real values).
+std::vector<double> analytic_values_at(const AnalyticFunction& f, const GridShape& shape, Mode mode,
+                                       const float* coords, std::int64_t n);
+
 // The samples of f on `shape` under `mode`, in double: every channel of every one of
 // `fields` fields holds the same samples (layout as in implementation.hpp).
 std::vector<double> sample_analytic_f64(const AnalyticFunction& f, const GridShape& shape, Mode mode,
