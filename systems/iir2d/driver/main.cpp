@@ -1,6 +1,7 @@
 // splinebench-iir2d: the fixed-vs-flexible allocation experiment of seed 004 (a 2-D IIR
 // filter swept over its window size), written as a results folder in the standard
 // schema; and the deadlock demonstration. Usage: systems/iir2d/README.md.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -24,14 +25,22 @@ std::string hash_of(const std::string& id) {
   return buf;
 }
 
-int run(const std::string& plan_name, const std::vector<std::string>& scheme_names, const std::string& results_dir,
-        std::string machine, const iir2d::ExperimentOptions& base) {
+int run(const std::string& plan_name, const std::vector<std::string>& scheme_names,
+        const std::vector<std::string>& sweeps, const std::string& results_dir, std::string machine,
+        const iir2d::ExperimentOptions& base) {
   iir2d::ExperimentOptions o = base;
   for (const auto& n : scheme_names) o.schemes.push_back(iir2d::parse_scheme(n));
   std::vector<iir2d::ExperimentCase> cases;
   if (plan_name == "seed") cases = iir2d::seed_plan();
   else if (plan_name == "quick") cases = iir2d::quick_plan();
   else throw Error("iir2d: unknown plan '" + plan_name + "' (seed, quick)");
+  if (!sweeps.empty()) {
+    std::vector<iir2d::ExperimentCase> kept;
+    for (const auto& c : cases)
+      if (std::find(sweeps.begin(), sweeps.end(), c.sweep) != sweeps.end()) kept.push_back(c);
+    if (kept.empty()) throw Error("iir2d: no case of the plan is in the sweeps asked for (fig3, sizes, shapes, accuracy)");
+    cases = std::move(kept);
+  }
   if (machine.empty()) machine = runner::host_name();
   runner::validate_machine_label(machine);
 
@@ -45,7 +54,7 @@ int run(const std::string& plan_name, const std::vector<std::string>& scheme_nam
   json context = runner::collect_context(machine, run_id, suite, start, impls);
   json manifest = {{"schema", "splinebench-run"},
                    {"schema_version", runner::kSchemaVersion},
-                   {"suite", {{"name", suite}, {"operation", "iir2d"}, {"plan", plan_name}, {"schemes", schemes}}},
+                   {"suite", {{"name", suite}, {"operation", "iir2d"}, {"plan", plan_name}, {"sweeps", sweeps}, {"schemes", schemes}}},
                    {"suite_origin", "splinebench-iir2d"},
                    {"options",
                     {{"repetitions", o.repetitions}, {"warmups", o.warmups}, {"seed", o.seed},
@@ -74,10 +83,11 @@ int main(int argc, char** argv) {
 
   auto* run_cmd = app.add_subcommand("run", "run the experiment and write results/<machine>/<run-id>/");
   std::string plan = "seed", results = "results", machine;
-  std::vector<std::string> scheme_names;
+  std::vector<std::string> scheme_names, sweeps;
   iir2d::ExperimentOptions opts;
   run_cmd->add_option("--plan", plan, "seed (the full experiment) or quick")->capture_default_str();
   run_cmd->add_option("--schemes", scheme_names, "fixed, fixed_graph, flex_locks, flex_tiles, flex_tiles16 (default all)");
+  run_cmd->add_option("--sweeps", sweeps, "only these sweeps of the plan: fig3, sizes, shapes, accuracy");
   run_cmd->add_option("--results", results, "results folder")->capture_default_str();
   run_cmd->add_option("--machine", machine, "machine label (default: host name)");
   run_cmd->add_option("--repetitions", opts.repetitions, "timed runs per case")->capture_default_str()->check(CLI::PositiveNumber);
@@ -94,7 +104,7 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) {
       opts.empty_chains = !no_chains;
-      return run(plan, scheme_names, results, machine, opts);
+      return run(plan, scheme_names, sweeps, results, machine, opts);
     }
     const iir2d::DeadlockDemo d = iir2d::run_deadlock_demo(timeout);
     std::cout << "blocks " << d.blocks << ", resident capacity " << d.resident_capacity << ", "
