@@ -13,6 +13,7 @@ from matplotlib.lines import Line2D
 from .. import implementations, timing
 from ..loader import Record, Run
 from . import style
+from .few_sizes import MIN_SIZES, few_sizes_table
 from .sweeps import choose_slice, describe
 
 FIXED = ("dims", "shape", "channels", "fields", "mode", "data", "pattern")
@@ -45,25 +46,48 @@ def _ratio_errors(bases: list[Record], records: list[Record], ratios: list[float
     return [low, high]
 
 
-def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Figure | style.Skipped:
+def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> list:
+    """[the figure (or why not)] plus a table of the panels with fewer than MIN_SIZES
+    batch sizes."""
     stem = f"speedup_vs_batch_over_{baseline}"
     title = f"Reconstruction speed-up over {baseline} vs batch size"
     usable = [r for run in runs for r in run.records
               if r.ok and r.queries > 0 and timing.evaluate_seconds(r)]
     if not any(r.impl == baseline for r in usable):
-        return style.Skipped(stem, title, f"no {baseline} reconstruction records in these runs "
-                                          f"(speed-ups are only taken within one run)")
+        return [style.Skipped(stem, title, f"no {baseline} reconstruction records in these runs "
+                                           f"(speed-ups are only taken within one run)")]
     # Only records with a partner: the baseline on the same workload in the same run.
     with_baseline = {(id(r.run), r.case_key_without_impl()) for r in usable if r.impl == baseline}
     usable = [r for r in usable if (id(r.run), r.case_key_without_impl()) in with_baseline]
     if not any(r.impl != baseline for r in usable):
-        return style.Skipped(stem, title, f"no implementation shares a workload with {baseline} in the same run")
-    dims_list = sorted({r.dims for r in usable})
+        return [style.Skipped(stem, title, f"no implementation shares a workload with {baseline} in the same run")]
+    slices = {}
+    table_rows = []
+    for dims in sorted({r.dims for r in usable}):
+        fixed, members = choose_slice([r for r in usable if r.dims == dims], lambda r: r.queries, FIXED)
+        if len({r.queries for r in members}) >= MIN_SIZES:
+            slices[dims] = (fixed, members)
+            continue
+        for run in runs:
+            own = [r for r in members if r.run is run]
+            base = _baseline_by_queries(own, baseline)
+            for r in sorted(own, key=lambda r: (implementations.for_runs(runs).order_key(r.impl), r.queries)):
+                if r.queries in base and base[r.queries] is not r:
+                    ratio = timing.evaluate_seconds(base[r.queries]) / timing.evaluate_seconds(r)
+                    table_rows.append([str(dims), describe(fixed), run.label, style.variant_name(r.impl, r.threads),
+                                       str(r.queries), f"{ratio:.3g}"])
+    items: list = []
+    if table_rows:
+        items.append(few_sizes_table(f"{stem}_few_sizes", f"{title}: cases with fewer than {MIN_SIZES} batch sizes",
+                                     "queries", f"speed-up over {baseline} (×)", table_rows))
+    if not slices:
+        return [style.Skipped(stem, title, f"no case has {MIN_SIZES} or more batch sizes"
+                              + (" (see the table)" if table_rows else "")), *items]
+    dims_list = sorted(slices)
     fig, axes = style.panels(len(dims_list))
     drew_dashed = False
     for ax, dims in zip(axes, dims_list):
-        fixed, members = choose_slice(
-            [r for r in usable if r.dims == dims], lambda r: r.queries, FIXED)
+        fixed, members = slices[dims]
         for run in runs:
             own = [r for r in members if r.run is run]
             base = _baseline_by_queries(own, baseline)
@@ -106,4 +130,4 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> style.Fig
                f"{baseline}'s first quartile over the implementation's third to its third over the first. Dashed: the same with the "
                "per-repetition sum of query upload + evaluate + download. Each panel fixes the grid and "
                "case named in its title.")
-    return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)
+    return [style.finish(fig, axes, title, caption, runs, out_dir, stem, extra), *items]

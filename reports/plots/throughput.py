@@ -12,20 +12,39 @@ from .. import implementations, timing
 from ..loader import Record, Run
 from ..seeds import seed
 from . import style
+from .few_sizes import MIN_SIZES, few_sizes_table
 from .sweeps import choose_slice, describe
 
 
 def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str, caption: str,
           records: list[Record], fixed: tuple[str, ...], rate: Callable[[Record], float | None],
-          phase: str, seed_marker: bool) -> style.Figure | style.Skipped:
-    dims_list = sorted({r.dims for r in records})
-    if not dims_list:
-        return style.Skipped(stem, title, "no usable records in these runs")
+          phase: str, seed_marker: bool) -> list:
+    """[the figure (or why not)] plus a table of the panels with fewer than MIN_SIZES
+    grid sizes."""
+    slices = {}
+    table_rows = []
+    for dims in sorted({r.dims for r in records}):
+        chosen, members = choose_slice([r for r in records if r.dims == dims], lambda r: r.shape, fixed,
+                                       tiebreak=lambda r: -r.queries)
+        if len({r.shape for r in members}) >= MIN_SIZES:
+            slices[dims] = (chosen, members)
+            continue
+        for r in sorted(members, key=lambda r: (implementations.for_runs(runs).order_key(r.impl), r.points)):
+            value = rate(r)
+            table_rows.append([str(dims), describe(chosen), r.run.label if r.run else "", style.variant_name(r.impl, r.threads),
+                               "x".join(map(str, r.shape)), f"{value:.3g}" if value else "—"])
+    items: list = []
+    if table_rows:
+        items.append(few_sizes_table(f"{stem}_few_sizes", f"{title}: cases with fewer than {MIN_SIZES} grid sizes",
+                                     "grid", ylabel, table_rows))
+    if not slices:
+        return [style.Skipped(stem, title, "no usable records in these runs" if not table_rows else
+                              f"no case has {MIN_SIZES} or more grid sizes (see the table)"), *items]
+    dims_list = sorted(slices)
     fig, axes = style.panels(len(dims_list))
     extra = []
     for ax, dims in zip(axes, dims_list):
-        chosen, members = choose_slice([r for r in records if r.dims == dims], lambda r: r.shape, fixed,
-                                       tiebreak=lambda r: -r.queries)
+        chosen, members = slices[dims]
         for run in runs:
             lines: dict[tuple[str, int], dict[tuple, Record]] = {}
             for record in members:
@@ -60,7 +79,7 @@ def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str
         ax.set_title(style.panel_title(f"D = {dims}: {describe(chosen)}"))
         ax.set_xlabel("grid size (samples per field)")
         ax.set_ylabel(ylabel)
-    return style.finish(fig, axes, title, caption, runs, out_dir, stem, extra)
+    return [style.finish(fig, axes, title, caption, runs, out_dir, stem, extra), *items]
 
 
 def _rate_errors(records: list[Record], rates: list[float], phase: str) -> list[list[float]]:
@@ -83,7 +102,7 @@ def _rate_errors(records: list[Record], rates: list[float], phase: str) -> list[
 MIN_POINTS = 256
 
 
-def plot_reconstruction_throughput(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Skipped:
+def plot_reconstruction_throughput(runs: Sequence[Run], out_dir: Path) -> list:
     records = [r for run in runs for r in run.records
                if r.ok and r.queries > 0 and r.points >= MIN_POINTS and timing.queries_per_second(r)]
     return _draw(runs, out_dir, "throughput_reconstruction_vs_grid",
@@ -96,7 +115,7 @@ def plot_reconstruction_throughput(runs: Sequence[Run], out_dir: Path) -> style.
                  timing.queries_per_second, "evaluate", seed_marker=True)
 
 
-def plot_prefilter_throughput(runs: Sequence[Run], out_dir: Path) -> style.Figure | style.Skipped:
+def plot_prefilter_throughput(runs: Sequence[Run], out_dir: Path) -> list:
     records = [r for run in runs for r in run.records
                if r.ok and r.points >= MIN_POINTS and timing.prefilter_samples_per_second(r)]
     # The prefilter does not depend on the queries: prefer prefilter-only records.

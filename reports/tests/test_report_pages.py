@@ -62,10 +62,15 @@ def test_cpu_only_report_has_every_table_and_figure(cpu_report):
         png = plots / f"{stem}.png"
         assert png.exists() and (plots / f"{stem}.svg").exists(), stem
         width, height = _png_size(png)
-        assert width >= 800 and height >= 400
+        # One panel with its legend is 7.2 in wide at 110 dpi (style.panels).
+        assert width >= 780 and height >= 400, (stem, width, height)
     for kind in ("md", "tex", "html"):
         assert (cpu_report.parent / "tables" / f"ruijters_table1.{kind}").exists()
-    assert (cpu_report.parent / "tables" / "all_tables.tex").read_text().count("\\toprule") == len(TABLE_KEYS)
+    tables = cpu_report.parent / "tables"
+    written = {p.stem for p in tables.glob("*.tex")} - {"all_tables"}
+    assert set(TABLE_KEYS) <= written
+    # all_tables.tex holds every table once (the fixed ones plus "too few sizes" tables).
+    assert (tables / "all_tables.tex").read_text().count("\\toprule") == len(written)
 
 
 def test_merged_report_labels_records_by_machine(merged_report):
