@@ -144,8 +144,9 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
   Impl& s = *impl_;
   const TestHooks none;
   const TestHooks& h = hooks ? *hooks : none;
-  if (h.lock_defects && (scheme != Scheme::flex_locks || (h.lock_defects & (h.lock_defects - 1))))
-    throw Error("iir2d: lock defects apply to flex_locks only, one at a time");
+  if (h.lock_defects && (scheme != Scheme::flex_locks || (h.lock_defects & (h.lock_defects - 1)) ||
+                         h.lock_defects > kDefectNoBoundary))
+    throw Error("iir2d: lock defects apply to flex_locks only, one known defect at a time");
   kern::Watch w;
   w.abort = s.abort.p;
   w.watchdog_ns = static_cast<unsigned long long>(h.watchdog_s * 1e9);

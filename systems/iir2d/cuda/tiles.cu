@@ -60,7 +60,8 @@ __global__ void __launch_bounds__(kThreads) tiles_kernel(const TileArgs a) {
     for (int m = 0; m < RegTerms; ++m) {
       const int idx = lane + 1 + 32 * m;
       const int k = idx / M, l = idx - k * M;
-      rb[m] = idx <= terms ? a.im.b[idx] : 0.f;
+      rb[m] = 0.f;
+      if (idx <= terms) rb[m] = a.im.b[idx];
       ro[m] = k * S + l;
     }
   } else {
@@ -130,8 +131,10 @@ __global__ void __launch_bounds__(kThreads) tiles_kernel(const TileArgs a) {
           // window_sum's lane-to-term map, unrolled so rb/ro stay in registers.
           float acc[4] = {0.f, 0.f, 0.f, 0.f};
 #pragma unroll
-          for (int m = 0; m < RegTerms; ++m)
+          for (int m = 0; m < RegTerms; ++m) {
+            if (32 * m >= terms) break;  // the same for the whole warp
             if (lane + 32 * m < terms) acc[m & 3] = fmaf(rb[m], here[-ro[m]], acc[m & 3]);
+          }
           s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
 #pragma unroll
           for (int d = 16; d > 0; d >>= 1) s += __shfl_down_sync(dev::kFull, s, d);
