@@ -187,6 +187,9 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
     }
   }
   if (scheme == Scheme::fixed_graph && !s.graph) s.graph = s.capture(false);
+  const int tile_grid = (scheme == Scheme::flex_tiles || scheme == Scheme::flex_tiles16)
+                            ? kern::prepare_tiles(T, s.window.M, TH * TW)
+                            : 0;
 
   IIR2D_CUDA(cudaEventRecord(s.e0, s.stream));
   switch (scheme) {
@@ -206,7 +209,7 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
     case Scheme::flex_tiles16:
       IIR2D_CUDA(cudaMemsetAsync(s.ticket.p, 0, sizeof(unsigned long long), s.stream));
       IIR2D_CUDA(cudaMemsetAsync(s.row_progress.p, 0, static_cast<std::size_t>(TH) * sizeof(int), s.stream));
-      kern::launch_tiles(s.image(), T, order, s.ticket.p, s.row_progress.p, w, s.stream);
+      kern::launch_tiles(s.image(), T, tile_grid, order, s.ticket.p, s.row_progress.p, w, s.stream);
       break;
   }
   IIR2D_CUDA(cudaGetLastError());

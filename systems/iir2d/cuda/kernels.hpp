@@ -37,8 +37,10 @@ void launch_locks(const Image& im, int* progress, int* locks, int blocks, unsign
 
 // flex_tiles: T in {16, 32}. `order` (device) maps ticket -> tile index ti * TW + tj;
 // `state` holds the ticket counter then TH row-progress ints, zeroed by the caller.
-void launch_tiles(const Image& im, int T, const std::int64_t* order, unsigned long long* ticket,
+// `grid` from prepare_tiles (called before timing: it sets the kernel's shared-memory
+// limit and asks the occupancy API, host work that must not sit inside the events).
+void launch_tiles(const Image& im, int T, int grid, const std::int64_t* order, unsigned long long* ticket,
                   int* row_progress, const Watch& w, cudaStream_t stream);
-int tiles_grid(int T, int M);  // blocks the tile kernel is launched with on this device
+int prepare_tiles(int T, int M, std::int64_t tiles);  // the grid: resident blocks, at most one per tile
 
 }  // namespace splinebench::iir2d::kern

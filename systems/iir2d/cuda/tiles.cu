@@ -16,9 +16,13 @@
 // Inside a tile the window (tile plus M - 1 halo rows and columns, 0 outside the image)
 // sits in shared memory; the tile's elements are computed along its 2T - 1
 // anti-diagonals, one warp per element (window_sum), 16 warps per block.
+#include <algorithm>
+#include <string>
+
 #include <cuda/atomic>
 
 #include "device_common.cuh"
+#include "cuda_check.hpp"
 #include "kernels.hpp"
 
 namespace splinebench::iir2d::kern {
@@ -170,40 +174,43 @@ std::size_t smem_bytes(int T, int M, bool tables) {
 }
 
 template <int T, int R>
-void launch_one(const TileArgs& a, cudaStream_t stream, int blocks) {
-  const std::size_t bytes = smem_bytes(T, a.im.M, R == 0);
-  cudaFuncSetAttribute(tiles_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  tiles_kernel<T, R><<<blocks, kThreads, bytes, stream>>>(a);
-}
-
-template <int T, int R>
 int grid_of(int M) {
   int device = 0, sms = 0, per_sm = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
   const std::size_t bytes = smem_bytes(T, M, R == 0);
-  cudaFuncSetAttribute(tiles_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiles_kernel<T, R>, kThreads, bytes);
-  return sms * (per_sm > 0 ? per_sm : 1);
+  cuda_check(cudaFuncSetAttribute(tiles_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(bytes)),
+             "cudaFuncSetAttribute(tiles_kernel)");
+  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiles_kernel<T, R>, kThreads, bytes),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  if (per_sm < 1) throw Unsupported("iir2d: the tile kernel does not fit on an SM at M = " + std::to_string(M));
+  return sms * per_sm;
 }
 
 }  // namespace
 
-int tiles_grid(int T, int M) {
-  const bool regs = M <= 32;
-  if (T == 16) return regs ? grid_of<16, kRegTerms>(M) : grid_of<16, 0>(M);
-  return regs ? grid_of<32, kRegTerms>(M) : grid_of<32, 0>(M);
+int prepare_tiles(int T, int M, std::int64_t tiles) {
+  const bool regs = M <= kRegTerms;
+  int grid;
+  if (T == 16) grid = regs ? grid_of<16, kRegTerms>(M) : grid_of<16, 0>(M);
+  else grid = regs ? grid_of<32, kRegTerms>(M) : grid_of<32, 0>(M);
+  // Every resident block takes tickets; more blocks than tiles would only exit at once.
+  return static_cast<int>(std::min<std::int64_t>(grid, tiles));
 }
 
-void launch_tiles(const Image& im, int T, const std::int64_t* order, unsigned long long* ticket, int* row_progress,
-                  const Watch& w, cudaStream_t stream) {
+void launch_tiles(const Image& im, int T, int grid, const std::int64_t* order, unsigned long long* ticket,
+                  int* row_progress, const Watch& w, cudaStream_t stream) {
   const TileArgs a{im, order, ticket, row_progress, w};
-  const std::int64_t tiles = ((im.H + T - 1) / T) * ((im.W + T - 1) / T);
-  // Every resident block takes tickets; more blocks than tiles would only exit at once.
-  const int grid = static_cast<int>(std::min<std::int64_t>(tiles_grid(T, im.M), tiles));
-  const bool regs = im.M <= 32;
-  if (T == 16) regs ? launch_one<16, kRegTerms>(a, stream, grid) : launch_one<16, 0>(a, stream, grid);
-  else regs ? launch_one<32, kRegTerms>(a, stream, grid) : launch_one<32, 0>(a, stream, grid);
+  const bool regs = im.M <= kRegTerms;
+  const std::size_t bytes = smem_bytes(T, im.M, !regs);
+  if (T == 16) {
+    if (regs) tiles_kernel<16, kRegTerms><<<grid, kThreads, bytes, stream>>>(a);
+    else tiles_kernel<16, 0><<<grid, kThreads, bytes, stream>>>(a);
+  } else {
+    if (regs) tiles_kernel<32, kRegTerms><<<grid, kThreads, bytes, stream>>>(a);
+    else tiles_kernel<32, 0><<<grid, kThreads, bytes, stream>>>(a);
+  }
 }
 
 }  // namespace splinebench::iir2d::kern
