@@ -5,11 +5,12 @@
 #include <Eigen/IterativeLinearSolvers>
 
 #include "splinebench/error.hpp"
+#include "splinebench/scattered/gpu_cg.hpp"
 
 namespace splinebench::scattered {
 
 std::vector<std::string> solver_names() {
-  return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg"};
+  return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg", "gpu_cg"};
 }
 
 namespace {
@@ -64,6 +65,12 @@ NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode
       out.report.status = SolveStatus::singular;
       out.report.message = "Eigen's CG produced non-finite values";
     }
+  } else if (name == "gpu_cg") {
+    PhaseTimes times;
+    gpu::CgResult r = gpu::conjugate_gradient_f32(eq, control, times);
+    out.x = Eigen::Map<const Eigen::VectorXf>(r.coeffs.data(), static_cast<Eigen::Index>(r.coeffs.size())).cast<double>();
+    out.report = std::move(r.report);
+    out.setup_seconds = times.get(phase::upload);
   } else {
     std::string known;
     for (const auto& n : solver_names()) known += " " + n;

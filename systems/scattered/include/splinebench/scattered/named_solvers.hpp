@@ -9,6 +9,8 @@
 //   mg_pcg         CG preconditioned by a symmetric V-cycle (lexicographic GS smoothing)
 //   eigen_cg       Eigen's ConjugateGradient (diagonal preconditioner, Lower|Upper, so the
 //                  matrix-vector product runs on Eigen's threads): the timed CPU peer
+//   gpu_cg         CG on the GPU in f32 with f64 dot products (gpu_cg.hpp); Unsupported
+//                  without a device. Its setup time is the upload of matrix and rhs.
 #pragma once
 
 #include <string>
@@ -26,8 +28,8 @@ struct NamedSolve {
   double setup_seconds = 0;  // coarsening, spectral estimate or colouring before the iterations
 };
 
-// Solves eq from x = 0. control.observer sees every iteration's iterate (eigen_cg: none;
-// Eigen's solver has no hook). Throws splinebench::Error for an unknown name and
+// Solves eq from x = 0. control.observer sees every iteration's iterate (eigen_cg and gpu_cg:
+// none; they have no hook). Throws splinebench::Error for an unknown name and
 // splinebench::Unsupported when the grid does not suit the solver (gs_mc on periodic
 // extents that are not multiples of 4).
 NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode, const NormalEquations& eq,

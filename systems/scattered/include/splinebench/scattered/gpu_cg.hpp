@@ -1,0 +1,31 @@
+// Conjugate gradient on the GPU: the matrix (the CPU assembly's CSR, uploaded in f32),
+// vectors in f32, every dot product accumulated in f64 (two passes, so the sum is the
+// same from run to run). alpha and beta are formed on the host from the f64 dots, one
+// synchronisation per iteration. The returned report's relres is b - A x recomputed on
+// the host in f64 with the f64 matrix, from the downloaded f32 x.
+//
+// A build without CUDA compiles the same interface; device_unavailable_reason() then
+// says so and the solver throws splinebench::Unsupported.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "splinebench/phase_times.hpp"
+#include "splinebench/scattered/solvers.hpp"
+
+namespace splinebench::scattered::gpu {
+
+// "" when a CUDA device can run the GPU solvers, otherwise why not.
+std::string device_unavailable_reason();
+
+struct CgResult {
+  std::vector<float> coeffs;
+  SolveReport report;  // history: relres of the recurrence residual (f64 norm of the f32 vector)
+};
+
+// Phases recorded: "upload" (matrix and rhs), "solve" (CUDA events around the
+// iterations), "readback".
+CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationControl& control, PhaseTimes& times);
+
+}  // namespace splinebench::scattered::gpu

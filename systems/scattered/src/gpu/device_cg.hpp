@@ -1,0 +1,24 @@
+// The device side of the GPU CG on plain arrays, so that the CUDA translation unit
+// includes no Eigen (gpu_cg.cpp converts and checks in f64).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace splinebench::scattered::gpu::detail {
+
+struct DeviceCgOutput {
+  std::vector<float> x;
+  std::vector<double> history;  // recurrence relres per iteration
+  int iterations = 0;
+  enum Status { converged, max_iterations, diverged, singular } status = max_iterations;
+  std::string message;
+  double upload_s = 0, solve_s = 0, readback_s = 0;
+};
+
+std::string unavailable_reason();
+
+DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* values, const float* rhs, double bnorm,
+                      int max_iterations, double tolerance);
+
+}  // namespace splinebench::scattered::gpu::detail

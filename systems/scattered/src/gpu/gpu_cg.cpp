@@ -1,0 +1,53 @@
+#include "splinebench/scattered/gpu_cg.hpp"
+
+#include "device_cg.hpp"
+#include "splinebench/error.hpp"
+
+namespace splinebench::scattered::gpu {
+
+std::string device_unavailable_reason() { return detail::unavailable_reason(); }
+
+CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationControl& control, PhaseTimes& times) {
+  if (const std::string why = device_unavailable_reason(); !why.empty()) throw Unsupported("scattered GPU CG: " + why);
+  const SparseMatrix& a = eq.matrix;
+  if (!a.isCompressed()) fail("scattered GPU CG: the matrix must be compressed");
+  const int n = static_cast<int>(a.rows());
+  CgResult out;
+  const double bnorm = eq.rhs.norm();
+  if (bnorm == 0) {
+    out.coeffs.assign(static_cast<std::size_t>(n), 0.f);
+    out.report.status = SolveStatus::converged;
+    return out;
+  }
+  const std::vector<float> values(a.valuePtr(), a.valuePtr() + a.nonZeros());
+  const std::vector<float> rhs(eq.rhs.data(), eq.rhs.data() + n);
+  detail::DeviceCgOutput dev = detail::run_cg(n, a.outerIndexPtr(), a.innerIndexPtr(), values.data(), rhs.data(), bnorm,
+                                              control.max_iterations, control.tolerance);
+  times.add(phase::upload, dev.upload_s);
+  times.add("solve", dev.solve_s);
+  times.add(phase::readback, dev.readback_s);
+  SolveReport& rep = out.report;
+  rep.iterations = dev.iterations;
+  rep.history = std::move(dev.history);
+  rep.message = dev.message;
+  switch (dev.status) {
+    case detail::DeviceCgOutput::converged: rep.status = SolveStatus::converged; break;
+    case detail::DeviceCgOutput::max_iterations: rep.status = SolveStatus::max_iterations; break;
+    case detail::DeviceCgOutput::diverged: rep.status = SolveStatus::diverged; break;
+    case detail::DeviceCgOutput::singular: rep.status = SolveStatus::singular; break;
+  }
+  if (rep.status == SolveStatus::max_iterations && rep.message.empty()) rep.message = "iteration budget used up";
+  const Vector x = Eigen::Map<const Eigen::VectorXf>(dev.x.data(), n).cast<double>();
+  if (!x.allFinite()) {
+    rep.status = SolveStatus::diverged;
+    rep.message = "the device iterate is not finite (or was not written back)";
+    out.coeffs.assign(static_cast<std::size_t>(n), 0.f);
+    rep.relres = 1;
+    return out;
+  }
+  rep.relres = relative_residual(a, eq.rhs, x);
+  out.coeffs = std::move(dev.x);
+  return out;
+}
+
+}  // namespace splinebench::scattered::gpu
