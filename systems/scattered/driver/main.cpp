@@ -263,6 +263,7 @@ int main(int argc, char** argv) {
                      {"samples", problem.samples()},
                      {"lambda", lambda},
                      {"threads", o.threads},
+                     {"threads_used", Eigen::nbThreads()},
                      {"seed_iterations", o.seed_iterations},
                      {"tolerance", o.tolerance},
                      {"max_value", max_value},
