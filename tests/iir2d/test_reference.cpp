@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include "splinebench/iir2d/accuracy.hpp"
 #include "splinebench/iir2d/coefficients.hpp"
 #include "splinebench/iir2d/gpu.hpp"
+#include "splinebench/iir2d/plan.hpp"
 #include "splinebench/iir2d/reference.hpp"
 
 namespace sb = splinebench;
@@ -338,4 +340,59 @@ TEST(Iir2dReference, SchemesAreNamed) {
 #ifndef SPLINEBENCH_IIR2D_WITH_CUDA
   EXPECT_NE(gpu_unavailable_reason().find("not built"), std::string::npos);
 #endif
+}
+
+// The shipped suite file is the built-in seed plan (so `--plan seed` and
+// `--suite-file harness/suites/iir2d.json` run the same cases), and it covers the
+// experiment: 2048^2 at every M in 1..31, the three other sizes at M = 3 and 31, the
+// degenerate shapes, a window larger than the image.
+TEST(Iir2dSuite, ShippedFileIsTheSeedPlan) {
+  const ExperimentPlan file = load_suite_file(SPLINEBENCH_IIR2D_SUITE_FILE);
+  const ExperimentPlan seed = seed_plan();
+  EXPECT_EQ(file.name, "iir2d");
+  EXPECT_EQ(file.repetitions, seed.repetitions);
+  EXPECT_EQ(file.warmups, seed.warmups);
+  EXPECT_EQ(file.cases, seed.cases);
+  std::set<int> fig3;
+  bool one_by_n = false, n_by_one = false, big_window = false;
+  for (const auto& c : seed.cases) {
+    if (c.shape.rows == 2048 && c.shape.cols == 2048 && c.family == "gauss") fig3.insert(c.M);
+    one_by_n |= c.shape.rows == 1;
+    n_by_one |= c.shape.cols == 1;
+    big_window |= c.M > std::min(c.shape.rows, c.shape.cols);
+  }
+  EXPECT_EQ(fig3.size(), 31u);
+  EXPECT_TRUE(one_by_n && n_by_one && big_window);
+}
+
+TEST(Iir2dSuite, BadSuitesAreRefusedByName) {
+  auto message = [](const std::string& text) -> std::string {
+    try {
+      parse_suite(nlohmann::json::parse(text));
+    } catch (const sb::Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string sweep = R"({"name": "a", "shapes": [[4, 4]], "M": [3], "families": ["gauss"]})";
+  EXPECT_EQ(message(R"({"name": "s", "operation": "iir2d", "sweeps": [)" + sweep + "]}"), "");
+  EXPECT_NE(message(R"({"name": "s", "sweeps": [)" + sweep + "]}").find("operation"), std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [], "x": 1})").find("unknown key 'x'"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": []})").find("sweeps"), std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[0, 4]], "M": [3], "families": ["gauss"]}]})")
+                .find("H, W >= 1"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[4, 4]], "M": [65], "families": ["gauss"]}]})")
+                .find("M must be an integer in [1, 64]"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[4, 4]], "M": {"from": 5, "to": 2}, "families": ["gauss"]}]})")
+                .find("M.to"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[4, 4]], "M": [3], "families": ["nope"]}]})")
+                .find("unknown family"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [)" + sweep + "," + sweep + "]}").find("used twice"),
+            std::string::npos);
+  EXPECT_THROW(load_suite_file("/nonexistent/iir2d.json"), sb::Error);
 }

@@ -61,26 +61,6 @@ std::string case_id(const ExperimentCase& c, const std::string& scheme) {
   return "iir2d/" + scheme + "/" + shape_text(c.shape) + "/M" + std::to_string(c.M) + "/" + c.family + "/++";
 }
 
-std::vector<ExperimentCase> seed_plan() {
-  std::vector<ExperimentCase> cases;
-  for (int M = 1; M <= 31; ++M) cases.push_back({"fig3", {2048, 2048}, M, "gauss"});
-  for (std::int64_t n : {512, 4096, 8192})
-    for (int M : {3, 31}) cases.push_back({"sizes", {n, n}, M, "gauss"});
-  for (Shape s : {Shape{1, 2048}, Shape{2048, 1}, Shape{3, 5000}, Shape{640, 480}})
-    for (int M : {3, 31}) cases.push_back({"shapes", s, M, "gauss"});
-  cases.push_back({"shapes", {7, 5}, 31, "gauss"});
-  for (int M : {3, 31}) cases.push_back({"accuracy", {2048, 2048}, M, "random"});
-  return cases;
-}
-
-std::vector<ExperimentCase> quick_plan() {
-  std::vector<ExperimentCase> cases;
-  for (int M : {1, 3, 5, 9, 31}) cases.push_back({"fig3", {256, 256}, M, "gauss"});
-  for (Shape s : {Shape{1, 300}, Shape{300, 1}, Shape{7, 5}}) cases.push_back({"shapes", s, 31, "gauss"});
-  cases.push_back({"accuracy", {256, 256}, 31, "random"});
-  return cases;
-}
-
 void run_experiment(const std::vector<ExperimentCase>& cases, const ExperimentOptions& o,
                     const std::function<void(const json&)>& save) {
   if (o.repetitions < 1 || o.warmups < 0) throw Error("iir2d: repetitions must be >= 1 and warmups >= 0");

@@ -25,27 +25,32 @@ std::string hash_of(const std::string& id) {
   return buf;
 }
 
-int run(const std::string& plan_name, const std::vector<std::string>& scheme_names,
+int run(const std::string& plan_name, const std::string& suite_file, const std::vector<std::string>& scheme_names,
         const std::vector<std::string>& sweeps, const std::string& results_dir, std::string machine,
-        const iir2d::ExperimentOptions& base) {
+        const iir2d::ExperimentOptions& base, bool repetitions_given, bool warmups_given) {
   iir2d::ExperimentOptions o = base;
   for (const auto& n : scheme_names) o.schemes.push_back(iir2d::parse_scheme(n));
-  std::vector<iir2d::ExperimentCase> cases;
-  if (plan_name == "seed") cases = iir2d::seed_plan();
-  else if (plan_name == "quick") cases = iir2d::quick_plan();
+  iir2d::ExperimentPlan plan;
+  if (!suite_file.empty()) plan = iir2d::load_suite_file(suite_file);
+  else if (plan_name == "seed") plan = iir2d::seed_plan();
+  else if (plan_name == "quick") plan = iir2d::quick_plan();
   else throw Error("iir2d: unknown plan '" + plan_name + "' (seed, quick)");
+  if (!repetitions_given) o.repetitions = plan.repetitions;
+  if (!warmups_given) o.warmups = plan.warmups;
+  std::vector<iir2d::ExperimentCase> cases = plan.cases;
+  const std::string& plan_label = plan.name;
   if (!sweeps.empty()) {
     std::vector<iir2d::ExperimentCase> kept;
     for (const auto& c : cases)
       if (std::find(sweeps.begin(), sweeps.end(), c.sweep) != sweeps.end()) kept.push_back(c);
-    if (kept.empty()) throw Error("iir2d: no case of the plan is in the sweeps asked for (fig3, sizes, shapes, accuracy)");
+    if (kept.empty()) throw Error("iir2d: no case of the plan is in the sweeps asked for");
     cases = std::move(kept);
   }
   if (machine.empty()) machine = runner::host_name();
   runner::validate_machine_label(machine);
 
   const auto start = runner::Clock::now();
-  const std::string suite = "iir2d-" + plan_name;
+  const std::string suite = plan_label == "iir2d" ? plan_label : "iir2d-" + plan_label;
   const std::string run_id = runner::utc_compact(start) + "-" + suite;
   json schemes = json::array();
   for (auto s : o.schemes.empty() ? iir2d::all_schemes() : o.schemes) schemes.push_back(iir2d::scheme_name(s));
@@ -54,7 +59,7 @@ int run(const std::string& plan_name, const std::vector<std::string>& scheme_nam
   json context = runner::collect_context(machine, run_id, suite, start, impls);
   json manifest = {{"schema", "splinebench-run"},
                    {"schema_version", runner::kSchemaVersion},
-                   {"suite", {{"name", suite}, {"operation", "iir2d"}, {"plan", plan_name}, {"sweeps", sweeps}, {"schemes", schemes}}},
+                   {"suite", {{"name", suite}, {"operation", "iir2d"}, {"plan", plan_label}, {"suite_file", suite_file}, {"sweeps", sweeps}, {"schemes", schemes}}},
                    {"suite_origin", "splinebench-iir2d"},
                    {"options",
                     {{"repetitions", o.repetitions}, {"warmups", o.warmups}, {"seed", o.seed},
@@ -82,16 +87,19 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   auto* run_cmd = app.add_subcommand("run", "run the experiment and write results/<machine>/<run-id>/");
-  std::string plan = "seed", results = "results", machine;
+  std::string plan = "seed", suite_file, results = "results", machine;
   std::vector<std::string> scheme_names, sweeps;
   iir2d::ExperimentOptions opts;
   run_cmd->add_option("--plan", plan, "seed (the full experiment) or quick")->capture_default_str();
   run_cmd->add_option("--schemes", scheme_names, "fixed, fixed_graph, flex_locks, flex_tiles, flex_tiles16 (default all)");
-  run_cmd->add_option("--sweeps", sweeps, "only these sweeps of the plan: fig3, sizes, shapes, accuracy");
+  run_cmd->add_option("--suite-file", suite_file, "a suite file (harness/suites/iir2d.json) instead of --plan");
+  run_cmd->add_option("--sweeps", sweeps, "only these sweeps of the plan (seed: fig3, sizes, shapes, shapes-small, accuracy)");
   run_cmd->add_option("--results", results, "results folder")->capture_default_str();
   run_cmd->add_option("--machine", machine, "machine label (default: host name)");
-  run_cmd->add_option("--repetitions", opts.repetitions, "timed runs per case")->capture_default_str()->check(CLI::PositiveNumber);
-  run_cmd->add_option("--warmups", opts.warmups, "untimed runs first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  auto* reps = run_cmd->add_option("--repetitions", opts.repetitions, "timed runs per case (default: the plan's, 9)")
+                   ->check(CLI::PositiveNumber);
+  auto* warm = run_cmd->add_option("--warmups", opts.warmups, "untimed runs first (default: the plan's, 2)")
+                   ->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--seed", opts.seed, "input noise and random coefficients")->capture_default_str();
   bool no_chains = false;
   run_cmd->add_flag("--no-empty-chains", no_chains, "skip the empty launch chains");
@@ -104,7 +112,8 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) {
       opts.empty_chains = !no_chains;
-      return run(plan, scheme_names, sweeps, results, machine, opts);
+      return run(plan, suite_file, scheme_names, sweeps, results, machine, opts, reps->count() > 0,
+                 warm->count() > 0);
     }
     const iir2d::DeadlockDemo d = iir2d::run_deadlock_demo(timeout);
     std::cout << "blocks " << d.blocks << ", resident capacity " << d.resident_capacity << ", "
