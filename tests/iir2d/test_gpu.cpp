@@ -180,6 +180,7 @@ TEST(Iir2dGpu, EachListingDefectIsCaught) {
     const char* name;
     int tries;
   };
+  std::string not_observed;
   for (const D& d : {D{kDefectProgressIndex, "(i) progress index", 10}, D{kDefectOutOfBounds, "(ii) out-of-bounds read", 1},
                      D{kDefectNoOrdering, "(iii) no memory ordering", 30}, D{kDefectStaleRow, "(iv) stale row", 10},
                      D{kDefectNoBoundary, "(v) no boundary handling", 1}}) {
@@ -197,14 +198,18 @@ TEST(Iir2dGpu, EachListingDefectIsCaught) {
       for (auto c : diag.write_counts) not_once += c != 1;
       caught += !bitwise_equal(y, plain) || not_once || diag.out_of_array_reads || diag.watchdog_fired;
     }
-    if (d.bit == kDefectNoOrdering && !caught)
-      GTEST_SKIP() << d.name << ": not observed in " << d.tries
-                   << " runs on this device; the release/acquire pair is required by the memory model regardless";
+    if (d.bit == kDefectNoOrdering && !caught) {
+      not_observed = std::string(d.name) + ": not observed in " + std::to_string(d.tries) +
+                     " runs on this device; the release/acquire pair is required by the memory model regardless";
+      continue;
+    }
     EXPECT_GT(caught, 0) << d.name << " was not caught";
   }
   TestHooks two;
   two.lock_defects = kDefectStaleRow | kDefectNoBoundary;
   EXPECT_THROW(f.run(Scheme::flex_locks, &two), sb::Error);
+  // Reported as a skip (after the other defects were checked) so the log says so.
+  if (!not_observed.empty()) GTEST_SKIP() << not_observed;
 }
 
 // 64-bit indexing: more than 2^31 pixels. Impulses past linear index 2^31 give the
