@@ -65,7 +65,11 @@ using AxisPoint = AxisPointOf<float>;
 
 template <typename R>
 __device__ __forceinline__ AxisPointOf<R> locate(R x, int period) {
-  const R fl = floor(x);
+  R fl;
+  if constexpr (sizeof(R) == sizeof(float))
+    fl = floorf(x);  // never a double floor on the float path
+  else
+    fl = floor(x);
   return {reduce_cell(fl, period), x - fl};
 }
 

@@ -42,7 +42,9 @@ std::vector<F64Case> f64_cases() {
 }
 
 std::string f64_case_name(const F64Case& c) {
-  std::string s = "D" + std::to_string(c.extents.size()) + "_";
+  // Named like gpu_case.hpp's cases, so the device checks' sanitizer filter (one shape
+  // per D, tools/device/checks.sh) reaches them.
+  std::string s = "gpu_f64_D" + std::to_string(c.extents.size()) + "_";
   for (std::size_t d = 0; d < c.extents.size(); ++d) s += (d ? "x" : "") + std::to_string(c.extents[d]);
   return s + "_C" + std::to_string(c.channels) + "_" + std::string(to_string(c.mode));
 }
