@@ -89,3 +89,12 @@ def test_resume_refuses_a_compact_run(cli_ok, cli, tmp_path):
     resumed = cli("run", "--resume", run_dir)
     assert resumed.returncode != 0
     assert "is complete (results.json.gz exists)" in resumed.stderr
+
+
+def test_evaluation_method_is_named(cli_ok):
+    # The hardware linear-filter evaluation is an explicit, named choice: only the
+    # texture implementations use it; every other one names its arithmetic.
+    for entry in list_json(cli_ok):
+        assert entry["evaluation"], entry
+        texture = entry["name"].startswith("gpu_texture")
+        assert ("hardware linear filter" in entry["evaluation"]) == texture, entry
