@@ -22,7 +22,7 @@ struct Shape {
   std::int64_t rows = 0;  // H, axis 0 (i)
   std::int64_t cols = 0;  // W, axis 1 (j), contiguous
   std::int64_t pixels() const { return rows * cols; }
-  bool operator==(const Shape&) const = default;
+  friend bool operator==(const Shape&, const Shape&) = default;
 };
 
 // The feedback window: M x M coefficients, b(0, 0) = 0.

@@ -16,7 +16,7 @@ struct ExperimentCase {
   Shape shape;
   int M = 1;
   std::string family;  // coefficient family (coefficients.hpp)
-  bool operator==(const ExperimentCase&) const = default;
+  friend bool operator==(const ExperimentCase&, const ExperimentCase&) = default;
 };
 
 struct ExperimentPlan {
