@@ -12,6 +12,7 @@ this machine, on smaller batches of the same shapes (stated in the table).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 import time
@@ -29,6 +30,8 @@ from .suite_study import load_harness_run, run_suite
 SCIPY_CASES = (("eval-3d", (256, 256, 256), "mirror", 2 ** 20),
                ("eval-4d", (64, 64, 64, 64), "half", 2 ** 18),
                ("prefilter-3d", (256, 256, 256), "mirror", 0))
+# The SciPy reference points, beside the suite's results in its run folder.
+SCIPY_FILE = "scipy_points.json"
 SCIPY_MODE = {"mirror": "mirror", "half": "reflect", "periodic": "grid-wrap"}
 TITLES = {"eval-3d": "3-D 256³, 16.7 M random lookups", "eval-4d": "4-D 64⁴, 64⁴ lookups (thesis)",
           "prefilter-3d": "prefilter 512³"}
@@ -162,13 +165,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--machine", default=None, help="results label (default: short host name)")
     parser.add_argument("--impls", nargs="+", default=None, help="implementations (default: the suite's)")
     parser.add_argument("--results", type=Path, default=None, help="results root (default: results/)")
+    parser.add_argument("--scipy-into", type=Path, default=None, metavar="RUN_DIR",
+                        help="only measure the SciPy reference points into an existing speed_accuracy run")
+    parser.add_argument("--report-only", type=Path, default=None, metavar="RUN_DIR",
+                        help="only (re)write the report section of an existing speed_accuracy run")
     args = parser.parse_args(argv)
     try:
+        if args.report_only:
+            points = args.report_only / SCIPY_FILE
+            scipy = json.loads(points.read_text()) if points.is_file() else []
+            print(write_report(args.report_only, scipy))
+            return 0
         tool = Splinebench(args.bin)
-        folder = run_suite(tool, "speed_accuracy", args.machine or data.short_host(), args.results, args.impls)
+        folder = args.scipy_into or run_suite(tool, "speed_accuracy", args.machine or data.short_host(),
+                                              args.results, args.impls)
         scipy = scipy_points(tool)
-        import json
-        write_atomic(folder / "scipy_points.json", (json.dumps(scipy, indent=1) + "\n").encode())
+        write_atomic(folder / SCIPY_FILE, (json.dumps(scipy, indent=1) + "\n").encode())
+        if args.scipy_into:
+            return 0
         print(write_report(folder, scipy))
     except StudyError as exc:
         print(f"studies.speed_accuracy: error: {exc}", file=sys.stderr)

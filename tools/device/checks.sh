@@ -7,6 +7,10 @@
 #             reaches every other kernel)
 #   bench     the two GPU benchmarks (bench/gpu_prefilter, bench/gpu_eval), JSON
 #   suites    harness runs of $SUITES (results/<machine>/<run>/, compact form)
+#   studies   the accuracy studies (studies/README.md) over the GPU implementations:
+#             the suites roundoff, texture_weights, speed_accuracy, and, where python3
+#             has numpy and scipy, convergence and rotation (their report sections are
+#             written here when matplotlib is present, else later with --report-only)
 # The output folder gets at most a handful of files, as a lent machine returns few:
 #   summary.txt      each step's verdict lines
 #   logs.tar.gz      every log
@@ -23,6 +27,8 @@
 #   TEST_BINARIES  test binaries under build/tests to run instead of the whole ctest
 #                (e.g. "test_gpu test_gpu_flex test_conformance"), each in full
 #   BENCH_ARGS   extra arguments of bench_gpu_prefilter
+#   SANITIZE_MORE  more "binary=gtest_filter" pairs for the sanitizers (binaries under build/tests)
+#   STUDY_IMPLS  implementations of the studies (default: the GPU ones, cpu_simd and reference)
 #   SPLINEBENCH_GIT_SHA, SPLINEBENCH_GIT_DIRTY   the revision sent (the copy may lack .git)
 #   TIMEOUT_TESTS, TIMEOUT_SANITIZER, TIMEOUT_BENCH, TIMEOUT_SUITE   seconds per step
 # Exit status: non-zero when any step fails.
@@ -57,6 +63,8 @@ pack() {
 trap pack EXIT
 
 { nvidia-smi; nvidia-smi -q -d CLOCK,PERFORMANCE; nvcc --version; "$sanitizer" --version; } > "$logs/environment.txt" 2>&1
+python_has() { python3 -c "import $1" >/dev/null 2>&1; }
+say "python3: $(python3 --version 2>&1); numpy $(python_has numpy && echo yes || echo no), scipy $(python_has scipy && echo yes || echo no), matplotlib $(python_has matplotlib && echo yes || echo no)"
 say "device: $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,persistence_mode --format=csv,noheader 2>&1 | head -1)"
 
 if has build; then
@@ -105,6 +113,9 @@ if has sanitize; then
   for tool in memcheck racecheck synccheck; do
     sanitize "$tool" "$build/tests/test_gpu_flex" "FlexSanitizer.*"
     sanitize "$tool" "$build/tests/test_gpu" "$gpu_filter"
+    for pair in ${SANITIZE_MORE:-}; do
+      sanitize "$tool" "$build/tests/${pair%%=*}" "${pair#*=}"
+    done
   done
 fi
 
@@ -143,6 +154,44 @@ if has suites; then
   mkdir -p "$stage/$machine"
   tar -C "$runs/$machine" --exclude=cases --exclude=.partial --exclude=results.csv --exclude=results.json \
     -cf - . | tar -C "$stage/$machine" -xf -
+fi
+
+if has studies; then
+  step "studies"
+  bin="$build/bin/splinebench"
+  runs="$root/results.device"
+  rm -rf "$runs"
+  study_impls=${STUDY_IMPLS:-gpu_naive,gpu_texture,gpu_texture_binned,gpu_flex,gpu_flex_fixed,gpu_f64,gpu_half_f16,gpu_half_bf16,cpu_simd}
+  for suite in roundoff texture_weights speed_accuracy; do
+    impl_args=()
+    [[ $suite != texture_weights ]] && impl_args=(--impl "$study_impls")
+    timeout -k 5 "${TIMEOUT_SUITE:-600}" "$bin" run --suite "$suite" --results-dir "$runs" --machine "$machine" \
+      "${impl_args[@]}" > "$logs/study-$suite.log" 2>&1 || fail "study suite $suite"
+    tail -2 "$logs/study-$suite.log" | tee -a "$summary"
+  done
+  if python_has numpy && python_has scipy; then
+    sa_run=$(ls -d "$runs/$machine"/*-speed_accuracy 2>/dev/null | tail -1)
+    [[ -n $sa_run ]] && (cd "$root" && python3 -m studies.speed_accuracy --bin "$bin" --scipy-into "$sa_run") \
+      > "$logs/study-scipy-points.log" 2>&1 || fail "SciPy points"
+    for study in convergence rotation; do
+      (cd "$root" && timeout -k 5 "${TIMEOUT_SUITE:-600}" python3 -m "studies.$study" --bin "$bin" --machine "$machine" \
+        --results "$runs" --impls ${study_impls//,/ } reference) > "$logs/study-$study.log" 2>&1 || fail "study $study"
+      tail -2 "$logs/study-$study.log" | tee -a "$summary"
+    done
+  else
+    say "studies convergence, rotation: skipped (python3 lacks numpy or scipy)"
+  fi
+  for run in "$runs/$machine"/*/; do
+    [[ -f $run/results.json && -f $run/run.json ]] && python3 -m reports.compact "$run" >> "$logs/compact.log" 2>&1
+  done
+  mkdir -p "$stage/$machine"
+  tar -C "$runs/$machine" --exclude=cases --exclude=.partial --exclude=results.csv --exclude=results.json \
+    -cf - . | tar -C "$stage/$machine" -xf -
+  # Study runs (schema splinebench-study) keep their results.json (no compact form),
+  # and a suite study its SciPy points.
+  for run in "$runs/$machine"/*/; do
+    [[ -f $run/results.json && ! -f $run/run.json ]] && cp "$run/results.json" "$stage/$machine/$(basename "$run")/"
+  done
 fi
 
 step "done (status $status)"
