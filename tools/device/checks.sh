@@ -28,7 +28,9 @@
 #                (e.g. "test_gpu test_gpu_flex test_conformance"), each in full
 #   BENCH_ARGS   extra arguments of bench_gpu_prefilter
 #   SANITIZE_MORE  more "binary=gtest_filter" pairs for the sanitizers (binaries under build/tests)
-#   STUDY_IMPLS  implementations of the studies (default: the GPU ones, cpu_simd and reference)
+#   STUDY_IMPLS  implementations of the study suites (default: the GPU ones and cpu_simd)
+#   STUDY_PY_IMPLS  implementations of convergence and rotation, which start one process per
+#                point (default: STUDY_IMPLS)
 #   SPLINEBENCH_GIT_SHA, SPLINEBENCH_GIT_DIRTY   the revision sent (the copy may lack .git)
 #   TIMEOUT_TESTS, TIMEOUT_SANITIZER, TIMEOUT_BENCH, TIMEOUT_SUITE   seconds per step
 # Exit status: non-zero when any step fails.
@@ -175,7 +177,8 @@ if has studies; then
       > "$logs/study-scipy-points.log" 2>&1 || fail "SciPy points"
     for study in convergence rotation; do
       (cd "$root" && timeout -k 5 "${TIMEOUT_SUITE:-600}" python3 -m "studies.$study" --bin "$bin" --machine "$machine" \
-        --results "$runs" --impls ${study_impls//,/ } reference) > "$logs/study-$study.log" 2>&1 || fail "study $study"
+        --results "$runs" --impls ${STUDY_PY_IMPLS:-${study_impls//,/ }}) > "$logs/study-$study.log" 2>&1 ||
+        fail "study $study"
       tail -2 "$logs/study-$study.log" | tee -a "$summary"
     done
   else
