@@ -151,7 +151,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dims", nargs="+", type=int, default=[1, 2, 3, 4], choices=sorted(SIZES))
     parser.add_argument("--impls", nargs="+", default=None, help="implementations (default: every one available)")
     parser.add_argument("--results", type=Path, default=None, help="results root (default: results/)")
+    parser.add_argument("--report-only", type=Path, default=None, metavar="RUN_DIR",
+                        help="only (re)write the report section of an existing convergence run")
     args = parser.parse_args(argv)
+    if args.report_only:
+        from .common import load_study
+        try:
+            body = load_study(args.report_only)
+        except StudyError as exc:
+            print(f"studies.convergence: error: {exc}", file=sys.stderr)
+            return 2
+        print(write_convergence_report(args.report_only, body["context"], body["records"]))
+        return 0
     try:
         run = run_study(Splinebench(args.bin), args.machine or data.short_host(), args.dims, args.impls, args.results)
     except StudyError as exc:

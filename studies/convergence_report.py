@@ -74,13 +74,26 @@ def _paragraph(fits: list[dict]) -> str:
     text = [f"The fitted orders range over {min(orders):.2f}–{max(orders):.2f}" if orders else "No fit was possible"]
     if f64:
         text.append(f"; the f64 paths give {min(f['order'] for f in f64):.2f}–{max(f['order'] for f in f64):.2f}")
-    if f32:
-        floors = [f["floor"] for f in f32]
+    floors = [f["floor"] for f in f32 if f["h_floor"] is not None]
+    if floors:
         text.append(f"; float32 follows the same h⁴ line until round-off takes over, at an error floor of "
                     f"{min(floors):.1e}–{max(floors):.1e} of max|f|")
+        above = sorted({f["dims"] for f in f32} - {f["dims"] for f in f32 if f["h_floor"] is not None})
+        if above:
+            text.append(f" (in D = {', '.join(map(str, above))} the finest grids stay above it)")
     text.append(". The cubic B-spline interpolant of a smooth function converges at order 4 (the error is "
-                "O(h⁴ f⁗)), which every implementation reproduces above its precision's floor.")
+                "O(h⁴ f⁗)), which every implementation with f32 or f64 taps reproduces above its floor.")
     if out_of_band:
         names = ", ".join(f"{f['impl']} {f['precision']} D={f['dims']} ({f['order']:.2f})" for f in out_of_band)
         text.append(f" Outside [3.8, 4.2]: {names}.")
+    unfitted: dict[str, list[str]] = {}
+    for f in fits:
+        if f["order"] is None:
+            unfitted.setdefault(f"{f['impl']} ({f['precision']})", []).append(f"D={f['dims']}: {f['floor']:.1e}")
+    if unfitted:
+        names = "; ".join(f"{k} {', '.join(v)}" for k, v in unfitted.items())
+        text.append(f" No order is fitted where the error reaches its floor before the asymptotic range "
+                    f"(h ≤ 1/20) begins: {names} (smallest error). These are the reduced-precision "
+                    "evaluations (8-bit texture weights, 16-bit coefficients), whose floor lies above the "
+                    "truncation error of every grid in the study.")
     return "".join(text)

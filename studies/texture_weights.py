@@ -97,8 +97,9 @@ def _paragraph(records) -> str:
         acc = [(_row_values(r)[-1] or 0) for r in accurate]
         text += (f" The same cases with f32 weights (global loads) stay at {min(acc):.1e}–{max(acc):.1e}: the "
                  "8-bit weights, not the coefficients, set the texture path's error.")
-    return text + (" The bound is loose by design (it takes every weight's rounding at its worst and every "
-                   "coefficient at max|c|), so the distribution, not the bound, says what a user sees.")
+    return text + (" The bound takes every blend weight's 8-bit rounding at its worst against the largest "
+                   "coefficient difference max|Δc| (impls/gpu_common/texture_tolerance.cpp), so it holds for any "
+                   "query; the distribution, not the bound, says what a user typically sees.")
 
 
 def main(argv: list[str] | None = None) -> int:
