@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .accuracy_table import accuracy_table
 from .errors import ReportError
-from .index_page import write_index
+from .index_page import StudySection, write_index
 from .loader import Run, load_runs
 from .plots.accuracy import plot_accuracy
 from .plots.prefilter_axes import plot_prefilter_axes
@@ -47,8 +47,24 @@ def write_tables(tables: list[Table], out_dir: Path) -> dict[str, dict[str, Path
     return files
 
 
+def study_sections(folders: list[Path]) -> list[StudySection]:
+    """The report sections the studies wrote (<run>/report/section.md and .html)."""
+    found = []
+    for folder in folders:
+        md = Path(folder) / "report" / "section.md"
+        page = md.with_name("section.html")
+        if not md.is_file() or not page.is_file():
+            raise ReportError(f"{folder}: no study report section (report/section.md and section.html); "
+                              "run the study, or its --report-only")
+        lines = md.read_text(encoding="utf-8").splitlines()
+        title = lines[0].lstrip("# ").strip() if lines else Path(folder).name
+        summary = next((line for line in lines[1:] if line.strip()), "")
+        found.append(StudySection(f"{title} ({Path(folder).name})", page, summary))
+    return found
+
+
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
-                 first_sections: list[tuple[str, list]] = ()) -> Path:
+                 first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = ()) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
     (the nightly gate's verdict and trend)."""
     out_dir = Path(out_dir)
@@ -66,6 +82,8 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
         ("Implementations", [status]),
     ]
+    if studies:
+        sections.append(("Studies", list(studies)))
     tables = [item for _, items in sections for item in items if isinstance(item, Table)]
     table_files = write_tables(tables, out_dir)
     return write_index(out_dir, runs, sections, table_files, command)
@@ -79,12 +97,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="run directory (holding results.json or results.json.gz) or such a file; several are merged")
     parser.add_argument("--out", type=Path, default=None,
                         help="output directory (default: <first RUN_DIR>/report)")
+    parser.add_argument("--studies", nargs="+", type=Path, default=[], metavar="STUDY_RUN",
+                        help="study runs (studies/README.md) whose report sections the page links")
     args = parser.parse_args(argv)
     try:
         runs = load_runs(args.runs)
         out_dir = args.out if args.out is not None else runs[0].path / "report"
         command = "python -m reports.build " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-        index = build_report(runs, out_dir, command)
+        index = build_report(runs, out_dir, command, studies=study_sections(args.studies))
     except ReportError as exc:
         print(f"reports.build: error: {exc}", file=sys.stderr)
         return 2

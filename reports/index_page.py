@@ -2,6 +2,8 @@
 every figure linked, using only relative links so it opens from disk."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import html
 import os
 from collections.abc import Sequence
@@ -83,6 +85,21 @@ def _table_section(table: Table, files: dict[str, Path], out_dir: Path) -> str:
             f'<span class="links">{links}</span>\n{render_html_fragment(table)}</section>')
 
 
+@dataclass
+class StudySection:
+    """A study's own report section (studies/README.md), linked from the page with its
+    first paragraph: the study writes its figures and table next to its records."""
+    title: str
+    page: Path       # the study's section.html
+    summary: str     # its first paragraph
+
+
+def _study_section(study: StudySection, out_dir: Path) -> str:
+    link = _rel(study.page, out_dir)
+    return (f'<section><h3><a href="{html.escape(link)}">{html.escape(study.title)}</a></h3>'
+            f'<p>{html.escape(study.summary)}</p></section>')
+
+
 def _figure_section(figure: Figure | Skipped, out_dir: Path) -> str:
     anchor = f"f-{html.escape(figure.stem)}"
     if isinstance(figure, Skipped):
@@ -111,6 +128,8 @@ def write_index(out_dir: Path, runs: Sequence[Run], sections: list[tuple[str, li
         for item in items:
             if isinstance(item, Table):
                 body.append(_table_section(item, table_files[item.key], out_dir))
+            elif isinstance(item, StudySection):
+                body.append(_study_section(item, out_dir))
             else:
                 body.append(_figure_section(item, out_dir))
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
