@@ -36,10 +36,12 @@ def accuracy_table(runs: Sequence[Run]) -> Table:
         key="accuracy",
         title="Accuracy versus the double-precision oracle, per implementation and D",
         caption=("Interpolation: max |s − s_ref| / max |f| over the checked queries; prefilter: "
-                 "‖c − c_ref‖₂ / ‖c_ref‖₂. 'worst / tol' is the largest ratio of a record's error to its "
+                 "‖c − c_ref‖₂ / ‖c_ref‖₂. Evaluation: the arithmetic the implementation evaluates with (the "
+                 "hardware linear filter's 8-bit weights set the texture rows' error and bound). 'worst / tol' is the largest ratio of a record's error to its "
                  "own tolerance (pass ≤ 1). Tolerances come from each implementation's stated bound; a "
                  "range means the bound depends on the grid. Only records with status ok are counted."),
-        columns=[Column("machine"), Column("implementation"), Column("D", "", True), Column("cases", "", True),
+        columns=[Column("machine"), Column("implementation"), Column("evaluation"), Column("D", "", True),
+                 Column("cases", "", True),
                  Column("interp max err", "rel. max|f|", True), Column("interp tol", "", True),
                  Column("prefilter err", "rel. L2", True), Column("prefilter tol", "", True),
                  Column("worst / tol", "", True), Column("verdict")])
@@ -85,9 +87,18 @@ def _cells(run: Run, impl: str, dims: int, group: list[Record]) -> list[str]:
         verdict = f"pass {passes}" + (f" ({len(group) - passes} n/a)" if passes < len(group) else "")
     else:
         verdict = "n/a"
-    return [run.label, impl, str(dims), str(len(group)), fmt_sci(_max(interp)), _range(interp_tol),
+    return [run.label, impl, _evaluation(run, impl), str(dims), str(len(group)), fmt_sci(_max(interp)),
+            _range(interp_tol),
             fmt_sci(_max(prefilter)), _range(prefilter_tol),
             f"{headroom:.2g}" if headroom is not None else "—", verdict]
+
+
+def _evaluation(run: Run, impl: str) -> str:
+    """The evaluation arithmetic the run's registry names ("—" for runs made before it)."""
+    for entry in run.context.get("registry") or []:
+        if entry.get("name") == impl:
+            return str(entry.get("evaluation") or "—")
+    return "—"
 
 
 def _number(value) -> float | None:
