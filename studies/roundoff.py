@@ -61,33 +61,51 @@ def write_report(folder: Path) -> Path:
         figures.append(figure(fig, folder / "report", f"roundoff-{part}", f"{label} against N per D; solid: "
                               "noise, dotted: smooth data; black: the bound of the pass-by-pass f32 tolerance."))
 
-    # Table: per D and N, the worst error of every f32 implementation on noise, against the bound.
+    # Table: per D and N, on noise, the worst error of the f32 implementations against the
+    # bound, and the f64 path beside them. Reduced-precision evaluations (8-bit texture
+    # weights, 16-bit coefficients) have their own bounds and studies.
+    kind = {e.get("name"): _arithmetic(e.get("evaluation", "")) for e in run.context.get("registry") or []}
     table_rows = []
     worst_ratio = defaultdict(float)
     for dims in dims_list:
         for n in sorted({r.shape[0] for r in records if r.dims == dims}):
             cell = [r for r in records if r.dims == dims and r.shape[0] == n and r.data == "noise"]
+            f32 = [r for r in cell if kind.get(r.impl, "f32") == "f32"]
+            f64 = [r for r in cell if kind.get(r.impl) == "f64"]
             row = [dims, n]
             for part, key, tol_key, _ in METRICS:
-                worst = max(cell, key=lambda r: r.accuracy_value(part, key) or 0, default=None)
+                worst = max(f32, key=lambda r: r.accuracy_value(part, key) or 0, default=None)
                 if worst is None or worst.accuracy_value(part, key) is None:
                     row += ["—", "—", "—"]
                     continue
                 value = worst.accuracy_value(part, key)
                 tol = worst.tolerance.get(tol_key)
                 ratio = value / tol if tol else None
-                if ratio is not None and "texture" not in worst.impl:
+                if ratio is not None:
                     worst_ratio[part] = max(worst_ratio[part], ratio)
                 row += [f"{value:.2e} ({worst.impl})", f"{tol:.2e}" if tol else "—",
                         f"{ratio:.2f}" if ratio is not None else "—"]
+            for part, key, _, _ in METRICS:
+                values = [r.accuracy_value(part, key) for r in f64 if r.accuracy_value(part, key) is not None]
+                row.append(f"{max(values):.1e}" if values else "—")
             table_rows.append(row)
-    table = md_table(["D", "N", "prefilter worst (noise)", "its tolerance", "ratio", "interp worst (noise)",
-                      "its tolerance", "ratio"], table_rows)
+    table = md_table(["D", "N", "f32 prefilter worst", "its tolerance", "ratio", "f32 interp worst",
+                      "its tolerance", "ratio", "f64 path prefilter", "f64 path interp"], table_rows)
     context = {**run.context, "study": "roundoff", "run_id": run.context.get("run_id"),
                "gpu": (run.context.get("gpu") or {}).get("name") if isinstance(run.context.get("gpu"), dict) else None}
     paragraph = _paragraph(records, worst_ratio)
     return write_section(folder / "report", "Round-off against N and D", context, paragraph, table, figures,
                          command=f"python -m studies.roundoff --machine {run.context.get('machine')}")
+
+
+def _arithmetic(evaluation: str) -> str:
+    """"f32", "f64" or "reduced" (hardware filter weights, 16-bit coefficients) from a
+    registry evaluation string; runs without one count as f32."""
+    if evaluation.startswith("f64"):
+        return "f64"
+    if "linear filter" in evaluation or "coefficients" in evaluation:
+        return "reduced"
+    return "f32"
 
 
 def _growth(values: dict[int, float]) -> float | None:
@@ -123,8 +141,11 @@ def _paragraph(records, worst_ratio) -> str:
                  "(f32_accuracy.hpp) assumes each later pass amplifies the earlier passes' rounding by the "
                  "prefilter's noise gain; measured errors grow more slowly, so the bound is tightest at D = 1 "
                  f"(worst measured/bound ratio {worst_ratio.get('prefilter', 0):.2f} over all D for the prefilter, "
-                 f"{worst_ratio.get('interp', 0):.2f} for interpolation against its 1e-5 max|f| estimate; "
-                 "texture-path rows are judged by their own bound, see the texture-weights study).")
+                 f"{worst_ratio.get('interp', 0):.2f} for interpolation against its 1e-5 max|f| estimate). The "
+                 "reduced-precision evaluations (hardware filter weights, 16-bit coefficients) are left out of "
+                 "these numbers: their own bounds and the texture-weights study cover them. An f64 path, where "
+                 "present, is shown beside the f32 ones: through the f32 interface only its output rounding "
+                 "remains.")
     return " ".join(parts)
 
 
