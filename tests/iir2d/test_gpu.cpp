@@ -9,8 +9,6 @@
 //   - the deadlock of pinned rows, only with SPLINEBENCH_IIR2D_DEADLOCK_DEMO=1.
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
-#include <random>
 
 #include <gtest/gtest.h>
 
@@ -19,40 +17,14 @@
 #include "splinebench/iir2d/coefficients.hpp"
 #include "splinebench/iir2d/gpu.hpp"
 #include "splinebench/iir2d/reference.hpp"
+#include "gpu_test_support.hpp"
 
 namespace sb = splinebench;
 using namespace splinebench::iir2d;
 
-#define IIR2D_REQUIRE_GPU()                                            \
-  do {                                                                 \
-    const std::string why_ = gpu_unavailable_reason();                 \
-    if (!why_.empty()) {                                               \
-      if (why_.rfind("no CUDA device", 0) == 0) GTEST_SKIP() << why_;  \
-      GTEST_SKIP() << "no CUDA device: " << why_;                      \
-    }                                                                  \
-  } while (0)
-
 namespace {
 
-std::vector<float> noise(const Shape& s, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(0.f, 1.f);
-  std::vector<float> x(static_cast<std::size_t>(s.pixels()));
-  for (auto& v : x) v = u(rng);
-  return x;
-}
-
-bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-std::vector<float> filtered(GpuFilter& f, const Shape& s, Scheme scheme, const TestHooks* hooks = nullptr) {
-  f.poison_output();
-  f.run(scheme, hooks);
-  std::vector<float> y(static_cast<std::size_t>(s.pixels()));
-  f.download(y.data());
-  return y;
-}
+using namespace splinebench::iir2d::testing;
 
 struct Case {
   Shape shape;
@@ -167,37 +139,63 @@ TEST(Iir2dGpu, RepeatedRunsAreBitwiseEqual) {
 // Each defect of the seed's Listing 3, restored alone, is caught by the checks the
 // fixed scheme passes: poisoned output compared with the plain result, every element
 // written exactly once, no read before the progress array, no watchdog.
+//
+// A defect that livelocks ((i) and (iv) can) is ended by the kernel's watchdog, which
+// every round of every block polls (locks.cu): a run costs at most kWatchdog plus a few
+// rounds. A control run with the same hooks and no defect first shows that kWatchdog is
+// ample for a correct run of this shape (else a watchdog would count as a catch that the
+// defect did not cause). Defects (ii) and (v) show on the first run whatever the order
+// (row 0 reads the guard word; the left edge wraps), (i) and (iv) need contention,
+// which 96 blocks racing for row 0 give at once (3 tries); (iii) is probabilistic (30
+// tries at full speed, a few ms each). Time: 4 control runs (~0.1 s), then at most
+// (3 + 1 + 30 + 3 + 1) runs of at most kWatchdog + 0.05 s, i.e. under 12 s in the worst
+// case and about 1 s when the deterministic defects show on their first try.
 TEST(Iir2dGpu, EachListingDefectIsCaught) {
   IIR2D_REQUIRE_GPU();
+  constexpr double kWatchdog = 0.25;  // s; a correct run of this shape with stalls takes ~10-30 ms
   const Shape s{96, 200};
   const Window w = random_window(5, 4, 0.9);
   const auto x = noise(s, 6);
   GpuFilter f(s, w);
   f.upload(x.data());
   const auto plain = filtered(f, s, Scheme::fixed);
+  auto hooks = [&](unsigned defect, bool stalls, std::uint64_t seed) {
+    TestHooks h;
+    h.instrument = true;
+    h.stalls = stalls;
+    h.stall_seed = seed;
+    h.lock_defects = defect;
+    h.watchdog_s = kWatchdog;
+    return h;
+  };
+  for (const auto& [stalls, seed] : {std::pair{true, 100}, std::pair{true, 101}, std::pair{true, 102}, std::pair{false, 100}}) {
+    const TestHooks h = hooks(0, stalls, seed);
+    const auto y = filtered(f, s, Scheme::flex_locks, &h);
+    const Diagnostics diag = f.diagnostics();
+    ASSERT_FALSE(diag.watchdog_fired) << "the control run needs more than " << kWatchdog << " s: raise kWatchdog";
+    ASSERT_TRUE(bitwise_equal(y, plain));
+    ASSERT_EQ(not_written_once(diag), 0u);
+  }
   struct D {
     unsigned bit;
     const char* name;
     int tries;
   };
   std::string not_observed;
-  for (const D& d : {D{kDefectProgressIndex, "(i) progress index", 10}, D{kDefectOutOfBounds, "(ii) out-of-bounds read", 1},
-                     D{kDefectNoOrdering, "(iii) no memory ordering", 30}, D{kDefectStaleRow, "(iv) stale row", 10},
+  for (const D& d : {D{kDefectProgressIndex, "(i) progress index", 3}, D{kDefectOutOfBounds, "(ii) out-of-bounds read", 1},
+                     D{kDefectNoOrdering, "(iii) no memory ordering", 30}, D{kDefectStaleRow, "(iv) stale row", 3},
                      D{kDefectNoBoundary, "(v) no boundary handling", 1}}) {
     int caught = 0;
     for (int t = 0; t < d.tries && !caught; ++t) {
-      TestHooks h;
-      h.instrument = true;
-      h.stalls = d.bit != kDefectNoOrdering;  // (iii) shows best at full speed
-      h.stall_seed = 100 + t;
-      h.lock_defects = d.bit;
-      h.watchdog_s = 5;
+      // (iii) shows best at full speed; the others with stalls that vary the claim order.
+      const TestHooks h = hooks(d.bit, d.bit != kDefectNoOrdering, 100 + t);
       const auto y = filtered(f, s, Scheme::flex_locks, &h);
       const Diagnostics diag = f.diagnostics();
-      std::size_t not_once = 0;
-      for (auto c : diag.write_counts) not_once += c != 1;
-      caught += !bitwise_equal(y, plain) || not_once || diag.out_of_array_reads || diag.watchdog_fired;
+      caught += !bitwise_equal(y, plain) || not_written_once(diag) || diag.out_of_array_reads || diag.watchdog_fired;
     }
+    // The broken kernel, however it ended, leaves no error behind: the next run is right.
+    EXPECT_TRUE(bitwise_equal(filtered(f, s, Scheme::flex_locks), plain)) << "after " << d.name;
+    EXPECT_FALSE(f.diagnostics().watchdog_fired) << "after " << d.name;
     if (d.bit == kDefectNoOrdering && !caught) {
       not_observed = std::string(d.name) + ": not observed in " + std::to_string(d.tries) +
                      " runs on this device; the release/acquire pair is required by the memory model regardless";
@@ -251,13 +249,22 @@ TEST(Iir2dGpu, MoreThanTwoToThe31Pixels) {
   }
 }
 
-// The hazard of pinned rows: deadlocks without co-residency; the watchdog ends it.
+// The hazard of pinned rows: deadlocks without co-residency; the host timeout (0.5 s)
+// ends it, or the device clock a second later. About 0.6 s in all. The device takes
+// the next kernel afterwards.
 TEST(Iir2dGpu, PinnedRowsDeadlockWithoutCoResidency) {
   IIR2D_REQUIRE_GPU();
   const char* on = std::getenv("SPLINEBENCH_IIR2D_DEADLOCK_DEMO");
   if (!on || std::string(on) != "1") GTEST_SKIP() << "set SPLINEBENCH_IIR2D_DEADLOCK_DEMO=1 to run the deadlock demonstration";
-  const DeadlockDemo d = run_deadlock_demo(5.0);
+  const DeadlockDemo d = run_deadlock_demo(0.5);
   EXPECT_GT(d.blocks, d.resident_capacity);
   EXPECT_TRUE(d.deadlocked);
   EXPECT_GT(d.gave_up, 0);
+  EXPECT_LT(d.seconds, 2.0);
+  const Shape s{40, 36};
+  const Window w = random_window(3, 9, 0.9);
+  const auto x = noise(s, 9);
+  GpuFilter f(s, w);
+  f.upload(x.data());
+  EXPECT_TRUE(bitwise_equal(filtered(f, s, Scheme::flex_tiles), filter_f32_warp_order(s, x, w)));
 }

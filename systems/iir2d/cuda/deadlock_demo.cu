@@ -4,12 +4,17 @@
 // blocks cannot start until a resident one leaves: a deadlock. The CUDA programming
 // model gives no forward-progress guarantee to blocks that are not resident. Here a
 // host timeout raises a flag in mapped host memory; spinning blocks read it and leave.
+// The one spin loop also reads the device clock: a block that has waited longer than
+// the timeout plus a second raises a device flag and leaves, and every block that sees
+// that flag leaves too, so the kernel ends even if the host's store never became
+// visible through the mapping.
 #include <chrono>
 #include <thread>
 
 #include <cuda/atomic>
 
 #include "cuda_check.hpp"
+#include "device_common.cuh"
 #include "splinebench/iir2d/gpu.hpp"
 
 namespace splinebench::iir2d {
@@ -19,14 +24,18 @@ namespace {
 constexpr int kCols = 64;
 
 __global__ void __launch_bounds__(32) pinned_rows(int* progress, const volatile unsigned* abort,
-                                                  unsigned long long* gave_up, std::int64_t rows) {
+                                                  unsigned* timed_out, unsigned long long* gave_up,
+                                                  std::int64_t rows, unsigned long long limit_ns) {
   if (threadIdx.x != 0) return;
   const std::int64_t row = rows - 1 - blockIdx.x;  // reverse launch order
+  const std::uint64_t start = dev::global_ns();
   for (int j = 0; j < kCols; ++j) {
     if (row > 0) {
       cuda::atomic_ref<int, cuda::thread_scope_device> up(progress[row - 1]);
       while (up.load(cuda::memory_order_acquire) < j + 1) {
-        if (*abort) {
+        const bool late = dev::global_ns() - start > limit_ns;
+        if (*abort || late || *reinterpret_cast<volatile unsigned*>(timed_out)) {
+          if (late) atomicExch(timed_out, 1u);
           atomicAdd(gave_up, 1ull);
           return;
         }
@@ -49,12 +58,16 @@ DeadlockDemo run_deadlock_demo(double timeout_s) {
   d.resident_capacity = static_cast<std::int64_t>(sms) * per_sm;
   d.blocks = 4 * d.resident_capacity;
 
+  if (!(timeout_s > 0) || timeout_s > 600) throw Error("iir2d: the deadlock demonstration's timeout must be in (0, 600] s");
   int* progress = nullptr;
+  unsigned* timed_out = nullptr;
   unsigned long long* gave_up = nullptr;
   unsigned* abort_host = nullptr;
   unsigned* abort_dev = nullptr;
   IIR2D_CUDA(cudaMalloc(&progress, static_cast<std::size_t>(d.blocks) * sizeof(int)));
   IIR2D_CUDA(cudaMalloc(&gave_up, sizeof(unsigned long long)));
+  IIR2D_CUDA(cudaMalloc(&timed_out, sizeof(unsigned)));
+  IIR2D_CUDA(cudaMemset(timed_out, 0, sizeof(unsigned)));
   IIR2D_CUDA(cudaHostAlloc(&abort_host, sizeof(unsigned), cudaHostAllocMapped));
   *abort_host = 0;
   IIR2D_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&abort_dev), abort_host, 0));
@@ -64,7 +77,9 @@ DeadlockDemo run_deadlock_demo(double timeout_s) {
   cudaStream_t stream = nullptr;
   IIR2D_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const auto start = std::chrono::steady_clock::now();
-  pinned_rows<<<static_cast<unsigned>(d.blocks), 32, 0, stream>>>(progress, abort_dev, gave_up, d.blocks);
+  const auto limit_ns = static_cast<unsigned long long>((timeout_s + 1.0) * 1e9);
+  pinned_rows<<<static_cast<unsigned>(d.blocks), 32, 0, stream>>>(progress, abort_dev, timed_out, gave_up, d.blocks,
+                                                                   limit_ns);
   IIR2D_CUDA(cudaGetLastError());
   for (;;) {
     const cudaError_t q = cudaStreamQuery(stream);
@@ -82,10 +97,16 @@ DeadlockDemo run_deadlock_demo(double timeout_s) {
   unsigned long long n = 0;
   IIR2D_CUDA(cudaMemcpy(&n, gave_up, sizeof(n), cudaMemcpyDeviceToHost));
   d.gave_up = static_cast<std::int64_t>(n);
-  cudaStreamDestroy(stream);
-  cudaFree(progress);
-  cudaFree(gave_up);
-  cudaFreeHost(abort_host);
+  unsigned device_timeout = 0;
+  IIR2D_CUDA(cudaMemcpy(&device_timeout, timed_out, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  d.deadlocked = d.deadlocked || device_timeout != 0;
+  // Blocks that gave up returned normally: no error is pending, and the device takes the
+  // next kernel (the test runs a scheme afterwards to show it).
+  IIR2D_CUDA(cudaStreamDestroy(stream));
+  IIR2D_CUDA(cudaFree(progress));
+  IIR2D_CUDA(cudaFree(timed_out));
+  IIR2D_CUDA(cudaFree(gave_up));
+  IIR2D_CUDA(cudaFreeHost(abort_host));
   return d;
 }
 

@@ -63,65 +63,73 @@ __global__ void __launch_bounds__(32) locks_kernel(const LockArgs a) {
   int stale = 0;  // the listing's curRow, carried across iterations (defect iv only)
   const std::uint64_t start = dev::global_ns();
   unsigned backoff = 0;
-  for (;;) {
+  for (unsigned round = 0;; ++round) {
     if (lane == 0) {
       int state = kRetry;
-      std::int64_t c = own;
-      int r = (D & kDefectStaleRow) ? stale : load_progress<D, false>(a, c);
-      if (load_progress<D, false>(a, own) >= W) {
-        state = kDone;
+      // The watchdog is polled at the top of every round, whatever the round does: a
+      // defective kernel can livelock while computing (defect (i) recomputes a row whose
+      // progress it never publishes), not only while waiting. The clock every round; the
+      // shared abort flag (an L2 read) after a waiting round and every 32nd round, so
+      // that most computing rounds of the timed kernel do not pay for it. Hence every
+      // block leaves within watchdog_ns of its start plus 32 rounds, and within 32
+      // rounds of another block giving up.
+      const bool late = dev::global_ns() - start > a.w.watchdog_ns;
+      const bool poll = backoff != 0 || (round & 31u) == 0;
+      if (a.w.abort && (late || (poll && *reinterpret_cast<volatile unsigned*>(a.w.abort)))) {
+        atomicExch(a.w.abort, 1u);
+        s_state = kDone;
       } else {
-        if (D & kDefectOutOfBounds) {
-          while (load_progress<D, false>(a, c - 1) < r + 1 && c > a.lo) {
-            --c;
-            r = load_progress<D, false>(a, c);
-          }
-        } else {
-          while (c > a.lo && load_progress<D, false>(a, c - 1) < r + 1) {
-            --c;
-            r = load_progress<D, false>(a, c);
-          }
-        }
-        if (r < W) {
-          Ref lock(a.locks[c]);
-          int expected = 0;
-          const bool got = (D & kDefectNoOrdering)
-                               ? lock.compare_exchange_strong(expected, 1, cuda::memory_order_relaxed)
-                               : lock.compare_exchange_strong(expected, 1, cuda::memory_order_acquire);
-          if (got) {
-            bool ready = true;
-            if (!(D & kDefectStaleRow)) {
-              // The row may have moved on while we did not hold its lock.
-              r = load_progress<D, true>(a, c);
-              ready = r < W && (c == a.lo || load_progress<D, true>(a, c - 1) >= r + 1);
-            } else if (c > a.lo) {
-              load_progress<D, true>(a, c - 1);  // the listing's order: acquire, no re-check
-            }
-            if (ready) {
-              state = kCompute;
-              s_row = c;
-              s_elem = r;
-            } else {
-              lock.store(0, cuda::memory_order_relaxed);
-            }
-          }
-        }
-        stale = r;
-      }
-      if (state == kRetry) {
-        if (a.w.abort && (*reinterpret_cast<volatile unsigned*>(a.w.abort) ||
-                          dev::global_ns() - start > a.w.watchdog_ns)) {
-          atomicExch(a.w.abort, 1u);
+        std::int64_t c = own;
+        int r = (D & kDefectStaleRow) ? stale : load_progress<D, false>(a, c);
+        if (load_progress<D, false>(a, own) >= W) {
           state = kDone;
         } else {
+          if (D & kDefectOutOfBounds) {
+            while (load_progress<D, false>(a, c - 1) < r + 1 && c > a.lo) {
+              --c;
+              r = load_progress<D, false>(a, c);
+            }
+          } else {
+            while (c > a.lo && load_progress<D, false>(a, c - 1) < r + 1) {
+              --c;
+              r = load_progress<D, false>(a, c);
+            }
+          }
+          if (r < W) {
+            Ref lock(a.locks[c]);
+            int expected = 0;
+            const bool got = (D & kDefectNoOrdering)
+                                 ? lock.compare_exchange_strong(expected, 1, cuda::memory_order_relaxed)
+                                 : lock.compare_exchange_strong(expected, 1, cuda::memory_order_acquire);
+            if (got) {
+              bool ready = true;
+              if (!(D & kDefectStaleRow)) {
+                // The row may have moved on while we did not hold its lock.
+                r = load_progress<D, true>(a, c);
+                ready = r < W && (c == a.lo || load_progress<D, true>(a, c - 1) >= r + 1);
+              } else if (c > a.lo) {
+                load_progress<D, true>(a, c - 1);  // the listing's order: acquire, no re-check
+              }
+              if (ready) {
+                state = kCompute;
+                s_row = c;
+                s_elem = r;
+              } else {
+                lock.store(0, cuda::memory_order_relaxed);
+              }
+            }
+          }
+          stale = r;
+        }
+        if (state == kRetry) {
           backoff = backoff ? min(backoff * 2, 2048u) : 32u;
           __nanosleep(backoff);
+        } else {
+          backoff = 0;
         }
-      } else {
-        backoff = 0;
+        if (state == kCompute && a.w.stalls) dev::test_pause(a.w.seed, own * 1315423911ll + r, 2);
+        s_state = state;
       }
-      if (state == kCompute && a.w.stalls) dev::test_pause(a.w.seed, own * 1315423911ll + r, 2);
-      s_state = state;
     }
     __syncthreads();
     const int state = s_state;

@@ -49,7 +49,8 @@ struct TestHooks {
   std::vector<std::int64_t> tile_order;  // flex_tiles*: ticket -> tile (row-major tile index);
                                          // must be a topological order; empty: wavefront order
   bool reverse_blocks = false;    // flex_locks: block b owns the row (stage end - 1 - b)
-  double watchdog_s = 20.0;       // a spinning block gives up (and flags) after this long
+  double watchdog_s = 20.0;       // a block still running this long after its start gives up and
+                                  // flags; every block polls it each round, computing or waiting
 };
 
 struct Diagnostics {
