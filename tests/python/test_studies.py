@@ -111,3 +111,45 @@ def test_study_results_refuse_a_harness_file(tmp_path):
     (tmp_path / "results.json").write_text(json.dumps({"schema": "splinebench-results"}))
     with pytest.raises(StudyError, match="not a study"):
         load_study(tmp_path)
+
+
+H100 = ROOT / "results" / "h100"
+
+
+def _copy_run(name: str, tmp_path: Path) -> Path:
+    import shutil
+    source = H100 / name
+    if not source.is_dir():
+        pytest.skip(f"committed run {source} not present")
+    target = tmp_path / name
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("report"))
+    return target
+
+
+def test_suite_study_sections_from_committed_h100_runs(tmp_path):
+    """The report writers of the suite-based studies, on the committed H100 runs: every
+    section is written, and the numbers it states are the records' numbers."""
+    from reports.loader import load_runs
+    from studies import roundoff, speed_accuracy, texture_weights
+
+    run = _copy_run("20261125-231023-roundoff", tmp_path)
+    text = roundoff.write_report(run).read_text()
+    records = [r for r in load_runs([str(run)])[0].records if r.ok]
+    worst = max(r.accuracy_value("prefilter", "rel_l2") for r in records
+                if r.impl == "gpu_naive" and r.data == "noise" and r.dims == 1)
+    assert f"{worst:.2e} (" in text or f"{worst:.1e}" in text
+    assert (run / "report" / "plots" / "roundoff-prefilter.png").exists()
+
+    run = _copy_run("20261125-231050-texture_weights", tmp_path)
+    text = texture_weights.write_report(run).read_text()
+    texture = [r for r in load_runs([str(run)])[0].records if r.ok and r.impl == "gpu_texture"]
+    # Every texture record is within its own bound, and the section says how close it came.
+    ratios = [r.accuracy_value("interp", "max_rel_to_maxf") / r.tolerance["interp_max_rel_to_maxf"] for r in texture]
+    assert texture and max(ratios) <= 1
+    assert f"{max(ratios):.2f} of the derived bound" in text
+
+    run = _copy_run("20261125-231052-speed_accuracy", tmp_path)
+    scipy = json.loads((run / speed_accuracy.SCIPY_FILE).read_text())
+    text = speed_accuracy.write_report(run, scipy).read_text()
+    assert "SciPy float64" in text and "gpu_half_f16" in text and "gpu_texture" in text
+    assert all(p["error"] < 1e-13 for p in scipy)
