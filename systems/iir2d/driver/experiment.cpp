@@ -1,6 +1,7 @@
 #include "experiment.hpp"
 
 #include <cmath>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <random>
@@ -59,6 +60,35 @@ std::vector<float> noise(const Shape& s, std::uint64_t seed) {
 
 std::string case_id(const ExperimentCase& c, const std::string& scheme) {
   return "iir2d/" + scheme + "/" + shape_text(c.shape) + "/M" + std::to_string(c.M) + "/" + c.family + "/++";
+}
+
+std::string summary_line(const json& r) {
+  std::ostringstream line;
+  const auto& shape = r.at("shape");
+  line << "case " << r.at("scheme").get<std::string>() << " " << shape.at(0).get<std::int64_t>() << "x"
+       << shape.at(1).get<std::int64_t>();
+  if (r.contains("launches")) line << " launches=" << r["launches"].get<std::int64_t>();
+  else line << " M=" << r.at("M").get<int>() << " " << r.at("family").get<std::string>();
+  line << ": ";
+  const std::string status = r.at("status").get<std::string>();
+  if (r.contains("phases")) {
+    const auto& f = r["phases"].at("filter");
+    line << std::fixed << std::setprecision(3) << "median " << f.at("median").get<double>() * 1e3 << " ms (IQR "
+         << f.at("iqr").get<double>() * 1e3 << ")";
+    line.unsetf(std::ios::floatfield);
+    if (r.contains("accuracy")) {
+      const auto& rel = r["accuracy"]["iir2d"].at("max_rel");
+      line << ", " << r.at("verdict").get<std::string>() << ", max_rel ";
+      if (rel.is_null()) line << "n/a";
+      else line << std::setprecision(2) << rel.get<double>();
+    }
+    if (status != "ok") line << ", " << status;
+  } else {
+    line << status;
+  }
+  const std::string message = r.value("message", "");
+  if (!message.empty()) line << " (" << message << ")";
+  return line.str();
 }
 
 void run_experiment(const std::vector<ExperimentCase>& cases, const ExperimentOptions& o,

@@ -25,6 +25,12 @@ struct ExperimentOptions {
 
 std::string case_id(const ExperimentCase& c, const std::string& scheme);
 
+// One line per record, so a log alone carries the numbers:
+//   "case flex_tiles 2048x2048 M=31 gauss: median 1.234 ms (IQR 0.010), pass, max_rel 1.6e-06"
+//   "case empty_chain 2048x2048 launches=4095: median 9.876 ms (IQR 0.020)"
+//   "case fixed 64x64 M=3 gauss: skipped (no CUDA device: ...)"
+std::string summary_line(const nlohmann::json& record);
+
 // Runs every scheme on every case; calls `save` with each record as it is made.
 // Records of schemes that cannot run here are "skipped" with the reason.
 void run_experiment(const std::vector<ExperimentCase>& cases, const ExperimentOptions& options,

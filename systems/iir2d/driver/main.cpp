@@ -3,6 +3,7 @@
 // schema; and the deadlock demonstration. Usage: systems/iir2d/README.md.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -27,7 +28,7 @@ std::string hash_of(const std::string& id) {
 
 int run(const std::string& plan_name, const std::string& suite_file, const std::vector<std::string>& scheme_names,
         const std::vector<std::string>& sweeps, const std::string& results_dir, std::string machine,
-        const iir2d::ExperimentOptions& base, bool repetitions_given, bool warmups_given) {
+        const iir2d::ExperimentOptions& base, bool repetitions_given, bool warmups_given, bool case_files) {
   iir2d::ExperimentOptions o = base;
   for (const auto& n : scheme_names) o.schemes.push_back(iir2d::parse_scheme(n));
   iir2d::ExperimentPlan plan;
@@ -70,11 +71,19 @@ int run(const std::string& plan_name, const std::string& suite_file, const std::
   std::vector<json> records;
   int failed = 0;
   iir2d::run_experiment(cases, o, [&](const json& r) {
-    store.save_record(hash_of(r["case_id"].get<std::string>()), r);
+    if (case_files) store.save_record(hash_of(r["case_id"].get<std::string>()), r);
     records.push_back(r);
     failed += r["verdict"] == "fail";
+    std::cout << iir2d::summary_line(r) << std::endl;  // flushed: the log keeps what finished
   });
   store.write_results(store.manifest()["context"], records);
+  // Without per-case files the folder is run.json, results.json and results.csv: the
+  // store's working folders are empty now and go, so the run travels as three files.
+  if (!case_files) {
+    std::error_code ec;
+    std::filesystem::remove(store.dir() / "cases", ec);     // removes empty folders only
+    std::filesystem::remove(store.dir() / ".partial", ec);
+  }
   std::cout << store.dir().string() << "\n";
   if (failed) std::cerr << "iir2d: " << failed << " record(s) failed their verdict\n";
   return failed ? 1 : 0;
@@ -91,9 +100,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> scheme_names, sweeps;
   iir2d::ExperimentOptions opts;
   run_cmd->add_option("--plan", plan, "seed (the full experiment) or quick")->capture_default_str();
-  run_cmd->add_option("--schemes", scheme_names, "fixed, fixed_graph, flex_locks, flex_tiles, flex_tiles16 (default all)");
+  run_cmd->add_option("--schemes", scheme_names, "fixed, fixed_graph, flex_locks, flex_tiles, flex_tiles16 (default all)")
+      ->delimiter(',');
   run_cmd->add_option("--suite-file", suite_file, "a suite file (harness/suites/iir2d.json) instead of --plan");
-  run_cmd->add_option("--sweeps", sweeps, "only these sweeps of the plan (seed: fig3, sizes, shapes, shapes-small, accuracy)");
+  run_cmd->add_option("--sweeps", sweeps, "only these sweeps of the plan (seed: fig3, sizes, shapes, shapes-small, accuracy)")
+      ->delimiter(',');
   run_cmd->add_option("--results", results, "results folder")->capture_default_str();
   run_cmd->add_option("--machine", machine, "machine label (default: host name)");
   auto* reps = run_cmd->add_option("--repetitions", opts.repetitions, "timed runs per case (default: the plan's, 9)")
@@ -101,7 +112,9 @@ int main(int argc, char** argv) {
   auto* warm = run_cmd->add_option("--warmups", opts.warmups, "untimed runs first (default: the plan's, 2)")
                    ->check(CLI::NonNegativeNumber);
   run_cmd->add_option("--seed", opts.seed, "input noise and random coefficients")->capture_default_str();
-  bool no_chains = false;
+  bool no_chains = false, case_files = false;
+  run_cmd->add_flag("--case-files", case_files,
+                    "also write each record to cases/ as it finishes (kept if the run dies; many files)");
   run_cmd->add_flag("--no-empty-chains", no_chains, "skip the empty launch chains");
 
   auto* demo = app.add_subcommand("deadlock-demo", "show the deadlock of rows pinned to blocks (a host timeout ends it)");
@@ -113,7 +126,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) {
       opts.empty_chains = !no_chains;
       return run(plan, suite_file, scheme_names, sweeps, results, machine, opts, reps->count() > 0,
-                 warm->count() > 0);
+                 warm->count() > 0, case_files);
     }
     const iir2d::DeadlockDemo d = iir2d::run_deadlock_demo(timeout);
     std::cout << "blocks " << d.blocks << ", resident capacity " << d.resident_capacity << ", "
