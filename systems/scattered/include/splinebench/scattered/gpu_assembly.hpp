@@ -1,0 +1,30 @@
+// The normal equations assembled on the GPU in f64, two ways, on the same CSR pattern as
+// the CPU assembly (assembly.hpp), downloaded as a NormalEquations:
+//
+//   atomic  the seed's "shooting": one thread per sample adds its products with atomics.
+//           The summation order varies from run to run; each entry differs from the CPU's
+//           by at most a rounding bound (tests/scattered/test_scattered_gpu_assembly.cpp).
+//   gather  samples sorted by cell (a stable radix sort), each entry summed by one thread
+//           over the cells both nodes reach, in a fixed order: bitwise repeatable.
+//
+// Phases recorded: "upload" (samples), "assemble_sort" (gather only), "assemble_pattern",
+// "assemble_values" (F^T F, F^T f and lambda R), "readback". Throws splinebench::Unsupported
+// without a device or CUDA build, or when the pattern has more entries than 32-bit CSR
+// indices address (a 3-D grid beyond about 184^3: use the matrix-free operator,
+// gpu_operator.hpp).
+#pragma once
+
+#include <string_view>
+
+#include "splinebench/phase_times.hpp"
+#include "splinebench/scattered/assembly.hpp"
+
+namespace splinebench::scattered::gpu {
+
+enum class AssemblyMethod { atomic, gather };
+std::string_view to_string(AssemblyMethod method);
+
+// validate() first, as assemble().
+NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method, PhaseTimes& times);
+
+}  // namespace splinebench::scattered::gpu

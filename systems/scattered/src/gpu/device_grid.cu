@@ -1,0 +1,158 @@
+#include "device_grid.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace splinebench::scattered::gpu::detail {
+
+namespace {
+
+template <typename T>
+void upload_vector(DeviceBuffer<T>& buf, const std::vector<T>& host) {
+  buf.resize(host.size());
+  if (!host.empty()) buf.upload(host.data());
+}
+
+__global__ void linear_cells(long long count, GridView g, const double* x0, const double* x1, const double* x2,
+                             int* cell, int* index, int* cell_count) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const long long c = g.flat(cell_of(g.axis[0], x0[i]), cell_of(g.axis[1], x1[i]), cell_of(g.axis[2], x2[i]));
+  cell[i] = static_cast<int>(c);
+  index[i] = static_cast<int>(i);
+  atomicAdd(cell_count + c, 1);  // an integer count: the same whatever the order
+}
+
+__global__ void permute(long long count, const int* index, const double* in, double* out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = in[index[i]];
+}
+
+__global__ void dot_partial(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial) {
+  __shared__ double warp_sums[kThreads / 32];
+  double s = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (int w = 0; w < kThreads / 32; ++w) t += warp_sums[w];
+    partial[blockIdx.x] = t;
+  }
+}
+
+__global__ void dot_final(int count, const double* partial, double* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    double t = 0;
+    for (int i = 0; i < count; ++i) t += partial[i];
+    *out = t;
+  }
+}
+
+}  // namespace
+
+DeviceGrid::DeviceGrid(const GridLayout& layout) : layout_(layout) {
+  for (int a = 0; a < 3; ++a) {
+    const AxisLayout& ax = layout.axis[a];
+    Axis& d = axes_[a];
+    upload_vector(d.offset, ax.offset);
+    upload_vector(d.node, ax.node);
+    upload_vector(d.touch_offset, ax.touch_offset);
+    upload_vector(d.touch_cell, ax.touch_cell);
+    AxisView& v = view_.axis[a];
+    v.n = ax.n;
+    v.mode = ax.mode;
+    v.offset = d.offset.get();
+    v.node = d.node.get();
+    v.touch_offset = d.touch_offset.get();
+    v.touch_cell = d.touch_cell.get();
+    for (int p = 0; p < 3; ++p) {
+      upload_vector(d.integral[p], ax.integral[p]);
+      const std::vector<float> f32(ax.integral[p].begin(), ax.integral[p].end());
+      upload_vector(d.integral_f32[p], f32);
+      v.integral[p] = d.integral[p].get();
+      v.integral_f32[p] = d.integral_f32[p].get();
+    }
+  }
+  view_.terms = layout.terms;
+  for (int t = 0; t < layout.terms; ++t) {
+    for (int a = 0; a < 3; ++a) view_.term_order[t][a] = layout.term_order[t][a];
+    view_.term_weight[t] = layout.term_weight[t];
+    view_.term_weight_f32[t] = static_cast<float>(layout.term_weight[t]);
+  }
+}
+
+void upload(const SampleArrays& samples, DeviceSamplesUnsorted& out) {
+  out.count = static_cast<long long>(samples.value.size());
+  for (int a = 0; a < 3; ++a) upload_vector(out.coord[a], samples.coord[a]);
+  upload_vector(out.value, samples.value);
+}
+
+void upload_and_sort(const DeviceGrid& grid, const SampleArrays& samples, DeviceSamples& out) {
+  const GridLayout& layout = grid.layout();
+  if (layout.rows >= std::numeric_limits<int>::max() ||
+      samples.value.size() >= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw Unsupported("scattered GPU: more than 2^31 - 1 nodes or samples");
+  const long long n = static_cast<long long>(samples.value.size());
+  const auto rows = static_cast<std::size_t>(layout.rows);
+  out.count = n;
+  const auto t0 = std::chrono::steady_clock::now();
+  DeviceSamplesUnsorted raw;
+  upload(samples, raw);
+  SCG_CUDA(cudaDeviceSynchronize());
+  out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  DeviceEvent start, stop;
+  start.record();
+  DeviceBuffer<int> cell_in(n), index_in(n), index(n);
+  out.cell.resize(n);
+  DeviceBuffer<int> cell_count(rows + 1);
+  SCG_CUDA(cudaMemset(cell_count.get(), 0, (rows + 1) * sizeof(int)));
+  linear_cells<<<blocks_for(n), kThreads>>>(n, grid.view(), raw.coord[0].get(), raw.coord[1].get(), raw.coord[2].get(),
+                                           cell_in.get(), index_in.get(), cell_count.get());
+  SCG_LAUNCH("linear_cells");
+  int end_bit = 1;
+  while (end_bit < 31 && (1LL << end_bit) < static_cast<long long>(rows)) ++end_bit;
+  std::size_t sort_bytes = 0, scan_bytes = 0;
+  SCG_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, cell_in.get(), out.cell.get(), index_in.get(),
+                                           index.get(), n, 0, end_bit));
+  out.cell_start.resize(rows + 1);
+  SCG_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count.get(), out.cell_start.get(),
+                                         static_cast<int>(rows + 1)));
+  DeviceBuffer<unsigned char> temp(std::max(std::max(sort_bytes, scan_bytes), std::size_t{1}));
+  SCG_CUDA(cub::DeviceRadixSort::SortPairs(temp.get(), sort_bytes, cell_in.get(), out.cell.get(), index_in.get(),
+                                           index.get(), n, 0, end_bit));
+  SCG_CUDA(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, cell_count.get(), out.cell_start.get(),
+                                         static_cast<int>(rows + 1)));
+  for (int a = 0; a < 3; ++a) {
+    out.coord[a].resize(n);
+    permute<<<blocks_for(n), kThreads>>>(n, index.get(), raw.coord[a].get(), out.coord[a].get());
+    SCG_LAUNCH("permute");
+  }
+  out.value.resize(n);
+  permute<<<blocks_for(n), kThreads>>>(n, index.get(), raw.value.get(), out.value.get());
+  SCG_LAUNCH("permute");
+  stop.record();
+  out.sort_s = stop.seconds_since(start);
+}
+
+double DotProduct::operator()(long long n, const float* a, const float* b) {
+  dot_partial<<<kBlocks, kThreads>>>(n, a, b, partial_.get());
+  SCG_LAUNCH("dot_partial");
+  dot_final<<<1, 32>>>(kBlocks, partial_.get(), result_.get());
+  SCG_LAUNCH("dot_final");
+  double h = 0;
+  result_.download(&h);
+  return h;
+}
+
+}  // namespace splinebench::scattered::gpu::detail

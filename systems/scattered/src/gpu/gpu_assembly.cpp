@@ -1,0 +1,34 @@
+#include "splinebench/scattered/gpu_assembly.hpp"
+
+#include "device_assembly.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/scattered/gpu_cg.hpp"
+
+namespace splinebench::scattered::gpu {
+
+std::string_view to_string(AssemblyMethod method) { return method == AssemblyMethod::atomic ? "atomic" : "gather"; }
+
+NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method, PhaseTimes& times) {
+  if (const std::string why = device_unavailable_reason(); !why.empty())
+    throw Unsupported("scattered GPU assembly: " + why);
+  problem.validate();
+  const detail::GridLayout layout = detail::make_grid_layout(problem.grid, problem.mode, problem.lambda);
+  detail::HostCsr csr =
+      detail::assemble_csr(layout, detail::make_sample_arrays(problem), method == AssemblyMethod::gather);
+  times.add(phase::upload, csr.upload_s);
+  if (method == AssemblyMethod::gather) times.add("assemble_sort", csr.sort_s);
+  times.add("assemble_pattern", csr.pattern_s);
+  times.add("assemble_values", csr.values_s);
+  times.add(phase::readback, csr.readback_s);
+  const auto rows = static_cast<int>(layout.rows);
+  NormalEquations eq;
+  eq.matrix = SparseMatrix(rows, rows);
+  eq.matrix.resizeNonZeros(static_cast<Eigen::Index>(csr.value.size()));
+  std::copy(csr.outer.begin(), csr.outer.end(), eq.matrix.outerIndexPtr());
+  std::copy(csr.inner.begin(), csr.inner.end(), eq.matrix.innerIndexPtr());
+  std::copy(csr.value.begin(), csr.value.end(), eq.matrix.valuePtr());
+  eq.rhs = Eigen::Map<const Vector>(csr.rhs.data(), rows);
+  return eq;
+}
+
+}  // namespace splinebench::scattered::gpu

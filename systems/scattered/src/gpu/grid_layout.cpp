@@ -1,0 +1,84 @@
+#include "grid_layout.hpp"
+
+#include <algorithm>
+
+#include "splinebench/bspline_math.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/scattered/basis.hpp"
+#include "splinebench/scattered/thin_plate.hpp"
+
+namespace splinebench::scattered::gpu::detail {
+
+namespace {
+
+AxisLayout make_axis(Mode mode, int n, bool padding) {
+  AxisLayout ax;
+  ax.n = n;
+  ax.mode = static_cast<int>(mode);
+  const AxisPattern pattern = AxisPattern::make(mode, n);
+  ax.offset.assign(pattern.offset.begin(), pattern.offset.end());
+  ax.node.assign(pattern.node.begin(), pattern.node.end());
+  if (padding) {
+    // The constant basis of a padding axis: T0 = 1, T1 = T2 = 0 (as the CPU assembly).
+    ax.integral = {std::vector<double>{1.0}, std::vector<double>{0.0}, std::vector<double>{0.0}};
+  } else {
+    const AxisIntegrals integrals = AxisIntegrals::make(mode, pattern);
+    ax.integral = integrals.table;
+  }
+  std::vector<std::vector<int>> touch(static_cast<std::size_t>(n));
+  for (int c = 0; c < n; ++c)
+    for (int t = 0; t < 4; ++t) {
+      const auto k = static_cast<std::size_t>(bspline::fold_index(ax.mode, c + t - 1, n));
+      if (touch[k].empty() || touch[k].back() != c) touch[k].push_back(c);
+    }
+  ax.touch_offset.assign(1, 0);
+  for (const auto& cells : touch) {
+    ax.touch_cell.insert(ax.touch_cell.end(), cells.begin(), cells.end());
+    ax.touch_offset.push_back(static_cast<int>(ax.touch_cell.size()));
+  }
+  return ax;
+}
+
+}  // namespace
+
+GridLayout make_grid_layout(const GridShape& grid, Mode mode, double lambda) {
+  if (grid.dims < 1 || grid.dims > kMaxReconstructionDims)
+    fail("scattered GPU: dims must be 1, 2 or 3, got " + std::to_string(grid.dims));
+  GridLayout g;
+  g.pad = 3 - grid.dims;
+  for (int a = 0; a < 3; ++a) {
+    const bool padding = a < g.pad;
+    g.axis[a] = make_axis(padding ? Mode::mirror : mode, padding ? 1 : static_cast<int>(grid.extent[a - g.pad]), padding);
+  }
+  for (const ThinPlateTerm& term : thin_plate_terms(grid.dims)) {
+    for (int d = 0; d < grid.dims; ++d) g.term_order[g.terms][g.pad + d] = term.order[d];
+    g.term_weight[g.terms] = lambda * term.weight;
+    ++g.terms;
+  }
+  g.rows = grid.points();
+  std::int64_t len[3] = {0, 0, 0};
+  for (int a = 0; a < 3; ++a) {
+    const AxisLayout& ax = g.axis[a];
+    for (int k = 0; k < ax.n; ++k) len[a] = std::max<std::int64_t>(len[a], ax.offset[k + 1] - ax.offset[k]);
+  }
+  g.max_row = static_cast<int>(len[0] * len[1] * len[2]);
+  std::int64_t per_axis_sum[3] = {0, 0, 0};
+  for (int a = 0; a < 3; ++a) per_axis_sum[a] = static_cast<std::int64_t>(g.axis[a].node.size());
+  g.nnz = per_axis_sum[0] * per_axis_sum[1] * per_axis_sum[2];  // the pattern is a product
+  return g;
+}
+
+SampleArrays make_sample_arrays(const Problem& problem) {
+  SampleArrays s;
+  const auto n = static_cast<std::size_t>(problem.samples());
+  const int pad = 3 - problem.grid.dims;
+  for (int a = 0; a < 3; ++a) {
+    s.coord[a].assign(n, 0.0);
+    if (a >= pad)
+      std::copy_n(problem.points.begin() + static_cast<std::ptrdiff_t>((a - pad) * n), n, s.coord[a].begin());
+  }
+  s.value = problem.values;
+  return s;
+}
+
+}  // namespace splinebench::scattered::gpu::detail
