@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 from .accuracy_table import accuracy_table
+from . import iir2d
 from .errors import ReportError
+from .flex_allocation import flex_vs_fixed_table
 from .index_page import StudySection, write_index
 from .loader import Run, load_runs
 from .plots.accuracy import plot_accuracy
@@ -82,6 +84,11 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
         ("Implementations", [status]),
     ]
+    # Seed 004: its experiment (splinebench-iir2d runs) and its idea in the prefilter.
+    if items := iir2d.report_items(runs, plot_dir):
+        sections.append(("Seed 004: 2-D IIR filter, fixed vs flexible allocation", items))
+    if (flex := flex_vs_fixed_table(runs)).data_rows("ours"):
+        sections.append(("Fixed vs flexible allocation in the prefilter", [flex]))
     if studies:
         sections.append(("Studies", list(studies)))
     tables = [item for _, items in sections for item in items if isinstance(item, Table)]

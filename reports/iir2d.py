@@ -4,8 +4,9 @@ Fig. 3 redrawn from a `splinebench-iir2d run` (time against the window size M at
 M = 31 and the crossover M* with the seed's beside ours, and the launch-chain table
 that says how much of the fixed scheme is launch overhead.
 
-Records are those with "operation": "iir2d" (systems/iir2d/README.md); they are read
-from the results file directly, so this module needs nothing else of the loader.
+Records are those with "operation": "iir2d" (systems/iir2d/README.md). `section` reads
+them from a run folder directly; `report_items` takes them from loaded runs
+(`Run.system_records`), for reports.build.
 The seed's Fig. 3 curve values are illegible in our copy: only its stated claims
 (crossover M = 5, 2.4x at M = 31, GeForce GT 540M) appear, never invented points."""
 from __future__ import annotations
@@ -82,10 +83,10 @@ def _x(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def fig3_table(run: dict) -> Table:
+def fig3_table(run: dict, suffix: str = "") -> Table:
     c = curves(run)
     table = Table(
-        key="iir2d_fig3",
+        key=f"iir2d_fig3{suffix}",
         title="Seed 004, Fig. 3: fixed vs flexible allocation at 2048^2",
         caption=("Crossover M*: the largest window size at which the fixed scheme is not slower "
                  "(the flexible one wins above it). Ratio: t(fixed) / t(scheme) at M = 31. "
@@ -114,11 +115,11 @@ def fig3_table(run: dict) -> Table:
     return table
 
 
-def launch_chain_table(run: dict) -> Table:
+def launch_chain_table(run: dict, suffix: str = "") -> Table:
     """Per square shape: the fixed scheme at M = 3 and 31, as launches and as a graph,
     beside the same chain of H + W - 1 empty launches."""
     table = Table(
-        key="iir2d_launch_chain",
+        key=f"iir2d_launch_chain{suffix}",
         title="Seed 004: what the fixed scheme's time is made of",
         caption=("The fixed scheme launches H + W - 1 kernels. The empty chain is the same launches "
                  "doing nothing: the floor set by launch overhead alone; a graph lowers it."),
@@ -147,8 +148,8 @@ def launch_chain_table(run: dict) -> Table:
     return table
 
 
-def plot_fig3(run: dict, out_dir: str | Path) -> Figure | Skipped:
-    stem, title = "iir2d_fig3", "Seed 004, Fig. 3 redrawn: 2-D IIR filter at 2048^2"
+def plot_fig3(run: dict, out_dir: str | Path, suffix: str = "") -> Figure | Skipped:
+    stem, title = f"iir2d_fig3{suffix}", "Seed 004, Fig. 3 redrawn: 2-D IIR filter at 2048^2"
     c = curves(run)
     if not c:
         return Skipped(stem, title, "no iir2d records at 2048^2 in this run")
@@ -190,3 +191,19 @@ def section(run_dir: str | Path, plot_dir: str | Path) -> list:
     """The report section of one iir2d run: the figure and both tables."""
     run = load_run(run_dir)
     return [plot_fig3(run, plot_dir), fig3_table(run), launch_chain_table(run)]
+
+
+def run_doc(run) -> dict:
+    """The iir2d records of a loaded run (reports.loader.Run) in the form this module reads."""
+    return {"context": run.context, "records": run.system_records.get(OPERATION, [])}
+
+
+def report_items(runs: list, plot_dir: str | Path) -> list:
+    """Fig. 3 and both tables for each loaded run that has iir2d records (none: []).
+    With several such runs the files are numbered in the order the runs were given."""
+    with_iir2d = [run for run in runs if run.system_records.get(OPERATION)]
+    items: list = []
+    for n, run in enumerate(with_iir2d, start=1):
+        doc, suffix = run_doc(run), ("" if len(with_iir2d) == 1 else f"_{n}")
+        items += [plot_fig3(doc, plot_dir, suffix), fig3_table(doc, suffix), launch_chain_table(doc, suffix)]
+    return items

@@ -112,6 +112,9 @@ class Run:
     records: list[Record]
     label: str = ""  # how rows from this run are labelled in a merged report
     file: Path | None = None  # the results file read (results.json or results.json.gz)
+    # Records of the systems (those with an "operation": "iir2d", "scattered_reconstruction"),
+    # by operation, as written: their own report modules read them (results/README.md).
+    system_records: dict[str, list[dict]] = field(default_factory=dict)
 
     @property
     def machine(self) -> str:
@@ -212,6 +215,9 @@ def parse_results(doc: Any, where: str = "results") -> Run:
     _expect(isinstance(records_doc, list), where, "'records' must be a list")
     run = Run(path=Path(where), context=context, records=[], label=str(context["machine"]))
     for index, item in enumerate(records_doc):
+        if isinstance(item, dict) and isinstance(item.get("operation"), str):
+            run.system_records.setdefault(item["operation"], []).append(item)
+            continue
         record = _parse_record(item, f"{where}: record {index}")
         record.run = run
         run.records.append(record)

@@ -100,3 +100,42 @@ def test_load_run_reads_plain_and_compact(tmp_path):
         iir2d.load_run(tmp_path / "c")
     items = iir2d.section(tmp_path / "a", tmp_path / "plots")
     assert [type(i).__name__ for i in items] == ["Figure", "Table", "Table"]
+
+
+def _results_doc(records: list[dict], run_id: str) -> dict:
+    from reports.tests import synth
+    return synth.results(synth.context("h100", "iir2d", gpu=synth.GPU_H100, run_id=run_id), records)
+
+
+def test_loader_keeps_iir2d_records_apart(tmp_path):
+    from reports.loader import load_run
+    from reports.tests import synth
+    harness = synth.modelled("gpu_flex", (64, 64), seed=1)
+    run_dir = synth.write_run(tmp_path / "mixed", _results_doc(synthetic_run()["records"] + [harness], "mixed"))
+    run = load_run(run_dir)
+    assert [r.impl for r in run.records] == ["gpu_flex"]
+    assert len(run.system_records["iir2d"]) == 31 * 4 + 3
+    assert set(run.system_records) == {"iir2d", "scattered"}
+    assert iir2d.fig3_table(iir2d.run_doc(run)).data_rows("ours")
+
+
+def test_report_of_an_iir2d_run_alone_and_merged_with_a_harness_run(tmp_path):
+    from reports.build import main as build_main
+    from reports.tests import synth
+    iir_dir = synth.write_run(tmp_path / "iir", _results_doc(synthetic_run()["records"], "20261126-000000-iir2d"))
+    assert build_main([str(iir_dir), "--out", str(tmp_path / "alone")]) == 0
+    tables = tmp_path / "alone" / "tables"
+    assert (tables / "iir2d_fig3.md").is_file() and (tables / "iir2d_launch_chain.md").is_file()
+    assert (tmp_path / "alone" / "plots" / "iir2d_fig3.png").is_file()
+    assert "Seed 004" in (tmp_path / "alone" / "index.html").read_text(encoding="utf-8")
+
+    recs = [synth.modelled(impl, (128, 128, 128), seed=2) for impl in ("gpu_flex", "gpu_flex_fixed", "cpu_simd")]
+    harness_dir = synth.write_run(tmp_path / "gpu", synth.results(synth.context("h100", "gpu", gpu=synth.GPU_H100), recs))
+    assert build_main([str(harness_dir), str(iir_dir), "--out", str(tmp_path / "merged")]) == 0
+    merged = tmp_path / "merged" / "tables"
+    assert (merged / "iir2d_fig3.md").is_file() and (merged / "flex_vs_fixed_prefilter.md").is_file()
+    # Two iir2d runs: numbered files, neither overwriting the other.
+    iir_b = synth.write_run(tmp_path / "iir_b", _results_doc(synthetic_run()["records"], "20261126-010000-iir2d"))
+    assert build_main([str(iir_dir), str(iir_b), "--out", str(tmp_path / "two")]) == 0
+    assert (tmp_path / "two" / "tables" / "iir2d_fig3_1.md").is_file()
+    assert (tmp_path / "two" / "tables" / "iir2d_fig3_2.md").is_file()
