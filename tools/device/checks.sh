@@ -11,6 +11,9 @@
 #             the suites roundoff, texture_weights, speed_accuracy, and, where python3
 #             has numpy and scipy, convergence and rotation (their report sections are
 #             written here when matplotlib is present, else later with --report-only)
+#   iir2d     the 2-D IIR system (systems/iir2d/README.md): its targets, its tests (the
+#             deadlock demonstration included), the three sanitizers over Iir2dSanitizer.*,
+#             and the experiment's sweeps (fig3 first), each run a folder of three files
 # The output folder gets at most a handful of files, as a lent machine returns few:
 #   summary.txt      each step's verdict lines
 #   logs.tar.gz      every log
@@ -195,6 +198,56 @@ if has studies; then
   for run in "$runs/$machine"/*/; do
     [[ -f $run/results.json && ! -f $run/run.json ]] && cp "$run/results.json" "$stage/$machine/$(basename "$run")/"
   done
+fi
+
+# The 2-D IIR system. Expected times on an H100 (limits about 3x these):
+#   build of the iir2d targets   ~1 min from scratch, seconds after the build step
+#   test_iir2d_reference         ~5 s (f64 oracle on the host)
+#   test_iir2d_gpu               ~1 min: most of it MoreThanTwoToThe31Pixels (17 GB, 2^31 px
+#                                filled, filtered by three schemes and read back); the defect
+#                                test ~1 s (12 s worst case), the deadlock demonstration ~0.6 s
+#   sanitizers                   memcheck, racecheck, synccheck over Iir2dSanitizer.*, < 1 min each
+#   sweep fig3                   ~2 min (2048^2, M = 1..31, 5 schemes x 11 runs, the f64 oracle)
+#   sweeps sizes, shapes, shapes-small, accuracy   ~4 min (8192^2 at M = 31: a minute of oracle)
+# Each sweep prints one line per record (scheme, shape, M, median ms): the 2048^2 lines at
+# M = 3 and 31 and the launch chains go to summary.txt too, so the numbers come back even
+# without the results.
+if has iir2d; then
+  step "iir2d"
+  if [[ ! -f $build/CMakeCache.txt ]]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" \
+      > "$logs/iir2d-build.log" 2>&1 || fail "iir2d configure"
+  fi
+  if cmake --build "$build" -j "$jobs" --target splinebench-iir2d test_iir2d_reference test_iir2d_gpu \
+      test_iir2d_driver >> "$logs/iir2d-build.log" 2>&1; then
+    for t in test_iir2d_reference test_iir2d_driver test_iir2d_gpu; do
+      SPLINEBENCH_IIR2D_DEADLOCK_DEMO=1 timeout -k 5 "${TIMEOUT_TESTS:-420}" "$build/tests/$t" > "$logs/$t.log" 2>&1 ||
+        fail "$t (see $t.log)"
+      say "$t: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/$t.log" | tr '\n' ' ') skipped: $(grep -c '^\[  SKIPPED \]' "$logs/$t.log")"
+      { grep -E '^\[  FAILED  \] [A-Z]' "$logs/$t.log"; grep -A1 ': Skipped$' "$logs/$t.log" | grep -vE ': Skipped$|^--$'; } | sort -u |
+        head -20 | tee -a "$summary"
+    done
+    for tool in memcheck racecheck synccheck; do
+      TIMEOUT_SANITIZER=${TIMEOUT_SANITIZER:-180} sanitize "$tool" "$build/tests/test_iir2d_gpu" "Iir2dSanitizer.*"
+    done
+    timeout -k 5 30 "$build/bin/splinebench-iir2d" deadlock-demo --timeout 0.5 2>&1 | tee -a "$summary" ||
+      fail "iir2d deadlock-demo"
+    runs="$root/results.device"
+    rm -rf "$runs"
+    for sweeps in fig3 sizes,shapes,shapes-small,accuracy; do
+      log="$logs/iir2d-${sweeps//,/-}.log"
+      timeout -k 5 "${TIMEOUT_SUITE:-600}" "$build/bin/splinebench-iir2d" run --suite-file "$root/harness/suites/iir2d.json" \
+        --sweeps "$sweeps" --results "$runs" --machine "$machine" > "$log" 2>&1 || fail "iir2d sweeps $sweeps"
+      grep -E "^case [a-z_0-9]+ 2048x2048 (M=(3|31) |launches)|failed their verdict" "$log" | tee -a "$summary"
+      say "iir2d $sweeps: $(grep -c '^case ' "$log") records, $(grep -c ': median .*, fail' "$log") failed"
+    done
+    mkdir -p "$stage/$machine"
+    tar -C "$runs/$machine" --exclude=cases --exclude=.partial -cf - . | tar -C "$stage/$machine" -xf -
+  else
+    fail "iir2d build (see iir2d-build.log)"
+    tail -20 "$logs/iir2d-build.log" | tee -a "$summary"
+  fi
 fi
 
 step "done (status $status)"
