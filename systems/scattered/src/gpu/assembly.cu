@@ -177,6 +177,13 @@ double wall_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+void gather_rhs(const DeviceGrid& grid, const DeviceSamples& s, double* rhs) {
+  const long long rows = grid.layout().rows;
+  rhs_gather<<<blocks_for(rows), kThreads>>>(rows, grid.view(), s.coord[0].get(), s.coord[1].get(), s.coord[2].get(),
+                                             s.value.get(), s.cell_start.get(), rhs);
+  SCG_LAUNCH("rhs_gather");
+}
+
 HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool gather) {
   if (layout.nnz > std::numeric_limits<int>::max() || layout.rows >= std::numeric_limits<int>::max())
     throw Unsupported("scattered GPU assembly: " + std::to_string(layout.nnz) +
@@ -221,10 +228,7 @@ HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool
                                                            sorted.coord[0].get(), sorted.coord[1].get(),
                                                            sorted.coord[2].get(), sorted.cell_start.get());
     SCG_LAUNCH("entries<gather>");
-    rhs_gather<<<blocks_for(rows), kThreads>>>(rows, g, sorted.coord[0].get(), sorted.coord[1].get(),
-                                               sorted.coord[2].get(), sorted.value.get(), sorted.cell_start.get(),
-                                               rhs.get());
-    SCG_LAUNCH("rhs_gather");
+    gather_rhs(grid, sorted, rhs.get());
   } else {
     entries<false><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.get(), inner.get(),
                                                             value.get(), nullptr, nullptr, nullptr, nullptr);

@@ -140,4 +140,8 @@ struct DeviceSamplesUnsorted {
 };
 void upload(const SampleArrays& samples, DeviceSamplesUnsorted& out);
 
+// F^T f in f64, one thread per node over the sorted samples of the cells that reach it
+// (fixed order: bitwise repeatable). assembly.cu.
+void gather_rhs(const DeviceGrid& grid, const DeviceSamples& samples, double* rhs);
+
 }  // namespace splinebench::scattered::gpu::detail

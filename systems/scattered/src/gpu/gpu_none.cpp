@@ -23,3 +23,21 @@ NormalEquations assemble_on_device(const Problem&, AssemblyMethod, PhaseTimes&) 
 }
 
 }  // namespace splinebench::scattered::gpu
+
+#include "splinebench/scattered/gpu_operator.hpp"
+
+namespace splinebench::scattered::gpu {
+
+double matrix_free_cg_bytes_per_iteration(std::int64_t nodes, std::int64_t samples) {
+  return 4.0 * (16.0 * static_cast<double>(nodes) + 9.0 * static_cast<double>(samples));
+}
+
+std::vector<float> apply_matrix_free(const Problem&, const std::vector<float>&) {
+  throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
+}
+
+MatrixFreeCgResult matrix_free_cg_f32(const Problem&, const IterationControl&, PhaseTimes&) {
+  throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
+}
+
+}  // namespace splinebench::scattered::gpu

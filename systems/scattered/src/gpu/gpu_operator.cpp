@@ -1,0 +1,68 @@
+#include "splinebench/scattered/gpu_operator.hpp"
+
+#include <cmath>
+
+#include "device_operator.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/scattered/gpu_cg.hpp"
+
+namespace splinebench::scattered::gpu {
+
+double matrix_free_cg_bytes_per_iteration(std::int64_t nodes, std::int64_t samples) {
+  return 4.0 * (16.0 * static_cast<double>(nodes) + 9.0 * static_cast<double>(samples));
+}
+
+namespace {
+void require_device(const Problem& problem) {
+  if (const std::string why = device_unavailable_reason(); !why.empty())
+    throw Unsupported("scattered GPU matrix-free operator: " + why);
+  problem.validate();
+}
+}  // namespace
+
+std::vector<float> apply_matrix_free(const Problem& problem, const std::vector<float>& p) {
+  require_device(problem);
+  if (static_cast<std::int64_t>(p.size()) != problem.grid.points())
+    fail("apply_matrix_free: p has " + std::to_string(p.size()) + " values for " + problem.grid.to_string());
+  return detail::apply_operator(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
+                                detail::make_sample_arrays(problem), p);
+}
+
+MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times) {
+  require_device(problem);
+  detail::OperatorCgOutput dev =
+      detail::run_operator_cg(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
+                              detail::make_sample_arrays(problem), control.max_iterations, control.tolerance);
+  times.add(phase::upload, dev.upload_s);
+  times.add("assemble_sort", dev.sort_s);
+  times.add("assemble_rhs", dev.rhs_s);
+  times.add("solve", dev.solve_s);
+  times.add(phase::readback, dev.readback_s);
+  MatrixFreeCgResult out;
+  out.bytes_per_iteration = matrix_free_cg_bytes_per_iteration(problem.grid.points(), problem.samples());
+  out.seconds_per_iteration = dev.iterations > 0 ? dev.solve_s / dev.iterations : 0;
+  SolveReport& rep = out.report;
+  rep.iterations = dev.iterations;
+  rep.history = std::move(dev.history);
+  rep.message = dev.message;
+  switch (dev.status) {
+    case detail::OperatorCgOutput::converged: rep.status = SolveStatus::converged; break;
+    case detail::OperatorCgOutput::max_iterations: rep.status = SolveStatus::max_iterations; break;
+    case detail::OperatorCgOutput::diverged: rep.status = SolveStatus::diverged; break;
+    case detail::OperatorCgOutput::singular: rep.status = SolveStatus::singular; break;
+  }
+  if (rep.status == SolveStatus::max_iterations && rep.message.empty()) rep.message = "iteration budget used up";
+  rep.relres = dev.true_relres;
+  for (float v : dev.x)
+    if (!std::isfinite(v)) {
+      rep.status = SolveStatus::diverged;
+      rep.message = "the device iterate is not finite";
+      dev.x.assign(dev.x.size(), 0.f);
+      rep.relres = 1;
+      break;
+    }
+  out.coeffs = std::move(dev.x);
+  return out;
+}
+
+}  // namespace splinebench::scattered::gpu
