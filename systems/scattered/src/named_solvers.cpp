@@ -6,11 +6,13 @@
 
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
+#include "splinebench/scattered/gpu_stationary.hpp"
 
 namespace splinebench::scattered {
 
 std::vector<std::string> solver_names() {
-  return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg", "gpu_cg"};
+  return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg", "gpu_cg",
+          "gpu_jacobi", "gpu_jacobi_damped", "gpu_gs8x", "gpu_gs_mc", "gpu_sgs_mc"};
 }
 
 namespace {
@@ -71,6 +73,20 @@ NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode
     out.x = Eigen::Map<const Eigen::VectorXf>(r.coeffs.data(), static_cast<Eigen::Index>(r.coeffs.size())).cast<double>();
     out.report = std::move(r.report);
     out.setup_seconds = times.get(phase::upload);
+  } else if (name == "gpu_jacobi" || name == "gpu_jacobi_damped" || name == "gpu_gs8x" || name == "gpu_gs_mc" ||
+             name == "gpu_sgs_mc") {
+    PhaseTimes times;
+    gpu::StationaryResult r;
+    if (name == "gpu_jacobi" || name == "gpu_jacobi_damped") {
+      const double omega = name == "gpu_jacobi" ? 1.0 : jacobi_damping(a);
+      r = gpu::jacobi_f32(eq, omega, control, times);
+    } else {
+      const Colouring c = name == "gpu_gs8x" ? colouring_seed_gs8x(grid) : colouring_multicolour(grid, a);
+      r = gpu::coloured_gauss_seidel_f32(eq, c, name == "gpu_sgs_mc", control, times);
+    }
+    out.x = Eigen::Map<const Eigen::VectorXf>(r.coeffs.data(), static_cast<Eigen::Index>(r.coeffs.size())).cast<double>();
+    out.report = std::move(r.report);
+    out.setup_seconds = seconds_since(t0) - times.get("solve") - times.get(phase::readback);
   } else {
     std::string known;
     for (const auto& n : solver_names()) known += " " + n;

@@ -41,3 +41,18 @@ MatrixFreeCgResult matrix_free_cg_f32(const Problem&, const IterationControl&, P
 }
 
 }  // namespace splinebench::scattered::gpu
+
+#include "splinebench/scattered/gpu_stationary.hpp"
+
+namespace splinebench::scattered::gpu {
+
+StationaryResult jacobi_f32(const NormalEquations&, double, const IterationControl&, PhaseTimes&) {
+  throw Unsupported("scattered GPU stationary solver: not built with CUDA");
+}
+
+StationaryResult coloured_gauss_seidel_f32(const NormalEquations&, const Colouring&, bool, const IterationControl&,
+                                           PhaseTimes&) {
+  throw Unsupported("scattered GPU stationary solver: not built with CUDA");
+}
+
+}  // namespace splinebench::scattered::gpu

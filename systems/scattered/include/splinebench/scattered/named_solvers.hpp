@@ -11,6 +11,9 @@
 //                  matrix-vector product runs on Eigen's threads): the timed CPU peer
 //   gpu_cg         CG on the GPU in f32 with f64 dot products (gpu_cg.hpp); Unsupported
 //                  without a device. Its setup time is the upload of matrix and rhs.
+//   gpu_jacobi, gpu_jacobi_damped, gpu_gs8x, gpu_gs_mc, gpu_sgs_mc
+//                  the stationary solvers above on the GPU in f32 (gpu_stationary.hpp); setup:
+//                  colouring or spectral estimate and the upload
 #pragma once
 
 #include <string>
