@@ -7,6 +7,7 @@
 #             reaches every other kernel)
 #   bench     the two GPU benchmarks (bench/gpu_prefilter, bench/gpu_eval), JSON
 #   suites    harness runs of $SUITES (results/<machine>/<run>/, compact form)
+#   scattered the scattered reconstruction's GPU tests, memcheck, timings and a driver run
 #   studies   the accuracy studies (studies/README.md) over the GPU implementations:
 #             the suites roundoff, texture_weights, speed_accuracy, and, where python3
 #             has numpy and scipy, convergence and rotation (their report sections are
@@ -254,6 +255,47 @@ if has iir2d; then
   else
     fail "iir2d build (see iir2d-build.log)"
     tail -20 "$logs/iir2d-build.log" | tee -a "$summary"
+  fi
+fi
+
+if has scattered; then
+  # The scattered reconstruction (systems/scattered): the GPU tests (assembly both ways,
+  # matrix-free operator and CG, stationary solvers, CSR CG; ~1-2 min), memcheck on them
+  # without the large cases (~2 min), the 256^3 operator timing and 512^2 assembly timing
+  # (~30 s), and the driver on a 257^2 image with every GPU and CPU solver (~1 min).
+  step "scattered"
+  if [[ ! -f $build/CMakeCache.txt ]]; then
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" \
+      > "$logs/scattered-build.log" 2>&1 || fail "scattered configure"
+  fi
+  scattered_tests="test_scattered_gpu test_scattered_gpu_assembly test_scattered_gpu_operator test_scattered_gpu_stationary"
+  # shellcheck disable=SC2086
+  if cmake --build "$build" -j "$jobs" --target $scattered_tests splinebench_scattered_cli \
+      >> "$logs/scattered-build.log" 2>&1; then
+    for t in $scattered_tests; do
+      timeout -k 5 "${TIMEOUT_TESTS:-420}" "$build/tests/$t" --gtest_filter='-*Large*' > "$logs/$t.log" 2>&1 ||
+        fail "$t (see $t.log)"
+      say "$t: $(grep -E '^\[  (PASSED|FAILED) ' "$logs/$t.log" | tr '\n' ' ') skipped: $(grep -c '^\[  SKIPPED \]' "$logs/$t.log")"
+      grep -E '^\[  FAILED  \] [A-Z]' "$logs/$t.log" | head -10 | tee -a "$summary"
+      TIMEOUT_SANITIZER=${TIMEOUT_SANITIZER:-180} sanitize memcheck "$build/tests/$t" "-*Large*"
+    done
+    for t in test_scattered_gpu_operator test_scattered_gpu_assembly; do
+      timeout -k 5 120 "$build/tests/$t" --gtest_filter='*Large*' > "$logs/$t-large.log" 2>&1 || fail "$t large"
+      grep -iE "ms|bound|%" "$logs/$t-large.log" | head -10 | tee -a "$summary"
+    done
+    runs="$root/results.device"
+    mkdir -p "$runs/$machine"
+    timeout -k 5 "${TIMEOUT_SUITE:-600}" "$build/bin/splinebench_scattered" --synthetic smooth:257x257 --fraction 0.2 \
+      --lambda 2.1 --tolerance 1e-8 --max-iterations 20000 --threads "$jobs" ${SCATTERED_SOLVERS:---solver cg \
+      --solver gpu_cg --solver eigen_cg --solver mg_pcg --solver gpu_jacobi_damped --solver gpu_sgs_mc} \
+      --out "$runs/$machine/scattered-257.json" > "$logs/scattered-driver.log" 2>&1 || fail "scattered driver"
+    tail -12 "$logs/scattered-driver.log" | tee -a "$summary"
+    mkdir -p "$stage/$machine"
+    cp "$runs/$machine"/scattered-*.json "$stage/$machine/" 2>/dev/null
+  else
+    fail "scattered build (see scattered-build.log)"
+    tail -20 "$logs/scattered-build.log" | tee -a "$summary"
   fi
 fi
 
