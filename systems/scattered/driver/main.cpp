@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +28,7 @@
 #include "splinebench/runner/run_context.hpp"
 #include "splinebench/runner/stats.hpp"
 #include "splinebench/scattered/assembly.hpp"
+#include "splinebench/scattered/blocks.hpp"
 #include "splinebench/scattered/metrics.hpp"
 #include "splinebench/scattered/named_solvers.hpp"
 #include "splinebench/scattered/reference.hpp"
@@ -54,6 +56,10 @@ struct Options {
   int threads = 1;
   std::string out;
   std::string machine;
+  std::string blocks;            // "2x2x2": every solver also runs block by block
+  int block_padding = 3;
+  double memory_budget_mb = 0;   // > 0: blocks chosen so each block's system fits
+  std::vector<int> mg;           // the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P
 };
 
 struct Field {
@@ -108,9 +114,26 @@ bool checkpoint(int it, int seed_count) {
   return false;
 }
 
+sc::SeedMultigrid seed_multigrid(const Options& o) {
+  sc::SeedMultigrid m;
+  if (o.mg.empty()) return m;
+  if (o.mg.size() != 9) sb::fail("--mg wants 9 numbers: N N0 N1 N2 M M0 M1 M2 P");
+  for (int v : o.mg)
+    if (v < 0) sb::fail("--mg parameters must be >= 0");
+  m.n = o.mg[0], m.n0 = o.mg[1], m.n1 = o.mg[2], m.n2 = o.mg[3];
+  m.m = o.mg[4], m.m0 = o.mg[5], m.m1 = o.mg[6], m.m2 = o.mg[7], m.p = o.mg[8];
+  return m;
+}
+
+json mg_json(const sc::SeedMultigrid& m) {
+  return {{"N", m.n}, {"N0", m.n0}, {"N1", m.n1}, {"N2", m.n2}, {"M", m.m},
+          {"M0", m.m0}, {"M1", m.m1}, {"M2", m.m2}, {"P", m.p}};
+}
+
 json run_solver(const Options& o, const std::string& name, const Field& field, sb::Mode mode,
                 const sc::NormalEquations& eq, const sc::Problem& problem, const sc::ReferenceSolution& ref,
                 double max_value) {
+  const sc::SeedMultigrid mg = seed_multigrid(o);
   json rec;
   rec["solver"] = name;
   auto rms_of = [&](const sc::Vector& x) {
@@ -131,7 +154,8 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
       at_seed = {{"iterations", it}, {"rms_g", finite_or_null(r)},
                  {"relres", finite_or_null(sc::relative_residual(eq.matrix, eq.rhs, x))}};
   };
-  const sc::NamedSolve run = sc::solve_named(name, field.grid, mode, eq, control);
+  const sc::NamedSolve run = sc::solve_named(name, field.grid, mode, eq, control, mg);
+  if (name == "mg_seed") rec["mg"] = mg_json(mg);
   rec["solve_status"] = std::string(sc::to_string(run.report.status));
   rec["message"] = run.report.message;
   rec["iterations"] = run.report.iterations;
@@ -152,10 +176,10 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   tol_control.max_iterations = o.max_iterations;
   for (int r = 0; r < o.warmups + o.repetitions; ++r) {
     auto t0 = Clock::now();
-    const sc::NamedSolve a = sc::solve_named(name, field.grid, mode, eq, fixed_control);
+    const sc::NamedSolve a = sc::solve_named(name, field.grid, mode, eq, fixed_control, mg);
     const double t_fixed = std::chrono::duration<double>(Clock::now() - t0).count();
     t0 = Clock::now();
-    sc::solve_named(name, field.grid, mode, eq, tol_control);
+    sc::solve_named(name, field.grid, mode, eq, tol_control, mg);
     const double t_conv = std::chrono::duration<double>(Clock::now() - t0).count();
     if (r < o.warmups) continue;
     fixed.push_back(t_fixed);
@@ -164,6 +188,53 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   }
   rec["phases"] = {{"solve_seed_iterations", stats_json(fixed)}, {"solve", stats_json(converge)},
                    {"solver_setup", stats_json(setup)}};
+  return rec;
+}
+
+// The solver block by block (blocks.hpp): assembly and solve of every block to the
+// tolerance, timed together; RMS_g and the coefficients against the unblocked oracle,
+// and the largest change of s at the nodes (it sits at the seams).
+json run_blocked(const Options& o, const std::string& name, const sc::BlockSpec& spec, const Field& field,
+                 sb::Mode mode, const sc::Problem& problem, const sc::ReferenceSolution& ref, double max_value,
+                 double unblocked_rms) {
+  const sc::SeedMultigrid mg = seed_multigrid(o);
+  json rec;
+  rec["solver"] = name;
+  rec["blocks"] = spec.counts;
+  rec["block_padding"] = spec.padding;
+  sc::IterationControl control;
+  control.tolerance = o.tolerance;
+  control.max_iterations = o.max_iterations;
+  sc::BlockSolver solver = [&](const sc::NormalEquations& eq, const sb::GridShape& box, sc::SolveReport& report) {
+    sc::NamedSolve s = sc::solve_named(name, box, mode, eq, control, mg);
+    report = std::move(s.report);
+    return s.x;
+  };
+  std::vector<double> times;
+  sc::BlockedSolution sol;
+  for (int r = 0; r < o.warmups + o.repetitions; ++r) {
+    const auto t0 = Clock::now();
+    sol = sc::solve_blocked(problem, spec, solver);
+    if (r >= o.warmups) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  rec["solve_status"] = std::string(sc::to_string(sol.status));
+  rec["message"] = sol.message;
+  rec["iterations"] = sol.max_iterations;
+  rec["largest_block_points"] = sol.max_box_points;
+  const std::vector<double> s_b = sc::grid_values(field.grid, mode, to_std(sol.coeffs));
+  const double r = sc::rms_g(s_b, field.values, max_value);
+  rec["rms_g"] = finite_or_null(r);
+  rec["unblocked_rms_g"] = finite_or_null(unblocked_rms);
+  rec["rms_g_change"] = finite_or_null(unblocked_rms > 0 ? (r - unblocked_rms) / unblocked_rms : NAN);
+  rec["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(sol.coeffs)));
+  if (ref.coeffs.size()) {
+    rec["coeff_rel_err"] = finite_or_null((sol.coeffs - ref.coeffs).norm() / ref.coeffs.norm());
+    const std::vector<double> s_ref = sc::grid_values(field.grid, mode, to_std(ref.coeffs));
+    double seam = 0;
+    for (std::size_t k = 0; k < s_b.size(); ++k) seam = std::max(seam, std::abs(s_b[k] - s_ref[k]));
+    rec["max_abs_ds"] = finite_or_null(seam / max_value);
+  }
+  rec["phases"] = {{"blocked_assemble_solve", stats_json(times)}};
   return rec;
 }
 
@@ -189,6 +260,12 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "threads of Eigen's products (eigen_cg) and OpenMP");
   app.add_option("--out", o.out, "results file (default results/<machine>/<UTC time>-scattered/results.json)");
   app.add_option("--machine", o.machine, "machine label (default: host name)");
+  app.add_option("--blocks", o.blocks, "also solve block by block, e.g. 2x2x2 (blocks.hpp)");
+  app.add_option("--block-padding", o.block_padding, "nodes of padding on each inner side of a block (seed: 3)");
+  app.add_option("--memory-budget-mb", o.memory_budget_mb,
+                 "also solve block by block with the fewest blocks whose system fits this budget");
+  app.add_option("--mg", o.mg, "the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P (default Table 4's)")
+      ->expected(9);
   CLI11_PARSE(app, argc, argv);
   try {
     const auto mode = sb::parse_mode(o.mode);
@@ -204,6 +281,14 @@ int main(int argc, char** argv) {
     Eigen::setNbThreads(o.threads);
     const Field field = load_field(o);
     if (field.grid.dims > sc::kMaxReconstructionDims) sb::fail("the data must be 1-, 2- or 3-D");
+    seed_multigrid(o);  // refuses bad --mg before any work
+    if (!o.blocks.empty() && o.memory_budget_mb > 0) sb::fail("give --blocks or --memory-budget-mb, not both");
+    std::optional<sc::BlockSpec> blocks;
+    if (!o.blocks.empty()) blocks = sc::parse_block_spec(o.blocks, field.grid, o.block_padding);
+    if (o.memory_budget_mb > 0)
+      blocks = sc::blocks_for_budget(field.grid, *mode, static_cast<std::int64_t>(o.memory_budget_mb * 1048576.0),
+                                     o.block_padding);
+    if (blocks) sc::make_blocks(field.grid, *mode, *blocks);  // refuses a cut periodic axis up front
 
     const auto start = sb::runner::Clock::now();
     if (o.machine.empty()) o.machine = sb::runner::host_name();
@@ -314,6 +399,26 @@ int main(int argc, char** argv) {
                     << rec.value("solve_status", std::string()) << " it " << rec.value("iterations", 0) << " rms_g "
                     << rec.value("rms_g", json(nullptr)) << "\n";
           records.push_back(std::move(rec));
+          if (!blocks || name == "gpu_cg") continue;
+          json brec = base;
+          brec["impl"] = name;
+          brec["case_id"] = id.str() + "/" + name + "/blocks" + blocks->to_string();
+          try {
+            const double ur = oracle.contains("rms_g") && oracle["rms_g"].is_number() ? oracle["rms_g"].get<double>()
+                                                                                       : NAN;
+            brec.update(run_blocked(o, name, *blocks, field, *mode, problem, ref, max_value, ur));
+            brec["status"] = "ok";
+          } catch (const sb::Unsupported& e) {
+            brec["status"] = "skipped";
+            brec["message"] = e.what();
+          } catch (const sb::Error& e) {
+            brec["status"] = "error";
+            brec["message"] = e.what();
+          }
+          std::cerr << "  " << name << " blocks " << blocks->to_string() << ": "
+                    << brec.value("solve_status", std::string()) << " rms_g " << brec.value("rms_g", json(nullptr))
+                    << " change " << brec.value("rms_g_change", json(nullptr)) << "\n";
+          records.push_back(std::move(brec));
         }
       }
     json impls = json::object();
