@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .accuracy_table import accuracy_table
 from . import iir2d
+from . import scattered
 from .errors import ReportError
 from .flex_allocation import flex_vs_fixed_table
 from .index_page import StudySection, write_index
@@ -87,6 +88,8 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
     # Seed 004: its experiment (splinebench-iir2d runs) and its idea in the prefilter.
     if items := iir2d.report_items(runs, plot_dir):
         sections.append(("Seed 004: 2-D IIR filter, fixed vs flexible allocation", items))
+    if items := scattered.report_items(runs, plot_dir):
+        sections.append(("Seed 003: reconstruction from scattered samples", items))
     if (flex := flex_vs_fixed_table(runs)).data_rows("ours"):
         sections.append(("Fixed vs flexible allocation in the prefilter", [flex]))
     if studies:

@@ -1,0 +1,91 @@
+"""reports.scattered on small synthetic runs (no solver): every seed table carries the
+published rows beside ours, missing rows say why, the figures are written or skipped with
+a reason, and a report of a run holding scattered records builds."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from reports import scattered
+from reports.render_markdown import render_markdown
+
+
+def _phases(**medians) -> dict:
+    return {k: {"samples": 1, "median": v, "min": v, "max": v, "q1": v, "q3": v, "iqr": 0} for k, v in medians.items()}
+
+
+def _rec(solver: str, fraction: float, *, data="gravel", shape=(64, 64), lam=1.8, rms=10.0, **extra) -> dict:
+    case = f"scattered/{data}/{'x'.join(map(str, shape))}/mirror/laplace{fraction}/lambda{lam}"
+    r = {"operation": scattered.OPERATION, "status": "ok", "device": "cpu", "threads": 2, "threads_used": 2,
+         "dims": len(shape), "shape": list(shape), "data": data, "selection": "laplace", "fraction": fraction,
+         "lambda": lam, "solver": solver, "impl": solver, "case_id": f"{case}/{solver}", "rms_g": rms,
+         "iterations": 3, "relres_history": [1e-1, 1e-4, 1e-9], "rms_g_at_iteration": {"1": 30.0, "2": 12.0},
+         "at_seed_iterations": {"iterations": 100, "rms_g": rms * 1.5, "relres": 1e-3},
+         "phases": _phases(assemble_pattern=0.01, assemble_FtF_Ftf=0.02, add_R=0.01, solve_seed_iterations=0.5,
+                           solve=0.8)}
+    r.update(extra)
+    return r
+
+
+def synthetic_runs():
+    recs = []
+    for f in (0.2, 0.3, 0.5):
+        recs.append(_rec("ldlt", f, impl="reference", case_id=f"scattered/gravel/64x64/mirror/laplace{f}/lambda1.8/reference"))
+        for s in ("jacobi", "gs8x", "cg"):
+            recs.append(_rec(s, f))
+    for lam, rms in ((0.1, 14.0), (2.1, 12.0)):
+        recs.append(_rec("ldlt", 0.2, data="moon", lam=lam, rms=rms, impl="reference"))
+    recs.append(_rec("mg_seed", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002,
+                     mg={"N": 3, "N0": 10, "N1": 10, "N2": 10, "M": 2, "M0": 10, "M1": 5, "M2": 10, "P": 2}))
+    recs.append(_rec("mg_seed", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002, rms=9.0,
+                     mg={"N": 4, "N0": 10, "N1": 10, "N2": 10, "M": 2, "M0": 10, "M1": 5, "M2": 10, "P": 2}))
+    recs.append(_rec("cg", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002, blocks=[2, 2, 2], block_padding=3,
+                     unblocked_rms_g=10.0, rms_g_change=0.004, phases=_phases(blocked_assemble_solve=1.5)))
+    recs.append({"operation": scattered.OPERATION, "status": "skipped", "solver": "gpu_cg", "message": "no device"})
+    return [SimpleNamespace(system_records={scattered.OPERATION: recs}, context={"run_id": "r1"})]
+
+
+def test_table2_has_seed_rows_and_ours_per_fraction():
+    t = scattered.table2(synthetic_runs())
+    seed = t.data_rows("seed")
+    assert [r.cells[0] for r in seed] == ["jacobi", "gs8x", "cg"]
+    assert seed[2].cells[3:6] == ["1.404", "0.34", "—"]
+    ours = t.data_rows("ours")
+    assert {r.cells[0] for r in ours} == {"jacobi", "gs8x", "cg"}
+    cg = next(r for r in ours if r.cells[0] == "cg")
+    # time = assembly (0.04) + 100 iterations (0.5); RMS_g at 100 and converged.
+    assert cg.cells[3:6] == ["0.54", "15", "10"]
+    assert "Bridge" in cg.cells[1]
+    assert any(r.kind == "missing" and "GPU" in r.cells[0] for r in t.rows)
+    assert "Table 2" in render_markdown(t)
+
+
+def test_volume_and_block_tables():
+    runs = synthetic_runs()
+    t4 = scattered.table4(runs)
+    assert [r.cells[2] for r in t4.data_rows("seed")] == ["2.11", "4.58"]
+    assert any(r.cells[0].startswith("mg_seed") for r in t4.data_rows("ours"))
+    t9 = scattered.table9(runs)
+    ours = t9.data_rows("ours")
+    assert len(ours) == 1 and ours[0].cells[2] == "2x2x2 (p=3)" and ours[0].cells[-1] == "0.4"
+    assert len(t9.data_rows("seed")) == 5
+    t8 = scattered.table8(runs)
+    assert any(r.cells[2].startswith("oracle") for r in t8.data_rows("ours"))
+    for t in scattered.table7_10_1():
+        assert t.data_rows("seed") and any(r.kind == "missing" for r in t.rows)
+
+
+def test_figures_written_or_skipped_with_reason(tmp_path):
+    runs = synthetic_runs()
+    items = scattered.report_items(runs, tmp_path)
+    figs = [i for i in items if isinstance(i, scattered.Figure)]
+    skipped = [i for i in items if isinstance(i, scattered.Skipped)]
+    stems = {f.stem for f in figs}
+    assert "scattered_lambda" in stems and "scattered_mg_sweep" in stems
+    assert any(s.startswith("scattered_convergence") for s in stems)
+    for f in figs:
+        assert f.png.is_file() and f.svg.is_file()
+    assert all(s.reason for s in skipped)
+
+
+def test_no_scattered_records_no_section(tmp_path):
+    assert scattered.report_items([SimpleNamespace(system_records={}, context={})], tmp_path) == []
