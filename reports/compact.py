@@ -21,20 +21,12 @@ import os
 import sys
 from pathlib import Path
 
+from .atomic_file import fsync_dir, write_atomically
 from .errors import ReportError
 from .loader import COMPACT_RESULTS_FILE, RESULTS_FILE, load_run, parse_results, read_results_text
 
 RUN_MANIFEST = "run.json"
 RUN_SCHEMA = "splinebench-run"
-PARTIAL_DIR = ".partial"
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _gzip_bytes(data: bytes) -> bytes:
@@ -55,27 +47,6 @@ def _check_run_dir(run_dir: Path) -> None:
         raise ReportError(f"{manifest}: unreadable run manifest: {exc}") from exc
     if schema != RUN_SCHEMA:
         raise ReportError(f"{manifest}: schema {schema!r} is not {RUN_SCHEMA!r}; not a splinebench run directory")
-
-
-def _write_atomically(target: Path, data: bytes) -> None:
-    partial = target.parent / PARTIAL_DIR
-    created = not partial.exists()
-    partial.mkdir(exist_ok=True)
-    temporary = partial / (target.name + ".tmp")
-    try:
-        with open(temporary, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, target)
-        _fsync_dir(target.parent)
-    finally:
-        temporary.unlink(missing_ok=True)
-        if created:
-            try:
-                partial.rmdir()
-            except OSError:
-                pass  # not empty: something else wrote there meanwhile; leave it
 
 
 def compact(run_dir: str | Path) -> str:
@@ -101,12 +72,12 @@ def compact(run_dir: str | Path) -> str:
             raise ReportError(f"{run_dir}: both {RESULTS_FILE} and {COMPACT_RESULTS_FILE} exist and differ; "
                               "refusing to choose")
     else:
-        _write_atomically(packed, _gzip_bytes(data))
+        write_atomically(packed, _gzip_bytes(data))
         if read_results_text(packed).encode("utf-8") != data:
             packed.unlink()
             raise ReportError(f"{packed}: read back differs from {RESULTS_FILE}; removed it, nothing changed")
     plain.unlink()
-    _fsync_dir(run_dir)
+    fsync_dir(run_dir)
     return f"{run_dir}: {RESULTS_FILE} {len(data)} bytes -> {COMPACT_RESULTS_FILE} {packed.stat().st_size} bytes"
 
 

@@ -13,12 +13,13 @@ import os
 import platform
 import socket
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from reports.atomic_file import write_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = "splinebench-study"
@@ -30,19 +31,9 @@ class StudyError(Exception):
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Writes `path` whole or not at all: a temporary in the same folder, flushed,
-    then renamed over it."""
+    """Writes `path` whole or not at all (reports/atomic_file.py), making its folder first."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, data)
 
 
 def save_npy_atomic(path: Path, array: np.ndarray) -> None:
