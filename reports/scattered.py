@@ -96,8 +96,33 @@ def _assembly_s(r: dict) -> float:
 def _data_label(r: dict) -> str:
     name = str(r.get("data", "?"))
     stand = STAND_INS.get(name)
+    if name == "smooth" and r.get("dims") != 3:
+        stand = "synthetic smooth image, no seed counterpart"
     shape = "x".join(str(s) for s in r.get("shape", []))
     return f"{name} {shape}" + (f" (~ {stand})" if stand else "")
+
+
+def _rms_at_seed(r: dict) -> str:
+    """RMS_g after the seed's iteration count; a solver that stopped earlier says why."""
+    status, its = r.get("solve_status"), r.get("iterations")
+    if status == "diverged":
+        return f"diverged (it {its})"
+    at = r.get("at_seed_iterations") or {}
+    if at.get("rms_g") is not None:
+        return _num(at["rms_g"])
+    if status == "converged" and its is not None:
+        return f"{_num(r.get('rms_g'))} (conv. at {its})"
+    return "—"
+
+
+def _rms_final(r: dict) -> str:
+    """RMS_g where the solver ended, with its status when that is not convergence."""
+    status, its = r.get("solve_status"), r.get("iterations")
+    if status == "diverged":
+        return f"diverged (it {its})"
+    if status in (None, "converged"):
+        return _num(r.get("rms_g"))
+    return f"{_num(r.get('rms_g'))} ({status}, {its} it)"
 
 
 def _where(r: dict) -> str:
@@ -143,9 +168,7 @@ def table2(runs) -> Table:
                 row += ["—", "—", "—"]
                 continue
             fixed = _phase(r, "solve_seed_iterations")
-            seed_at = r.get("at_seed_iterations") or {}
-            row += [_num(fixed + _assembly_s(r) if fixed is not None else None),
-                    _num(seed_at.get("rms_g")), _num(r.get("rms_g"))]
+            row += [_num(fixed + _assembly_s(r) if fixed is not None else None), _rms_at_seed(r), _rms_final(r)]
         t.add(Row(row))
     if not t.data_rows("ours"):
         t.add(Row(["(ours)", "no 2-D scattered runs"], kind="missing", note="no 2-D records in these runs"))
@@ -175,7 +198,7 @@ def table8(runs) -> Table:
             fixed = _phase(r, "solve_seed_iterations")
             t.add(Row([_data_label(r), str(r["lambda"]), f"{r['solver']} ({_where(r)})",
                        _num(fixed + _assembly_s(r) if fixed is not None else None),
-                       _num((r.get("at_seed_iterations") or {}).get("rms_g")), _num(r.get("rms_g"))]))
+                       _rms_at_seed(r), _rms_final(r)]))
     if not t.data_rows("ours"):
         t.add(Row(["(ours)"], kind="missing", note="no 2-D records at 20 % top |Laplacian| in these runs"))
     return t
@@ -238,8 +261,9 @@ def table9(runs) -> Table:
     for r in _ok(_blocked(_all(runs))):
         ch = r.get("rms_g_change")
         t.add(Row([_data_label(r), str(r["lambda"]), "x".join(map(str, r["blocks"])) + f" (p={r.get('block_padding')})",
-                   f"{r['solver']} ({_where(r)})", _num(_phase(r, "blocked_assemble_solve")), _num(r.get("rms_g")),
-                   _num(r.get("unblocked_rms_g")), _num(ch * 100 if ch is not None else None)]))
+                   f"{r['solver']} ({_where(r)})", _num(_phase(r, "blocked_assemble_solve")), _rms_final(r),
+                   _num(r.get("unblocked_rms_g")),
+                   "—" if r.get("solve_status") == "diverged" else _num(ch * 100 if ch is not None else None)]))
     if not t.data_rows("ours"):
         t.add(Row(["(ours)"], kind="missing", note="no blocked records in these runs (driver --blocks)"))
     return t

@@ -89,3 +89,16 @@ def test_figures_written_or_skipped_with_reason(tmp_path):
 
 def test_no_scattered_records_no_section(tmp_path):
     assert scattered.report_items([SimpleNamespace(system_records={}, context={})], tmp_path) == []
+
+
+def test_rms_cells_say_why_a_solver_stopped():
+    from reports import scattered as sc
+    diverged = {"solve_status": "diverged", "iterations": 5, "rms_g": 3.9e5}
+    assert sc._rms_at_seed(diverged) == "diverged (it 5)" and sc._rms_final(diverged) == "diverged (it 5)"
+    early = {"solve_status": "converged", "iterations": 12, "rms_g": 26.2535, "at_seed_iterations": None}
+    assert sc._rms_at_seed(early) == "26.3 (conv. at 12)" and sc._rms_final(early) == "26.3"
+    budget = {"solve_status": "max_iterations", "iterations": 1000, "rms_g": 10.756,
+              "at_seed_iterations": {"rms_g": 10.274}}
+    assert sc._rms_at_seed(budget) == "10.3" and sc._rms_final(budget) == "10.8 (max_iterations, 1000 it)"
+    assert "no seed counterpart" in sc._data_label({"data": "smooth", "dims": 2, "shape": [128, 128]})
+    assert "Neghip" in sc._data_label({"data": "smooth", "dims": 3, "shape": [24, 24, 24]})
