@@ -110,9 +110,9 @@ def _rms_at_seed(r: dict) -> str:
     at = r.get("at_seed_iterations") or {}
     if at.get("rms_g") is not None:
         return _num(at["rms_g"])
-    if status == "converged" and its is not None:
+    if status == "converged" and its is not None and its <= int(r.get("seed_iterations") or 100):
         return f"{_num(r.get('rms_g'))} (conv. at {its})"
-    return "—"
+    return "—"  # not recorded at that count (e.g. Eigen's CG reports only its end)
 
 
 def _rms_final(r: dict) -> str:

@@ -100,5 +100,7 @@ def test_rms_cells_say_why_a_solver_stopped():
     budget = {"solve_status": "max_iterations", "iterations": 1000, "rms_g": 10.756,
               "at_seed_iterations": {"rms_g": 10.274}}
     assert sc._rms_at_seed(budget) == "10.3" and sc._rms_final(budget) == "10.8 (max_iterations, 1000 it)"
+    late = {"solve_status": "converged", "iterations": 192, "rms_g": 26.25, "seed_iterations": 100}
+    assert sc._rms_at_seed(late) == "—"
     assert "no seed counterpart" in sc._data_label({"data": "smooth", "dims": 2, "shape": [128, 128]})
     assert "Neghip" in sc._data_label({"data": "smooth", "dims": 3, "shape": [24, 24, 24]})
