@@ -150,6 +150,13 @@ TEST(ScatteredReference, DirectAndConjugateGradientAgree) {
     ASSERT_EQ(iterative.report.status, sc::SolveStatus::converged) << iterative.report.message;
     EXPECT_LE(iterative.report.relres, 1e-12);
     EXPECT_LE((direct.coeffs - iterative.coeffs).norm(), 1e-10 * direct.coeffs.norm()) << sb::to_string(mode);
+    // The multigrid-preconditioned path (grid and mode given) lands on the same solution.
+    const sc::ReferenceSolution mg = sc::solve_reference(eq, grid, mode, cg);
+    ASSERT_EQ(mg.method, "mg_pcg");
+    ASSERT_EQ(mg.report.status, sc::SolveStatus::converged) << mg.report.message;
+    EXPECT_LE(mg.report.relres, 1e-12);
+    EXPECT_EQ(sc::relative_residual(eq.matrix, eq.rhs, mg.coeffs), mg.report.relres);
+    EXPECT_LE((direct.coeffs - mg.coeffs).norm(), 1e-10 * direct.coeffs.norm()) << sb::to_string(mode);
   }
 }
 

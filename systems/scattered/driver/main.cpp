@@ -2,7 +2,7 @@
 // (fraction, lambda, solver), written as a results file (results/README.md schema, with
 // "operation": "scattered_reconstruction" and the fields below in each record).
 //
-//   splinebench_scattered --data image.npy --fraction 0.2 --fraction 0.3 --lambda 2.1 \
+//   splinebench_scattered --data image.npy --fraction 0.2 --fraction 0.3 --lambda 2.1
 //       --solver cg --solver mg_pcg --out results/<machine>/<run-id>/results.json
 //
 // Samples are the top fraction of nodes by |Laplacian| (or random), at their nodes;
@@ -60,6 +60,7 @@ struct Options {
   int block_padding = 3;
   double memory_budget_mb = 0;   // > 0: blocks chosen so each block's system fits
   std::vector<int> mg;           // the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P
+  std::int64_t oracle_direct_max = 0;  // > 0: the oracle's LDL^T up to this many unknowns, CG beyond
 };
 
 struct Field {
@@ -266,6 +267,8 @@ int main(int argc, char** argv) {
                  "also solve block by block with the fewest blocks whose system fits this budget");
   app.add_option("--mg", o.mg, "the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P (default Table 4's)")
       ->expected(9);
+  app.add_option("--oracle-direct-max", o.oracle_direct_max,
+                 "the oracle factorises up to this many unknowns and runs f64 PCG beyond (default by dimension, reference.hpp)");
   CLI11_PARSE(app, argc, argv);
   try {
     const auto mode = sb::parse_mode(o.mode);
@@ -334,7 +337,9 @@ int main(int argc, char** argv) {
           t_r.push_back(std::chrono::duration<double>(t3 - t2).count());
         }
         const auto t0 = Clock::now();
-        const sc::ReferenceSolution ref = sc::solve_reference(eq, field.grid.dims);
+        sc::ReferenceOptions ref_options;
+        ref_options.direct_max_unknowns = o.oracle_direct_max;
+        const sc::ReferenceSolution ref = sc::solve_reference(eq, field.grid, *mode, ref_options);
         const double t_ref = std::chrono::duration<double>(Clock::now() - t0).count();
 
         json base = {{"operation", "scattered_reconstruction"},
@@ -366,6 +371,7 @@ int main(int argc, char** argv) {
         oracle["message"] = ref.report.message;
         oracle["relres"] = finite_or_null(ref.report.relres);
         oracle["pivot_ratio"] = ref.pivot_ratio;
+        oracle["iterations"] = ref.report.iterations;
         oracle["phases"] = assembly;
         oracle["phases"]["solve"] = stats_json({t_ref});
         if (ref.coeffs.size()) {

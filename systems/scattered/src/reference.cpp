@@ -6,11 +6,46 @@
 
 #include <Eigen/SparseCholesky>
 
+#include "splinebench/scattered/multigrid.hpp"
+
 namespace splinebench::scattered {
 
-std::int64_t default_direct_max_unknowns(int dims) { return dims >= 3 ? 70'000 : 300'000; }
+std::int64_t default_direct_max_unknowns(int) { return 70'000; }
 
-ReferenceSolution solve_reference(const NormalEquations& system, int dims, const ReferenceOptions& options) {
+namespace {
+
+// Either preconditioned CG of the oracle beyond the direct threshold.
+ReferenceSolution solve_iterative(const NormalEquations& system, const GridShape* grid, Mode mode,
+                                  const ReferenceOptions& options) {
+  ReferenceSolution out;
+  const SparseMatrix& a = system.matrix;
+  const Vector& b = system.rhs;
+  out.method = grid ? "mg_pcg" : "cg";
+  const Vector diag = a.diagonal();
+  for (Eigen::Index i = 0; i < diag.size(); ++i)
+    if (!(diag[i] > 0)) {
+      out.report.status = SolveStatus::singular;
+      out.report.message = "diagonal entry " + std::to_string(i) +
+                           " is zero: no sample and no regularisation reach that unknown";
+      return out;
+    }
+  Vector x = Vector::Zero(b.size());
+  IterationControl control;
+  control.max_iterations = options.cg_max_iterations;
+  control.tolerance = options.cg_tolerance;
+  if (grid) {
+    const Hierarchy h = Hierarchy::build(*grid, mode, a);
+    const VCycle cycle(h, mode, Smoother::lexicographic);
+    out.report = mg_pcg(a, b, x, cycle, control);
+  } else {
+    out.report = conjugate_gradient(a, b, x, control, jacobi_preconditioner(a));
+  }
+  if (out.report.status == SolveStatus::converged) out.coeffs = std::move(x);
+  return out;
+}
+
+ReferenceSolution solve_any(const NormalEquations& system, int dims, const GridShape* grid, Mode mode,
+                            const ReferenceOptions& options) {
   ReferenceSolution out;
   const SparseMatrix& a = system.matrix;
   const Vector& b = system.rhs;
@@ -39,22 +74,18 @@ ReferenceSolution solve_reference(const NormalEquations& system, int dims, const
     out.report.relres = relative_residual(a, b, out.coeffs);
     return out;
   }
-  out.method = "cg";
-  Vector x = Vector::Zero(b.size());
-  const Vector diag = a.diagonal();
-  for (Eigen::Index i = 0; i < diag.size(); ++i)
-    if (!(diag[i] > 0)) {
-      out.report.status = SolveStatus::singular;
-      out.report.message = "diagonal entry " + std::to_string(i) +
-                           " is zero: no sample and no regularisation reach that unknown";
-      return out;
-    }
-  IterationControl control;
-  control.max_iterations = options.cg_max_iterations;
-  control.tolerance = options.cg_tolerance;
-  out.report = conjugate_gradient(a, b, x, control, jacobi_preconditioner(a));
-  if (out.report.status == SolveStatus::converged) out.coeffs = std::move(x);
-  return out;
+  return solve_iterative(system, grid, mode, options);
+}
+
+}  // namespace
+
+ReferenceSolution solve_reference(const NormalEquations& system, int dims, const ReferenceOptions& options) {
+  return solve_any(system, dims, nullptr, Mode::mirror, options);
+}
+
+ReferenceSolution solve_reference(const NormalEquations& system, const GridShape& grid, Mode mode,
+                                  const ReferenceOptions& options) {
+  return solve_any(system, grid.dims, &grid, mode, options);
 }
 
 }  // namespace splinebench::scattered
