@@ -1,18 +1,26 @@
 #include "splinebench/scattered/named_solvers.hpp"
 
 #include <chrono>
+#include <sstream>
 
 #include <Eigen/IterativeLinearSolvers>
 
 #include "splinebench/error.hpp"
+#include "splinebench/scattered/gpu_assembly.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
+#include "splinebench/scattered/gpu_operator.hpp"
 #include "splinebench/scattered/gpu_stationary.hpp"
 
 namespace splinebench::scattered {
 
 std::vector<std::string> solver_names() {
   return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg", "gpu_cg",
-          "gpu_jacobi", "gpu_jacobi_damped", "gpu_gs8x", "gpu_gs_mc", "gpu_sgs_mc"};
+          "gpu_jacobi", "gpu_jacobi_damped", "gpu_gs8x", "gpu_gs_mc", "gpu_sgs_mc", "gpu_cg_atomic", "gpu_cg_gather",
+          "gpu_cg_matrix_free"};
+}
+
+bool needs_problem(const std::string& name) {
+  return name == "gpu_cg_atomic" || name == "gpu_cg_gather" || name == "gpu_cg_matrix_free";
 }
 
 namespace {
@@ -23,6 +31,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode, const NormalEquations& eq,
                        const IterationControl& control, const SeedMultigrid& seed_mg) {
+  if (needs_problem(name)) fail("solver '" + name + "' starts from the samples: call solve_named with the Problem");
   const SparseMatrix& a = eq.matrix;
   const Vector& b = eq.rhs;
   NamedSolve out;
@@ -73,6 +82,7 @@ NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode
     out.x = Eigen::Map<const Eigen::VectorXf>(r.coeffs.data(), static_cast<Eigen::Index>(r.coeffs.size())).cast<double>();
     out.report = std::move(r.report);
     out.setup_seconds = times.get(phase::upload);
+    out.phases = times;
   } else if (name == "gpu_jacobi" || name == "gpu_jacobi_damped" || name == "gpu_gs8x" || name == "gpu_gs_mc" ||
              name == "gpu_sgs_mc") {
     PhaseTimes times;
@@ -92,6 +102,65 @@ NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode
     for (const auto& n : solver_names()) known += " " + n;
     fail("unknown solver '" + name + "' (known:" + known + ")");
   }
+  return out;
+}
+
+namespace {
+
+Vector widen(const std::vector<float>& v) {
+  return Eigen::Map<const Eigen::VectorXf>(v.data(), static_cast<Eigen::Index>(v.size())).cast<double>();
+}
+
+}  // namespace
+
+NamedSolve solve_named(const std::string& name, const Problem& problem, const NormalEquations& eq,
+                       const IterationControl& control, const SeedMultigrid& seed_mg) {
+  if (!needs_problem(name)) return solve_named(name, problem.grid, problem.mode, eq, control, seed_mg);
+  if (eq.rhs.size() != problem.grid.points())
+    fail("solve_named: the system has " + std::to_string(eq.rhs.size()) + " unknowns for the grid " +
+         problem.grid.to_string());
+  NamedSolve out;
+  if (name == "gpu_cg_matrix_free") {
+    PhaseTimes dev;
+    gpu::MatrixFreeCgResult r = gpu::matrix_free_cg_f32(problem, control, dev);
+    out.assembly = "matrix_free";
+    out.phases.add("assemble_sort", dev.get("assemble_sort"));
+    out.phases.add("assemble_rhs", dev.get("assemble_rhs"));
+    out.phases.add("assemble", dev.get("assemble_sort") + dev.get("assemble_rhs"));
+    out.phases.add("assemble_upload", dev.get(phase::upload));
+    out.phases.add("solve", dev.get("solve"));
+    out.phases.add(phase::readback, dev.get(phase::readback));
+    out.x = widen(r.coeffs);
+    out.report = std::move(r.report);
+    // The operator's residual is f32 arithmetic; the record's relres is the f64 one.
+    std::ostringstream msg;
+    msg << (out.report.message.empty() ? "" : out.report.message + "; ") << "operator (f32) relres "
+        << out.report.relres;
+    out.report.message = msg.str();
+    out.report.relres = relative_residual(eq.matrix, eq.rhs, out.x);
+    return out;
+  }
+  const gpu::AssemblyMethod method = name == "gpu_cg_atomic" ? gpu::AssemblyMethod::atomic : gpu::AssemblyMethod::gather;
+  PhaseTimes asm_times;
+  const NormalEquations dev_eq = gpu::assemble_on_device(problem, method, asm_times);
+  out.assembly = "gpu_" + std::string(gpu::to_string(method));
+  double assemble = 0;
+  for (const char* part : {"assemble_sort", "assemble_pattern", "assemble_values"})
+    if (asm_times.has(part)) {
+      out.phases.add(part, asm_times.get(part));
+      assemble += asm_times.get(part);
+    }
+  out.phases.add("assemble", assemble);
+  out.phases.add("assemble_upload", asm_times.get(phase::upload));
+  out.phases.add("assemble_readback", asm_times.get(phase::readback));
+  PhaseTimes cg_times;
+  gpu::CgResult r = gpu::conjugate_gradient_f32(dev_eq, control, cg_times);
+  for (const auto& [k, v] : cg_times.entries()) out.phases.add(k, v);
+  out.setup_seconds = cg_times.get(phase::upload);
+  out.x = widen(r.coeffs);
+  out.report = std::move(r.report);
+  // gpu_cg measured relres on the device-assembled matrix; the record's is on the CPU's.
+  out.report.relres = relative_residual(eq.matrix, eq.rhs, out.x);
   return out;
 }
 
