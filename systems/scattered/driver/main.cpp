@@ -61,6 +61,7 @@ struct Options {
   double memory_budget_mb = 0;   // > 0: blocks chosen so each block's system fits
   std::vector<int> mg;           // the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P
   std::int64_t oracle_direct_max = 0;  // > 0: the oracle's LDL^T up to this many unknowns, CG beyond
+  std::string save_dir;          // non-empty: coefficients, node values and sample masks as .npy
 };
 
 struct Field {
@@ -131,9 +132,36 @@ json mg_json(const sc::SeedMultigrid& m) {
           {"M0", m.m0}, {"M1", m.m1}, {"M2", m.m2}, {"P", m.p}};
 }
 
+// --save-coefficients DIR: per (fraction, lambda) case, tag "f<fraction>_lambda<lambda>":
+//   mask_<tag>.npy              f32, the grid's shape: 1 at sampled nodes, 0 elsewhere
+//   coeffs_<tag>_<solver>.npy   f64 coefficients (solver "reference": the oracle)
+//   values_<tag>_<solver>.npy   f32 spline at the nodes (the reconstructed image)
+// each written atomically; the record names its files in "saved".
+struct Saver {
+  std::filesystem::path dir;
+  std::vector<std::int64_t> shape;
+  bool on() const { return !dir.empty(); }
+  std::string write_mask(const std::string& tag, std::int64_t points, const std::vector<std::int64_t>& nodes) const {
+    std::vector<float> mask(static_cast<std::size_t>(points), 0.f);
+    for (std::int64_t k : nodes) mask[static_cast<std::size_t>(k)] = 1.f;
+    const std::string name = "mask_" + tag + ".npy";
+    sb::npy::write(dir / name, shape, mask.data());
+    return name;
+  }
+  json write_solution(const std::string& tag, const std::string& solver, const std::vector<double>& coeffs,
+                      const std::vector<double>& values) const {
+    const std::string c = "coeffs_" + tag + "_" + solver + ".npy";
+    const std::string v = "values_" + tag + "_" + solver + ".npy";
+    sb::npy::write(dir / c, shape, coeffs.data());
+    const std::vector<float> v32(values.begin(), values.end());
+    sb::npy::write(dir / v, shape, v32.data());
+    return {{"coefficients", c}, {"values", v}};
+  }
+};
+
 json run_solver(const Options& o, const std::string& name, const Field& field, sb::Mode mode,
                 const sc::NormalEquations& eq, const sc::Problem& problem, const sc::ReferenceSolution& ref,
-                double max_value) {
+                double max_value, const Saver& saver, const std::string& tag) {
   const sc::SeedMultigrid mg = seed_multigrid(o);
   json rec;
   rec["solver"] = name;
@@ -164,6 +192,8 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   rec["relres"] = finite_or_null(run.report.relres);
   rec["relres_history"] = run.report.history;
   rec["rms_g"] = finite_or_null(rms_of(run.x));
+  if (saver.on() && run.x.allFinite())
+    rec["saved"] = saver.write_solution(tag, name, to_std(run.x), sc::grid_values(field.grid, mode, to_std(run.x)));
   rec["rms_g_at_iteration"] = rms_at;
   rec["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(run.x)));
   if (ref.coeffs.size())
@@ -284,6 +314,8 @@ int main(int argc, char** argv) {
                  "also solve block by block with the fewest blocks whose system fits this budget");
   app.add_option("--mg", o.mg, "the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P (default Table 4's)")
       ->expected(9);
+  app.add_option("--save-coefficients", o.save_dir,
+                 "write the oracle's and each solver's coefficients, node values and the sample masks as .npy here");
   app.add_option("--oracle-direct-max", o.oracle_direct_max,
                  "the oracle factorises up to this many unknowns and runs f64 PCG beyond (default by dimension, reference.hpp)");
   CLI11_PARSE(app, argc, argv);
@@ -319,6 +351,13 @@ int main(int argc, char** argv) {
     if (o.out.empty()) std::filesystem::create_directories(out.parent_path());
     sb::io::check_output(out);
     sb::io::install_interrupt_guard();
+    Saver saver;
+    if (!o.save_dir.empty()) {
+      saver.dir = o.save_dir;
+      saver.shape = field.grid.extents();
+      std::filesystem::create_directories(saver.dir);
+      sb::io::check_output(saver.dir / "mask.npy");
+    }
 
     json records = json::array();
     for (double fraction : o.fractions)
@@ -396,6 +435,15 @@ int main(int argc, char** argv) {
               sc::rms_g(sc::grid_values(field.grid, *mode, to_std(ref.coeffs)), field.values, max_value));
           oracle["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(ref.coeffs)));
         }
+        std::ostringstream tag_stream;
+        tag_stream << "f" << fraction << "_lambda" << lambda;
+        const std::string tag = tag_stream.str();
+        if (saver.on()) {
+          oracle["saved"] = {{"mask", saver.write_mask(tag, field.grid.points(), nodes)}};
+          if (ref.coeffs.size())
+            oracle["saved"].update(saver.write_solution(tag, "reference", to_std(ref.coeffs),
+                                                        sc::grid_values(field.grid, *mode, to_std(ref.coeffs))));
+        }
         std::ostringstream id;
         id << "scattered/" << field.name << "/" << field.grid.to_string() << "/" << o.mode << "/" << o.selection
            << fraction << "/lambda" << lambda;
@@ -408,7 +456,7 @@ int main(int argc, char** argv) {
           rec["impl"] = name;
           rec["case_id"] = id.str() + "/" + name;
           try {
-            rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value));
+            rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value, saver, tag));
             rec["status"] = "ok";
             if (rec.value("assembly", std::string("cpu")) == "cpu")
               for (auto& [k, v] : assembly.items()) rec["phases"][k] = v;
