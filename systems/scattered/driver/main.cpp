@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -51,6 +52,7 @@ struct Options {
   int seed_iterations = 100;
   double tolerance = 1e-8;
   int max_iterations = 20000;
+  int stationary_max_iterations = 0;  // > 0: the budget of Jacobi and Gauss-Seidel runs instead
   int repetitions = 3;
   int warmups = 1;
   int threads = 1;
@@ -62,6 +64,9 @@ struct Options {
   std::vector<int> mg;           // the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P
   std::int64_t oracle_direct_max = 0;  // > 0: the oracle's LDL^T up to this many unknowns, CG beyond
   std::string save_dir;          // non-empty: coefficients, node values and sample masks as .npy
+  std::string points;            // scattered samples from files: (D, n) coordinates ...
+  std::string values;            // ... and n values
+  std::string shape;             // the grid when samples come from files without --data
 };
 
 struct Field {
@@ -70,27 +75,55 @@ struct Field {
   std::vector<double> values;
 };
 
+std::vector<std::int64_t> parse_shape(const std::string& shape, const std::string& option) {
+  std::vector<std::int64_t> extents;
+  for (std::size_t at = 0; at <= shape.size();) {
+    const auto x = std::min(shape.find('x', at), shape.size());
+    const std::string part = shape.substr(at, x - at);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      sb::fail(option + ": '" + shape + "' is not a shape like 64x64");
+    extents.push_back(std::stoll(part));
+    at = x + 1;
+  }
+  return extents;
+}
+
+// Every value finite, or an error naming the first that is not (the selection's
+// Laplacian and RMS_g read every node).
+void require_finite(const std::vector<double>& values, const std::string& what) {
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (!std::isfinite(values[k])) {
+      std::ostringstream msg;
+      msg << what << ": value " << values[k] << " at flat index " << k << " is not finite";
+      sb::fail(msg.str());
+    }
+}
+
 Field load_field(const Options& o) {
   Field f;
-  if (!o.data.empty() == !o.synthetic.empty()) sb::fail("give exactly one of --data FILE.npy and --synthetic KIND:SHAPE");
+  const bool from_files = !o.points.empty() || !o.values.empty();
+  if (from_files && (o.points.empty() || o.values.empty())) sb::fail("--points and --values go together");
+  if (from_files && !o.synthetic.empty()) sb::fail("--points/--values take --data (for RMS_g) or --shape, not --synthetic");
+  if (from_files && o.data.empty()) {
+    if (o.shape.empty()) sb::fail("samples from --points/--values need the grid: --shape AxB or --data FILE.npy");
+    f.grid = sb::GridShape::make(parse_shape(o.shape, "--shape"));
+    f.name = std::filesystem::path(o.values).stem().string();
+    return f;  // no full data: RMS_g is not defined, RMS at the samples is
+  }
+  if (!from_files && !o.data.empty() == !o.synthetic.empty())
+    sb::fail("give exactly one of --data FILE.npy and --synthetic KIND:SHAPE");
   if (!o.data.empty()) {
     const sb::npy::Array a = sb::npy::read(o.data);
     f.name = std::filesystem::path(o.data).stem().string();
     f.grid = sb::GridShape::make(a.shape);
     f.values = a.is_float32 ? std::vector<double>(a.f32.begin(), a.f32.end()) : a.f64;
+    require_finite(f.values, o.data);
     return f;
   }
   const auto colon = o.synthetic.find(':');
   if (colon == std::string::npos) sb::fail("--synthetic wants KIND:SHAPE, e.g. smooth:64x64");
   const auto kind = sb::datasets::parse_field_kind(o.synthetic.substr(0, colon));
-  std::vector<std::int64_t> extents;
-  std::string shape = o.synthetic.substr(colon + 1);
-  for (std::size_t at = 0; at <= shape.size();) {
-    const auto x = std::min(shape.find('x', at), shape.size());
-    extents.push_back(std::stoll(shape.substr(at, x - at)));
-    at = x + 1;
-  }
-  f.grid = sb::GridShape::make(extents);
+  f.grid = sb::GridShape::make(parse_shape(o.synthetic.substr(colon + 1), "--synthetic"));
   const std::vector<float> v = sb::datasets::make_field(kind, f.grid, 1, 2024);
   f.values.assign(v.begin(), v.end());
   f.name = std::string(sb::datasets::to_string(kind));
@@ -159,6 +192,26 @@ struct Saver {
   }
 };
 
+struct Case {
+  double fraction = 0;
+  std::vector<std::int64_t> nodes;  // the selected nodes (empty for samples from files)
+  sc::Problem problem;
+};
+
+std::vector<double> read_doubles(const std::string& path) {
+  const sb::npy::Array a = sb::npy::read(path);
+  return a.is_float32 ? std::vector<double>(a.f32.begin(), a.f32.end()) : a.f64;
+}
+
+bool is_stationary(const std::string& name) {
+  const std::string base = name.rfind("gpu_", 0) == 0 ? name.substr(4) : name;
+  return base.rfind("jacobi", 0) == 0 || base.rfind("gs", 0) == 0 || base == "sgs_mc";
+}
+
+int iteration_budget(const Options& o, const std::string& name) {
+  return o.stationary_max_iterations > 0 && is_stationary(name) ? o.stationary_max_iterations : o.max_iterations;
+}
+
 json run_solver(const Options& o, const std::string& name, const Field& field, sb::Mode mode,
                 const sc::NormalEquations& eq, const sc::Problem& problem, const sc::ReferenceSolution& ref,
                 double max_value, const Saver& saver, const std::string& tag) {
@@ -166,13 +219,14 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   json rec;
   rec["solver"] = name;
   auto rms_of = [&](const sc::Vector& x) {
+    if (field.values.empty()) return std::numeric_limits<double>::quiet_NaN();  // samples from files without the full data
     return sc::rms_g(sc::grid_values(field.grid, mode, to_std(x)), field.values, max_value);
   };
   // Instrumented run to the tolerance: relres history, RMS_g at checkpoints and at the
   // seed's count.
   sc::IterationControl control;
   control.tolerance = o.tolerance;
-  control.max_iterations = o.max_iterations;
+  control.max_iterations = iteration_budget(o, name);
   json rms_at = json::object();
   json at_seed = nullptr;
   control.observer = [&](int it, const sc::Vector& x) {
@@ -189,6 +243,7 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   rec["solve_status"] = std::string(sc::to_string(run.report.status));
   rec["message"] = run.report.message;
   rec["iterations"] = run.report.iterations;
+  rec["max_iterations"] = control.max_iterations;
   rec["relres"] = finite_or_null(run.report.relres);
   rec["relres_history"] = run.report.history;
   rec["rms_g"] = finite_or_null(rms_of(run.x));
@@ -208,7 +263,7 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   fixed_control.max_iterations = o.seed_iterations;
   sc::IterationControl tol_control;
   tol_control.tolerance = o.tolerance;
-  tol_control.max_iterations = o.max_iterations;
+  tol_control.max_iterations = iteration_budget(o, name);
   for (int r = 0; r < o.warmups + o.repetitions; ++r) {
     auto t0 = Clock::now();
     const sc::NamedSolve a = sc::solve_named(name, problem, eq, fixed_control, mg);
@@ -270,7 +325,7 @@ json run_blocked(const Options& o, const std::string& name, const sc::BlockSpec&
   rec["iterations"] = sol.max_iterations;
   rec["largest_block_points"] = sol.max_box_points;
   const std::vector<double> s_b = sc::grid_values(field.grid, mode, to_std(sol.coeffs));
-  const double r = sc::rms_g(s_b, field.values, max_value);
+  const double r = field.values.empty() ? NAN : sc::rms_g(s_b, field.values, max_value);
   rec["rms_g"] = finite_or_null(r);
   rec["unblocked_rms_g"] = finite_or_null(unblocked_rms);
   rec["rms_g_change"] = finite_or_null(unblocked_rms > 0 ? (r - unblocked_rms) / unblocked_rms : NAN);
@@ -303,6 +358,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed-iterations", o.seed_iterations, "the seed's fixed iteration count (RMS_g and time recorded there)");
   app.add_option("--tolerance", o.tolerance, "relres at which a solver counts as converged");
   app.add_option("--max-iterations", o.max_iterations, "iteration budget of a run to the tolerance");
+  app.add_option("--stationary-max-iterations", o.stationary_max_iterations,
+                 "iteration budget of the Jacobi and Gauss-Seidel runs to the tolerance (default --max-iterations)");
   app.add_option("--repetitions", o.repetitions, "timed repetitions");
   app.add_option("--warmups", o.warmups, "untimed repetitions first");
   app.add_option("--threads", o.threads, "threads of Eigen's products (eigen_cg) and OpenMP");
@@ -314,6 +371,9 @@ int main(int argc, char** argv) {
                  "also solve block by block with the fewest blocks whose system fits this budget");
   app.add_option("--mg", o.mg, "the seed's multigrid parameters N N0 N1 N2 M M0 M1 M2 P (default Table 4's)")
       ->expected(9);
+  app.add_option("--points", o.points, "scattered samples instead of a selection: (D, n) .npy coordinates");
+  app.add_option("--values", o.values, "the samples' n values (.npy), with --points");
+  app.add_option("--shape", o.shape, "the grid, e.g. 64x64, for --points/--values without --data");
   app.add_option("--save-coefficients", o.save_dir,
                  "write the oracle's and each solver's coefficients, node values and the sample masks as .npy here");
   app.add_option("--oracle-direct-max", o.oracle_direct_max,
@@ -342,6 +402,42 @@ int main(int argc, char** argv) {
                                      o.block_padding);
     if (blocks) sc::make_blocks(field.grid, *mode, *blocks);  // refuses a cut periodic axis up front
 
+    // Every case built and validated before any work or output: bad fractions, lambdas,
+    // samples (NaN/inf, outside the grid, none) end here with the reason and exit 1.
+    for (double lambda : o.lambdas)
+      if (!std::isfinite(lambda) || lambda < 0) sb::fail("--lambda must be finite and >= 0, got " + std::to_string(lambda));
+    std::vector<Case> cases;
+    if (!o.points.empty()) {
+      sc::Problem file_problem;
+      file_problem.grid = field.grid;
+      file_problem.mode = *mode;
+      file_problem.points = read_doubles(o.points);
+      file_problem.values = read_doubles(o.values);
+      if (file_problem.points.size() != field.grid.dims * file_problem.values.size())
+        sb::fail("--points holds " + std::to_string(file_problem.points.size()) + " coordinates for " +
+                 std::to_string(file_problem.values.size()) + " values of --values in " +
+                 std::to_string(field.grid.dims) + "-D (a (D, n) array is expected)");
+      o.selection = "file";
+      for (double lambda : o.lambdas) {
+        Case c;
+        c.problem = file_problem;
+        c.problem.lambda = lambda;
+        c.fraction = static_cast<double>(file_problem.values.size()) / static_cast<double>(field.grid.points());
+        c.problem.validate();
+        cases.push_back(std::move(c));
+      }
+    } else {
+      for (double fraction : o.fractions) {
+        const auto nodes = o.selection == "laplace" ? sc::select_top_laplacian(field.grid, *mode, field.values, fraction)
+                                                    : sc::select_random(field.grid, fraction, 2024);
+        for (double lambda : o.lambdas) {
+          Case c{fraction, nodes, sc::problem_from_nodes(field.grid, *mode, field.values, nodes, lambda)};
+          c.problem.validate();
+          cases.push_back(std::move(c));
+        }
+      }
+    }
+
     const auto start = sb::runner::Clock::now();
     if (o.machine.empty()) o.machine = sb::runner::host_name();
     sb::runner::validate_machine_label(o.machine);
@@ -360,12 +456,11 @@ int main(int argc, char** argv) {
     }
 
     json records = json::array();
-    for (double fraction : o.fractions)
-      for (double lambda : o.lambdas) {
-        const auto nodes = o.selection == "laplace" ? sc::select_top_laplacian(field.grid, *mode, field.values, fraction)
-                                                    : sc::select_random(field.grid, fraction, 2024);
-        const sc::Problem problem = sc::problem_from_nodes(field.grid, *mode, field.values, nodes, lambda);
-        problem.validate();
+    for (const Case& c : cases) {
+        const double fraction = c.fraction;
+        const double lambda = c.problem.lambda;
+        const std::vector<std::int64_t>& nodes = c.nodes;
+        const sc::Problem& problem = c.problem;
         // Max_value: the largest sample value (the seed's appendix); the data's own
         // maximum when the samples have no positive value.
         double max_value = *std::max_element(problem.values.begin(), problem.values.end());
@@ -374,6 +469,14 @@ int main(int argc, char** argv) {
           max_value = 0;
           for (double v : field.values) max_value = std::max(max_value, std::abs(v));
           max_basis = "max |f| over the data (the samples have no positive value)";
+        }
+        if (!(max_value > 0)) {
+          for (double v : problem.values) max_value = std::max(max_value, std::abs(v));
+          max_basis = "max |f| over the samples (no positive value)";
+        }
+        if (!(max_value > 0)) {
+          max_value = 1;
+          max_basis = "1 (every value is 0)";
         }
         // Assembly, timed per phase.
         std::vector<double> t_pattern, t_samples, t_r;
@@ -431,15 +534,17 @@ int main(int argc, char** argv) {
         oracle["phases"] = assembly;
         oracle["phases"]["solve"] = stats_json({t_ref});
         if (ref.coeffs.size()) {
-          oracle["rms_g"] = finite_or_null(
-              sc::rms_g(sc::grid_values(field.grid, *mode, to_std(ref.coeffs)), field.values, max_value));
+          if (!field.values.empty())
+            oracle["rms_g"] = finite_or_null(
+                sc::rms_g(sc::grid_values(field.grid, *mode, to_std(ref.coeffs)), field.values, max_value));
           oracle["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(ref.coeffs)));
         }
         std::ostringstream tag_stream;
         tag_stream << "f" << fraction << "_lambda" << lambda;
         const std::string tag = tag_stream.str();
         if (saver.on()) {
-          oracle["saved"] = {{"mask", saver.write_mask(tag, field.grid.points(), nodes)}};
+          oracle["saved"] = json::object();
+          if (!nodes.empty()) oracle["saved"]["mask"] = saver.write_mask(tag, field.grid.points(), nodes);
           if (ref.coeffs.size())
             oracle["saved"].update(saver.write_solution(tag, "reference", to_std(ref.coeffs),
                                                         sc::grid_values(field.grid, *mode, to_std(ref.coeffs))));
@@ -458,6 +563,13 @@ int main(int argc, char** argv) {
           try {
             rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value, saver, tag));
             rec["status"] = "ok";
+            if (ref.report.status == sc::SolveStatus::singular) {
+              // A consistent singular system: CG may still reach a small residual, at one of many solutions.
+              rec["system_singular"] = true;
+              const std::string m = rec.value("message", std::string());
+              rec["message"] = (m.empty() ? "" : m + "; ") +
+                               "the oracle found the system singular: the solution is not unique";
+            }
             if (rec.value("assembly", std::string("cpu")) == "cpu")
               for (auto& [k, v] : assembly.items()) rec["phases"][k] = v;
           } catch (const sb::Unsupported& e) {

@@ -34,8 +34,9 @@ void Problem::validate() const {
       if (!std::isfinite(x) || x < 0 || x > top) {
         std::ostringstream msg;
         msg.precision(17);
-        msg << "scattered reconstruction: sample " << i << " has coordinate " << x << " on axis " << d
-            << ", outside the grid [0, " << top << "]";
+        msg << "scattered reconstruction: sample " << i << " has coordinate " << x << " on axis " << d;
+        if (std::isfinite(x)) msg << ", outside the grid [0, " << top << "]";
+        else msg << ", which is not finite";
         fail(msg.str());
       }
     }

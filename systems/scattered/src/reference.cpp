@@ -64,8 +64,12 @@ ReferenceSolution solve_any(const NormalEquations& system, int dims, const GridS
     if (ldlt.info() != Eigen::Success || !(dmax > 0) || !(dmin > threshold)) {
       out.report.status = SolveStatus::singular;
       std::ostringstream msg;
-      msg << "the matrix is singular to working precision (smallest LDL^T pivot " << dmin << " against largest "
-          << dmax << "): lambda = 0 with samples that do not determine every coefficient";
+      if (ldlt.info() != Eigen::Success)
+        msg << "the matrix is singular (the LDL^T factorisation met a zero pivot)";
+      else
+        msg << "the matrix is singular to working precision (smallest LDL^T pivot " << dmin << " against largest "
+            << dmax << ")";
+      msg << ": lambda = 0 with samples that do not determine every coefficient";
       out.report.message = msg.str();
       return out;
     }
