@@ -385,9 +385,48 @@ def plot_mg_sweep(runs, out_dir) -> Figure | Skipped:
     return _save(fig, out_dir, stem, title, "Seed: time linear in N with RMS_g falling; time ~ log P, RMS_g flat.")
 
 
-def plot_image(runs, out_dir) -> Skipped:
-    return Skipped("scattered_image", "Seed 003: reconstructed image, original and sample mask",
-                   "the records carry no coefficients; the driver does not save them yet")
+# Where a run keeps the arrays `splinebench_scattered --save-coefficients` writes, for
+# the image figure: <run>/arrays/ (git-ignored: the figure is committed, not the arrays).
+ARRAYS_DIR = "arrays"
+
+
+def plot_image(runs, out_dir) -> Figure | Skipped:
+    """A reconstruction beside the full data and the sample mask (seed Fig. 6/7 layout): the
+    first 2-D case whose saved arrays are present, with the oracle's and the solvers' node
+    values."""
+    stem, title = "scattered_image", "Seed 003: reconstructed image, original and sample mask"
+    for run in runs:
+        if getattr(run, "path", None) is None:
+            continue
+        arrays = Path(run.path) / ARRAYS_DIR
+        recs = [r for r in records(run) if r.get("dims") == 2 and r.get("saved") and "blocks" not in r]
+        oracle = next((r for r in recs if r.get("impl") == "reference" and (r["saved"] or {}).get("mask")), None)
+        if oracle is None or not (arrays / oracle["saved"]["mask"]).is_file():
+            continue
+        import numpy as np
+        mask = np.load(arrays / oracle["saved"]["mask"])
+        panels = [("sample mask", mask, "gray")]
+        case = oracle["case_id"].rsplit("/", 1)[0]
+        solvers = [r for r in recs if r["case_id"].rsplit("/", 1)[0] == case and (r["saved"] or {}).get("values")]
+        for r in solvers[:4]:
+            if (arrays / r["saved"]["values"]).is_file():
+                label = "oracle" if r.get("impl") == "reference" else r.get("solver", r.get("impl"))
+                panels.append((f"{label}: RMS_g {_num(r.get('rms_g'))}", np.load(arrays / r["saved"]["values"]), "gray"))
+        fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.6), squeeze=False)
+        values = [p[1] for p in panels[1:]]
+        lo = min(float(v.min()) for v in values) if values else 0.0
+        hi = max(float(v.max()) for v in values) if values else 1.0
+        for ax, (label, image, cmap) in zip(axes.flat, panels):
+            ax.imshow(image, cmap=cmap, vmin=0 if label == "sample mask" else lo,
+                      vmax=1 if label == "sample mask" else hi, interpolation="nearest")
+            ax.set_title(label, fontsize=8)
+            ax.axis("off")
+        what = (f"{_data_label(oracle)}, {int(round(100 * float(oracle['fraction'])))} % samples, "
+                f"λ {oracle['lambda']}")
+        return _save(fig, out_dir, stem, title, f"{what}: spline values at the grid nodes from the saved "
+                     f"coefficients ({run.label}); mask: the sampled nodes.")
+    return Skipped(stem, title, "no run here holds the arrays of a 2-D case (driver --save-coefficients "
+                   f"<run>/{ARRAYS_DIR}; they are not committed)")
 
 
 def report_items(runs: list, plot_dir: str | Path) -> list:
