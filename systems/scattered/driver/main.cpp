@@ -457,154 +457,154 @@ int main(int argc, char** argv) {
 
     json records = json::array();
     for (const Case& c : cases) {
-        const double fraction = c.fraction;
-        const double lambda = c.problem.lambda;
-        const std::vector<std::int64_t>& nodes = c.nodes;
-        const sc::Problem& problem = c.problem;
-        // Max_value: the largest sample value (the seed's appendix); the data's own
-        // maximum when the samples have no positive value.
-        double max_value = *std::max_element(problem.values.begin(), problem.values.end());
-        std::string max_basis = "max of the sample values";
-        if (!(max_value > 0)) {
-          max_value = 0;
-          for (double v : field.values) max_value = std::max(max_value, std::abs(v));
-          max_basis = "max |f| over the data (the samples have no positive value)";
-        }
-        if (!(max_value > 0)) {
-          for (double v : problem.values) max_value = std::max(max_value, std::abs(v));
-          max_basis = "max |f| over the samples (no positive value)";
-        }
-        if (!(max_value > 0)) {
-          max_value = 1;
-          max_basis = "1 (every value is 0)";
-        }
-        // Assembly, timed per phase.
-        std::vector<double> t_pattern, t_samples, t_r;
-        sc::NormalEquations eq;
-        for (int r = 0; r < o.warmups + o.repetitions; ++r) {
-          auto t0 = Clock::now();
-          eq.matrix = sc::pattern_matrix(field.grid, *mode);
-          eq.rhs = sc::Vector::Zero(eq.matrix.rows());
-          auto t1 = Clock::now();
-          sc::add_samples(problem, eq.matrix, eq.rhs);
-          auto t2 = Clock::now();
-          if (lambda > 0) sc::add_thin_plate(field.grid, *mode, lambda, eq.matrix);
-          auto t3 = Clock::now();
-          if (r < o.warmups) continue;
-          t_pattern.push_back(std::chrono::duration<double>(t1 - t0).count());
-          t_samples.push_back(std::chrono::duration<double>(t2 - t1).count());
-          t_r.push_back(std::chrono::duration<double>(t3 - t2).count());
-        }
-        const auto t0 = Clock::now();
-        sc::ReferenceOptions ref_options;
-        ref_options.direct_max_unknowns = o.oracle_direct_max;
-        const sc::ReferenceSolution ref = sc::solve_reference(eq, field.grid, *mode, ref_options);
-        const double t_ref = std::chrono::duration<double>(Clock::now() - t0).count();
-
-        json base = {{"operation", "scattered_reconstruction"},
-                     {"device", "cpu"},
-                     {"dims", field.grid.dims},
-                     {"shape", field.grid.extents()},
-                     {"mode", o.mode},
-                     {"data", field.name},
-                     {"selection", o.selection},
-                     {"fraction", fraction},
-                     {"samples", problem.samples()},
-                     {"lambda", lambda},
-                     {"threads", o.threads},
-                     {"threads_used", Eigen::nbThreads()},
-                     {"seed_iterations", o.seed_iterations},
-                     {"tolerance", o.tolerance},
-                     {"max_value", max_value},
-                     {"max_value_basis", max_basis},
-                     {"repetitions", o.repetitions},
-                     {"warmups", o.warmups}};
-        json assembly = {{"assemble_pattern", stats_json(t_pattern)},
-                         {"assemble_FtF_Ftf", stats_json(t_samples)},
-                         {"add_R", stats_json(t_r)}};
-        json oracle = base;
-        oracle["impl"] = "reference";
-        oracle["solver"] = ref.method;
-        oracle["solve_status"] = std::string(sc::to_string(ref.report.status));
-        oracle["status"] = ref.report.status == sc::SolveStatus::converged ? "ok" : "error";
-        oracle["message"] = ref.report.message;
-        oracle["relres"] = finite_or_null(ref.report.relres);
-        oracle["pivot_ratio"] = ref.pivot_ratio;
-        oracle["iterations"] = ref.report.iterations;
-        oracle["phases"] = assembly;
-        oracle["phases"]["solve"] = stats_json({t_ref});
-        if (ref.coeffs.size()) {
-          if (!field.values.empty())
-            oracle["rms_g"] = finite_or_null(
-                sc::rms_g(sc::grid_values(field.grid, *mode, to_std(ref.coeffs)), field.values, max_value));
-          oracle["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(ref.coeffs)));
-        }
-        std::ostringstream tag_stream;
-        tag_stream << "f" << fraction << "_lambda" << lambda;
-        const std::string tag = tag_stream.str();
-        if (saver.on()) {
-          oracle["saved"] = json::object();
-          if (!nodes.empty()) oracle["saved"]["mask"] = saver.write_mask(tag, field.grid.points(), nodes);
-          if (ref.coeffs.size())
-            oracle["saved"].update(saver.write_solution(tag, "reference", to_std(ref.coeffs),
-                                                        sc::grid_values(field.grid, *mode, to_std(ref.coeffs))));
-        }
-        std::ostringstream id;
-        id << "scattered/" << field.name << "/" << field.grid.to_string() << "/" << o.mode << "/" << o.selection
-           << fraction << "/lambda" << lambda;
-        oracle["case_id"] = id.str() + "/reference";
-        records.push_back(oracle);
-        std::cerr << id.str() << ": reference " << oracle.value("rms_g", json(nullptr)) << " ("
-                  << oracle["solve_status"].get<std::string>() << ")\n";
-        for (const std::string& name : o.solvers) {
-          json rec = base;
-          rec["impl"] = name;
-          rec["case_id"] = id.str() + "/" + name;
-          try {
-            rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value, saver, tag));
-            rec["status"] = "ok";
-            if (ref.report.status == sc::SolveStatus::singular) {
-              // A consistent singular system: CG may still reach a small residual, at one of many solutions.
-              rec["system_singular"] = true;
-              const std::string m = rec.value("message", std::string());
-              rec["message"] = (m.empty() ? "" : m + "; ") +
-                               "the oracle found the system singular: the solution is not unique";
-            }
-            if (rec.value("assembly", std::string("cpu")) == "cpu")
-              for (auto& [k, v] : assembly.items()) rec["phases"][k] = v;
-          } catch (const sb::Unsupported& e) {
-            rec["status"] = "skipped";
-            rec["message"] = e.what();
-          } catch (const sb::Error& e) {
-            rec["status"] = "error";
-            rec["message"] = e.what();
-          }
-          std::cerr << "  " << name << ": " << rec["status"].get<std::string>() << " "
-                    << rec.value("solve_status", std::string()) << " it " << rec.value("iterations", 0) << " rms_g "
-                    << rec.value("rms_g", json(nullptr)) << "\n";
-          records.push_back(std::move(rec));
-          if (!blocks || name == "gpu_cg" || sc::needs_problem(name)) continue;
-          json brec = base;
-          brec["impl"] = name;
-          brec["case_id"] = id.str() + "/" + name + "/blocks" + blocks->to_string();
-          try {
-            const double ur = oracle.contains("rms_g") && oracle["rms_g"].is_number() ? oracle["rms_g"].get<double>()
-                                                                                       : NAN;
-            brec.update(run_blocked(o, name, *blocks, field, *mode, problem, ref, max_value, ur));
-            brec["status"] = "ok";
-          } catch (const sb::Unsupported& e) {
-            brec["status"] = "skipped";
-            brec["message"] = e.what();
-          } catch (const sb::Error& e) {
-            brec["status"] = "error";
-            brec["message"] = e.what();
-          }
-          std::cerr << "  " << name << " blocks " << blocks->to_string() << ": "
-                    << brec.value("solve_status", std::string()) << " rms_g " << brec.value("rms_g", json(nullptr))
-                    << " change " << brec.value("rms_g_change", json(nullptr)) << "\n";
-          records.push_back(std::move(brec));
-        }
+      const double fraction = c.fraction;
+      const double lambda = c.problem.lambda;
+      const std::vector<std::int64_t>& nodes = c.nodes;
+      const sc::Problem& problem = c.problem;
+      // Max_value: the largest sample value (the seed's appendix); the data's own
+      // maximum when the samples have no positive value.
+      double max_value = *std::max_element(problem.values.begin(), problem.values.end());
+      std::string max_basis = "max of the sample values";
+      if (!(max_value > 0)) {
+        max_value = 0;
+        for (double v : field.values) max_value = std::max(max_value, std::abs(v));
+        max_basis = "max |f| over the data (the samples have no positive value)";
       }
+      if (!(max_value > 0)) {
+        for (double v : problem.values) max_value = std::max(max_value, std::abs(v));
+        max_basis = "max |f| over the samples (no positive value)";
+      }
+      if (!(max_value > 0)) {
+        max_value = 1;
+        max_basis = "1 (every value is 0)";
+      }
+      // Assembly, timed per phase.
+      std::vector<double> t_pattern, t_samples, t_r;
+      sc::NormalEquations eq;
+      for (int r = 0; r < o.warmups + o.repetitions; ++r) {
+        auto t0 = Clock::now();
+        eq.matrix = sc::pattern_matrix(field.grid, *mode);
+        eq.rhs = sc::Vector::Zero(eq.matrix.rows());
+        auto t1 = Clock::now();
+        sc::add_samples(problem, eq.matrix, eq.rhs);
+        auto t2 = Clock::now();
+        if (lambda > 0) sc::add_thin_plate(field.grid, *mode, lambda, eq.matrix);
+        auto t3 = Clock::now();
+        if (r < o.warmups) continue;
+        t_pattern.push_back(std::chrono::duration<double>(t1 - t0).count());
+        t_samples.push_back(std::chrono::duration<double>(t2 - t1).count());
+        t_r.push_back(std::chrono::duration<double>(t3 - t2).count());
+      }
+      const auto t0 = Clock::now();
+      sc::ReferenceOptions ref_options;
+      ref_options.direct_max_unknowns = o.oracle_direct_max;
+      const sc::ReferenceSolution ref = sc::solve_reference(eq, field.grid, *mode, ref_options);
+      const double t_ref = std::chrono::duration<double>(Clock::now() - t0).count();
+
+      json base = {{"operation", "scattered_reconstruction"},
+                   {"device", "cpu"},
+                   {"dims", field.grid.dims},
+                   {"shape", field.grid.extents()},
+                   {"mode", o.mode},
+                   {"data", field.name},
+                   {"selection", o.selection},
+                   {"fraction", fraction},
+                   {"samples", problem.samples()},
+                   {"lambda", lambda},
+                   {"threads", o.threads},
+                   {"threads_used", Eigen::nbThreads()},
+                   {"seed_iterations", o.seed_iterations},
+                   {"tolerance", o.tolerance},
+                   {"max_value", max_value},
+                   {"max_value_basis", max_basis},
+                   {"repetitions", o.repetitions},
+                   {"warmups", o.warmups}};
+      json assembly = {{"assemble_pattern", stats_json(t_pattern)},
+                       {"assemble_FtF_Ftf", stats_json(t_samples)},
+                       {"add_R", stats_json(t_r)}};
+      json oracle = base;
+      oracle["impl"] = "reference";
+      oracle["solver"] = ref.method;
+      oracle["solve_status"] = std::string(sc::to_string(ref.report.status));
+      oracle["status"] = ref.report.status == sc::SolveStatus::converged ? "ok" : "error";
+      oracle["message"] = ref.report.message;
+      oracle["relres"] = finite_or_null(ref.report.relres);
+      oracle["pivot_ratio"] = ref.pivot_ratio;
+      oracle["iterations"] = ref.report.iterations;
+      oracle["phases"] = assembly;
+      oracle["phases"]["solve"] = stats_json({t_ref});
+      if (ref.coeffs.size()) {
+        if (!field.values.empty())
+          oracle["rms_g"] = finite_or_null(
+              sc::rms_g(sc::grid_values(field.grid, *mode, to_std(ref.coeffs)), field.values, max_value));
+        oracle["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(ref.coeffs)));
+      }
+      std::ostringstream tag_stream;
+      tag_stream << "f" << fraction << "_lambda" << lambda;
+      const std::string tag = tag_stream.str();
+      if (saver.on()) {
+        oracle["saved"] = json::object();
+        if (!nodes.empty()) oracle["saved"]["mask"] = saver.write_mask(tag, field.grid.points(), nodes);
+        if (ref.coeffs.size())
+          oracle["saved"].update(saver.write_solution(tag, "reference", to_std(ref.coeffs),
+                                                      sc::grid_values(field.grid, *mode, to_std(ref.coeffs))));
+      }
+      std::ostringstream id;
+      id << "scattered/" << field.name << "/" << field.grid.to_string() << "/" << o.mode << "/" << o.selection
+         << fraction << "/lambda" << lambda;
+      oracle["case_id"] = id.str() + "/reference";
+      records.push_back(oracle);
+      std::cerr << id.str() << ": reference " << oracle.value("rms_g", json(nullptr)) << " ("
+                << oracle["solve_status"].get<std::string>() << ")\n";
+      for (const std::string& name : o.solvers) {
+        json rec = base;
+        rec["impl"] = name;
+        rec["case_id"] = id.str() + "/" + name;
+        try {
+          rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value, saver, tag));
+          rec["status"] = "ok";
+          if (ref.report.status == sc::SolveStatus::singular) {
+            // A consistent singular system: CG may still reach a small residual, at one of many solutions.
+            rec["system_singular"] = true;
+            const std::string m = rec.value("message", std::string());
+            rec["message"] = (m.empty() ? "" : m + "; ") +
+                             "the oracle found the system singular: the solution is not unique";
+          }
+          if (rec.value("assembly", std::string("cpu")) == "cpu")
+            for (auto& [k, v] : assembly.items()) rec["phases"][k] = v;
+        } catch (const sb::Unsupported& e) {
+          rec["status"] = "skipped";
+          rec["message"] = e.what();
+        } catch (const sb::Error& e) {
+          rec["status"] = "error";
+          rec["message"] = e.what();
+        }
+        std::cerr << "  " << name << ": " << rec["status"].get<std::string>() << " "
+                  << rec.value("solve_status", std::string()) << " it " << rec.value("iterations", 0) << " rms_g "
+                  << rec.value("rms_g", json(nullptr)) << "\n";
+        records.push_back(std::move(rec));
+        if (!blocks || name == "gpu_cg" || sc::needs_problem(name)) continue;
+        json brec = base;
+        brec["impl"] = name;
+        brec["case_id"] = id.str() + "/" + name + "/blocks" + blocks->to_string();
+        try {
+          const double ur = oracle.contains("rms_g") && oracle["rms_g"].is_number() ? oracle["rms_g"].get<double>()
+                                                                                     : NAN;
+          brec.update(run_blocked(o, name, *blocks, field, *mode, problem, ref, max_value, ur));
+          brec["status"] = "ok";
+        } catch (const sb::Unsupported& e) {
+          brec["status"] = "skipped";
+          brec["message"] = e.what();
+        } catch (const sb::Error& e) {
+          brec["status"] = "error";
+          brec["message"] = e.what();
+        }
+        std::cerr << "  " << name << " blocks " << blocks->to_string() << ": "
+                  << brec.value("solve_status", std::string()) << " rms_g " << brec.value("rms_g", json(nullptr))
+                  << " change " << brec.value("rms_g_change", json(nullptr)) << "\n";
+        records.push_back(std::move(brec));
+      }
+    }
     json impls = json::object();
     json doc = {{"schema", "splinebench-results"},
                 {"schema_version", 1},
