@@ -9,12 +9,11 @@
 // checked by its residual whatever the preconditioner: one symmetric V-cycle (mg_pcg,
 // multigrid.hpp) when the grid and mode are given, Jacobi otherwise.
 //
-// Threshold (measured on a 2-core x86 machine, camera top-20 % |Laplacian|, lambda = 2.1):
-// LDL^T takes 0.44 s at 128^2, 1.4 s at 181^2, 6.3 s at 256^2 and about 4 min at 512^2
-// (fill-in of a 2-D nested-dissection-free AMD ordering grows faster than the unknowns);
-// Jacobi-PCG to 1e-12 takes 6486 iterations, 17 s, at 256^2; MG-PCG 25 iterations, 0.6 s.
-// The direct solve stays the oracle up to 70 000 unknowns (257^2 included, the size of
-// the calibration) in 2-D and 3-D, where the pivot ratio and the singular test come with it.
+// Threshold: the direct solve stays the oracle up to 70 000 unknowns (257^2 included,
+// the calibration's size), where the pivot ratio and the singular test come with it.
+// Beyond, the AMD-ordered LDL^T's fill-in makes it minutes per 512^2 image on a small
+// machine while MG-PCG needs tens of iterations and Jacobi-PCG thousands (README.md
+// gives the measurement).
 #pragma once
 
 #include <cstdint>
