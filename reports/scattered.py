@@ -12,6 +12,7 @@ measured (CPU rows on a CPU; GPU rows only where a run holds GPU records)."""
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import matplotlib
@@ -95,7 +96,8 @@ def _assembly_s(r: dict) -> float:
 
 def _data_label(r: dict) -> str:
     name = str(r.get("data", "?"))
-    stand = STAND_INS.get(name)
+    # "gravel257": the image downsampled to 257^2 stands in for the same seed data.
+    stand = STAND_INS.get(name) or STAND_INS.get(re.sub(r"\d+$", "", name))
     if name == "smooth" and r.get("dims") != 3:
         stand = "synthetic smooth image, no seed counterpart"
     shape = "x".join(str(s) for s in r.get("shape", []))

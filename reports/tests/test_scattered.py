@@ -104,6 +104,7 @@ def test_rms_cells_say_why_a_solver_stopped():
     assert sc._rms_at_seed(late) == "—"
     assert "no seed counterpart" in sc._data_label({"data": "smooth", "dims": 2, "shape": [128, 128]})
     assert "Neghip" in sc._data_label({"data": "smooth", "dims": 3, "shape": [24, 24, 24]})
+    assert "Bridge" in sc._data_label({"data": "gravel257", "dims": 2, "shape": [257, 257]})
 
 
 def test_image_figure_from_saved_arrays(tmp_path):
