@@ -87,18 +87,10 @@ def _cells(run: Run, impl: str, dims: int, group: list[Record]) -> list[str]:
         verdict = f"pass {passes}" + (f" ({len(group) - passes} n/a)" if passes < len(group) else "")
     else:
         verdict = "n/a"
-    return [run.label, impl, _evaluation(run, impl), str(dims), str(len(group)), fmt_sci(_max(interp)),
-            _range(interp_tol),
+    return [run.label, impl, implementations.evaluation_of(run, impl) or "—", str(dims), str(len(group)),
+            fmt_sci(_max(interp)), _range(interp_tol),
             fmt_sci(_max(prefilter)), _range(prefilter_tol),
             f"{headroom:.2g}" if headroom is not None else "—", verdict]
-
-
-def _evaluation(run: Run, impl: str) -> str:
-    """The evaluation arithmetic the run's registry names ("—" for runs made before it)."""
-    for entry in run.context.get("registry") or []:
-        if entry.get("name") == impl:
-            return str(entry.get("evaluation") or "—")
-    return "—"
 
 
 def _number(value) -> float | None:

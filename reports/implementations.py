@@ -34,6 +34,7 @@ class Entry:
     device: str
     available: bool | None = None
     reason: str = ""
+    evaluation: str = ""  # the evaluation arithmetic ("" when the run predates the field)
 
 
 def run_entries(run: Run) -> list[Entry]:
@@ -41,11 +42,17 @@ def run_entries(run: Run) -> list[Entry]:
     its records name, in the order they first appear."""
     recorded = run.context.get("registry")
     if recorded is not None:  # validated by the loader
-        return [Entry(e["name"], e["device"], bool(e["available"]), str(e.get("reason", ""))) for e in recorded]
+        return [Entry(e["name"], e["device"], bool(e["available"]), str(e.get("reason", "")),
+                      str(e.get("evaluation") or "")) for e in recorded]
     entries: dict[str, Entry] = {}
     for record in run.records:
         entries.setdefault(record.impl, Entry(record.impl, record.device))
     return list(entries.values())
+
+
+def evaluation_of(run: Run, impl: str) -> str:
+    """The evaluation arithmetic `run`'s registry names for `impl` ("" when it does not)."""
+    return next((e.evaluation for e in run_entries(run) if e.name == impl), "")
 
 
 def _merge(lists: Iterable[list[Entry]]) -> list[Entry]:

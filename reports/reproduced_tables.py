@@ -309,7 +309,7 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
                     medians = ", ".join(f"{g.impl} {fmt_ms(timing.lookup_seconds(g) * MS)}" for g in group)
                     setup_text = ", ".join(f"{g.impl} {fmt_ms(t * MS)}" for t, g in setups)
                     table.notes.append(f"{label} ({what}, {run.label}): one evaluation "
-                                       f"({_evaluation_of(run, gpu.impl)}); lookup medians {medians} ms; with "
+                                       f"({implementations.evaluation_of(run, gpu.impl)}); lookup medians {medians} ms; with "
                                        f"setup {setup_text} ms (the column shows the fastest).")
                 table.add(Row([source, *cpu_cells, impl_label(cpu), cpu_time,
                                fmt_ms(cpu_setup * MS) if cpu_setup else "—", label,
@@ -326,13 +326,6 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
     return table
 
 
-def _evaluation_of(run: Run, impl: str) -> str:
-    for entry in run.context.get("registry") or []:
-        if entry.get("name") == impl:
-            return str(entry.get("evaluation") or "")
-    return ""
-
-
 def fold_same_evaluation(run: Run, records: list[Record]) -> list[list[Record]]:
     """Groups of records that run the same evaluation: the run's registry gives them the
     same evaluation arithmetic and their lookup medians lie within each other's
@@ -340,13 +333,14 @@ def fold_same_evaluation(run: Run, records: list[Record]) -> list[list[Record]]:
     does not state stay alone. Order: the first record of each group, as given."""
     groups: list[list[Record]] = []
     for record in records:
-        evaluation = _evaluation_of(run, record.impl)
+        evaluation = implementations.evaluation_of(run, record.impl)
         spread = timing.lookup_spread(record)
         placed = False
         for group in groups:
             head = group[0]
             head_spread = timing.lookup_spread(head)
-            if (evaluation and evaluation == _evaluation_of(run, head.impl) and record.threads == head.threads
+            if (evaluation and evaluation == implementations.evaluation_of(run, head.impl)
+                    and record.threads == head.threads
                     and spread and head_spread and head_spread.q1 <= spread.median <= head_spread.q3
                     and spread.q1 <= head_spread.median <= spread.q3):
                 group.append(record)

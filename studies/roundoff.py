@@ -15,6 +15,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from . import data
+from reports.implementations import evaluation_of
+
 from .common import Splinebench, StudyError
 from .report_common import figure, md_table, write_section
 from .suite_study import load_harness_run, run_suite
@@ -64,7 +66,7 @@ def write_report(folder: Path) -> Path:
     # Table: per D and N, on noise, the worst error of the f32 implementations against the
     # bound, and the f64 path beside them. Reduced-precision evaluations (8-bit texture
     # weights, 16-bit coefficients) have their own bounds and studies.
-    kind = {e.get("name"): _arithmetic(e.get("evaluation", "")) for e in run.context.get("registry") or []}
+    kind = {name: _arithmetic(evaluation_of(run, name)) for name in {r.impl for r in records}}
     table_rows = []
     worst_ratio = defaultdict(float)
     for dims in dims_list:

@@ -22,6 +22,8 @@ import numpy as np
 from scipy import ndimage
 
 from . import data
+from reports.implementations import evaluation_of
+
 from .common import Splinebench, StudyError, save_npy_atomic, write_atomic
 from .report_common import figure, md_table, write_section
 from .suite_study import load_harness_run, run_suite
@@ -103,7 +105,7 @@ def write_report(folder: Path, scipy: list[dict]) -> Path:
             colour = colours[impls.index(r.impl) % len(colours)]
             ax.scatter([max(err, 1e-17)], [rate], color=colour, s=30, zorder=3)
             ax.annotate(r.impl, (max(err, 1e-17), rate), fontsize=7, xytext=(4, 2), textcoords="offset points")
-            rows.append([TITLES[key], r.impl, r.device, _evaluation(run, r.impl), f"{err:.2e}", f"{rate:.3g}",
+            rows.append([TITLES[key], r.impl, r.device, evaluation_of(run, r.impl), f"{err:.2e}", f"{rate:.3g}",
                          "this run (suite speed_accuracy)"])
         for p in (p for p in scipy if p["workload"] == key):
             ax.scatter([max(p["error"], 1e-17)], [p["rate"]], marker="*", color="k", s=80, zorder=4)
@@ -127,13 +129,6 @@ def write_report(folder: Path, scipy: list[dict]) -> Path:
                "gpu": (run.context.get("gpu") or {}).get("name") if isinstance(run.context.get("gpu"), dict) else None}
     return write_section(folder / "report", "Speed against accuracy", context, _paragraph(rows), table, figs,
                          command=f"python -m studies.speed_accuracy --machine {run.context.get('machine')}")
-
-
-def _evaluation(run, impl: str) -> str:
-    for entry in run.context.get("registry", []):
-        if entry.get("name") == impl:
-            return entry.get("evaluation", "")
-    return ""
 
 
 def _paragraph(rows: list[list[str]]) -> str:
