@@ -19,7 +19,7 @@ from reports.implementations import evaluation_of
 
 from .common import Splinebench, StudyError
 from .report_common import figure, md_table, write_section
-from .suite_study import load_harness_run, run_suite
+from .suite_study import load_harness_run, run_suite, section_context
 
 METRICS = (("prefilter", "rel_l2", "prefilter_rel_l2", "prefilter ‖c − c_ref‖ / ‖c_ref‖"),
            ("interp", "max_rel_to_maxf", "interp_max_rel_to_maxf", "interpolation max |s − s_ref| / max|f|"))
@@ -93,8 +93,7 @@ def write_report(folder: Path) -> Path:
             table_rows.append(row)
     table = md_table(["D", "N", "f32 prefilter worst", "its tolerance", "ratio", "f32 interp worst",
                       "its tolerance", "ratio", "f64 path prefilter", "f64 path interp"], table_rows)
-    context = {**run.context, "study": "roundoff", "run_id": run.context.get("run_id"),
-               "gpu": (run.context.get("gpu") or {}).get("name") if isinstance(run.context.get("gpu"), dict) else None}
+    context = section_context(run, "roundoff")
     paragraph = _paragraph(records, worst_ratio)
     return write_section(folder / "report", "Round-off against N and D", context, paragraph, table, figures,
                          command=f"python -m studies.roundoff --machine {run.context.get('machine')}")

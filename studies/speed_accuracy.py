@@ -26,7 +26,7 @@ from reports.implementations import evaluation_of
 
 from .common import Splinebench, StudyError, save_npy_atomic, write_atomic
 from .report_common import figure, md_table, write_section
-from .suite_study import load_harness_run, run_suite
+from .suite_study import load_harness_run, run_suite, section_context
 
 # (workload key, shape, mode, SciPy queries (0: prefilter only)).
 SCIPY_CASES = (("eval-3d", (256, 256, 256), "mirror", 2 ** 20),
@@ -125,8 +125,7 @@ def write_report(folder: Path, scipy: list[dict]) -> Path:
                    "oracle on white noise; throughput from the median repetition (SciPy: one timed call).")]
     table = md_table(["workload", "implementation", "device", "evaluation", "error", "throughput (/s)", "source"],
                      rows)
-    context = {**run.context, "study": "speed_accuracy",
-               "gpu": (run.context.get("gpu") or {}).get("name") if isinstance(run.context.get("gpu"), dict) else None}
+    context = section_context(run, "speed_accuracy")
     return write_section(folder / "report", "Speed against accuracy", context, _paragraph(rows), table, figs,
                          command=f"python -m studies.speed_accuracy --machine {run.context.get('machine')}")
 

@@ -31,3 +31,10 @@ def load_harness_run(folder: Path):
     """The run's records through the reports' loader (validated)."""
     from reports.loader import load_runs
     return load_runs([str(folder)])[0]
+
+
+def section_context(run, study: str) -> dict:
+    """The context a report section states (report_common.write_section) for a harness
+    run: the run's own, named as `study`, with the GPU as its name."""
+    gpu = run.context.get("gpu")
+    return {**run.context, "study": study, "gpu": gpu.get("name") if isinstance(gpu, dict) else None}

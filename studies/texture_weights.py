@@ -17,7 +17,7 @@ from pathlib import Path
 from . import data
 from .common import Splinebench, StudyError
 from .report_common import figure, md_table, write_section
-from .suite_study import load_harness_run, run_suite
+from .suite_study import load_harness_run, run_suite, section_context
 
 QUANTILES = ("p50", "p90", "p99", "p99.9")
 
@@ -74,8 +74,7 @@ def write_report(folder: Path) -> Path:
                    "texture rows the derived 8-bit-weight bound).")]
     table = md_table(["data", "D", "shape", "implementation", "p50", "p90", "p99", "p99.9", "max", "tolerance",
                       "max / tolerance"], rows)
-    context = {**run.context, "study": "texture_weights",
-               "gpu": (run.context.get("gpu") or {}).get("name") if isinstance(run.context.get("gpu"), dict) else None}
+    context = section_context(run, "texture_weights")
     return write_section(folder / "report", "Texture weights: error distribution against the derived bound",
                          context, _paragraph(records), table, figs,
                          command=f"python -m studies.texture_weights --machine {run.context.get('machine')}")
