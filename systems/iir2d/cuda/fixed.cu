@@ -15,11 +15,13 @@ __global__ void __launch_bounds__(32) fixed_step(const Image im, std::int64_t t,
   const int M = im.M, lane = threadIdx.x;
   const float* y = im.y;
   const std::int64_t W = im.W;
-  const float s = dev::window_sum(M * M - 1, lane, [&](int idx, float acc) {
-    const int k = idx / M, l = idx - k * M;
-    const float v = (i - k >= 0 && j - l >= 0) ? y[(i - k) * W + (j - l)] : 0.f;
-    return fmaf(__ldg(&im.b[idx]), v, acc);
-  });
+  const float s = dev::window_sum(
+      M * M - 1, lane,
+      [&](int idx) {
+        const int k = idx / M, l = idx - k * M;
+        return (i - k >= 0 && j - l >= 0) ? y[(i - k) * W + (j - l)] : 0.f;
+      },
+      [&](int idx) { return __ldg(&im.b[idx]); });
   if (lane == 0) im.y[i * W + j] = im.x[i * W + j] + s;
 }
 

@@ -137,17 +137,17 @@ __global__ void __launch_bounds__(32) locks_kernel(const LockArgs a) {
     if (state == kCompute) {
       const std::int64_t i = s_row, j = s_elem;
       const float* y = a.im.y;
-      const float s = dev::window_sum(M * M - 1, lane, [&](int idx, float acc) {
-        const int k = idx / M, l = idx - k * M;
-        float v;
-        if (D & kDefectNoBoundary) {
-          const std::int64_t flat = (i - k) * W + (j - l);  // the listing's indexing
-          v = flat >= 0 ? y[flat] : 0.f;                    // (kept inside the buffer here)
-        } else {
-          v = (i - k >= 0 && j - l >= 0) ? y[(i - k) * W + (j - l)] : 0.f;
-        }
-        return fmaf(__ldg(&a.im.b[idx]), v, acc);
-      });
+      const float s = dev::window_sum(
+          M * M - 1, lane,
+          [&](int idx) {
+            const int k = idx / M, l = idx - k * M;
+            if (D & kDefectNoBoundary) {
+              const std::int64_t flat = (i - k) * W + (j - l);  // the listing's indexing
+              return flat >= 0 ? y[flat] : 0.f;                 // (kept inside the buffer here)
+            }
+            return (i - k >= 0 && j - l >= 0) ? y[(i - k) * W + (j - l)] : 0.f;
+          },
+          [&](int idx) { return __ldg(&a.im.b[idx]); });
       if (lane == 0) {
         a.im.y[i * W + j] = a.im.x[i * W + j] + s;
         if (a.w.write_counts) atomicAdd(&a.w.write_counts[i * W + j], 1u);

@@ -94,9 +94,10 @@ std::vector<float> filter_f32_warp_order(const Shape& s, const std::vector<float
         if (t + 64 < terms) a2 = term(t + 65, a2);
         lanes[lane] = (a0 + a1) + (a2 + a3);
       }
-      // __shfl_down_sync(s, d) for d = 16 .. 1: lane L adds lane L + d; lane 0 ends with all.
+      // lane_tree_sum: for d = 16 .. 1 with d < terms, lane L adds lane L + d; lane 0 ends with all.
       for (int d = 16; d > 0; d >>= 1)
-        for (int lane = 0; lane < d; ++lane) lanes[lane] += lanes[lane + d];
+        if (d < terms)
+          for (int lane = 0; lane < d; ++lane) lanes[lane] += lanes[lane + d];
       y[static_cast<std::size_t>(i * W + j)] = x[static_cast<std::size_t>(i * W + j)] + lanes[0];
     }
   return y;
