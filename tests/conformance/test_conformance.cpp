@@ -22,6 +22,7 @@
 #include "common/accuracy.hpp"
 #include "common/implementation_check.hpp"
 #include "splinebench/datasets.hpp"
+#include "splinebench/error.hpp"
 #include "splinebench/oracle_batch.hpp"
 #include "splinebench/registry.hpp"
 
@@ -128,8 +129,15 @@ TEST_P(Registry, MatchesOracleWithinItsTolerance) {
   oracle::evaluate_f64(shape, fields, oracle_coeffs.data(), c.mode, coords.data(), n, oracle_values.data());
 
   ImplementationPtr impl = make_implementation(c.impl);
+  // A peer library's documented defect is measured by its records, not hidden here.
+  if (const std::string defect = impl->known_defect(shape, c.mode); c.prefilter && !defect.empty())
+    GTEST_SKIP() << c.impl << " has a known defect on this case: " << defect;
   PhaseTimes times;
-  impl->prepare(shape, fields, input.data(), c.mode, c.prefilter, times);
+  try {
+    impl->prepare(shape, fields, input.data(), c.mode, c.prefilter, times);
+  } catch (const Unsupported& e) {
+    GTEST_SKIP() << c.impl << " cannot run this case: " << e.what();
+  }
   std::vector<float> coefficients(input.size());
   poison(coefficients);
   impl->read_coefficients(coefficients.data(), times);

@@ -219,6 +219,9 @@ void CaseRunner::measure(Implementation& impl, const CaseSpec& spec, Record& r) 
   if (r.phases.empty()) throw Error("the implementation recorded no phase times");
   fill_throughput(r);
   judge(r);
+  if (r.verdict == "fail")
+    if (const std::string defect = impl.known_defect(spec.shape, spec.mode); !defect.empty())
+      r.message += "; known defect: " + defect;
 }
 
 Record CaseRunner::run(Implementation& impl, const CaseSpec& spec, SkipKind* skip_kind) {

@@ -80,6 +80,15 @@ class Implementation {
   // Options::threads on small work. Empty when it does not say.
   virtual std::vector<std::pair<std::string, int>> threads_used() const { return {}; }
 
+  // A documented defect of the implementation on this case (a peer library's known bug),
+  // or empty. Such a case is still run and checked; a failing record names the defect in
+  // its message, and the conformance test skips the case saying why.
+  virtual std::string known_defect(const GridShape& shape, Mode mode) const {
+    (void)shape;
+    (void)mode;
+    return {};
+  }
+
   virtual void configure(const Options& options) { (void)options; }
 
   // Takes `fields` fields of `shape` (see layout above). With `prefilter` true the
