@@ -56,3 +56,33 @@ StationaryResult coloured_gauss_seidel_f32(const NormalEquations&, const Colouri
 }
 
 }  // namespace splinebench::scattered::gpu
+
+#include "splinebench/scattered/gpu_multigrid.hpp"
+
+namespace splinebench::scattered::gpu {
+
+MultigridResult mg_seed_f32(const Problem&, const SeedMultigrid&, PhaseTimes&) {
+  throw Unsupported("scattered GPU seed multigrid: not built with CUDA");
+}
+
+MultigridResult mg_pcg_f32(const Problem&, const IterationControl&, PhaseTimes&, const MgPcgOptions&) {
+  throw Unsupported("scattered GPU MG-PCG: not built with CUDA");
+}
+
+std::vector<GridShape> multigrid_grids(const Problem&, int) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<float> apply_level_operator(const Problem&, int, int, const std::vector<float>&) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<float> apply_level_transfer(const Problem&, int, int, const std::vector<float>&, bool) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::array<std::vector<double>, 3> level_axis_tables(Mode, int, double, double) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+}  // namespace splinebench::scattered::gpu

@@ -1,0 +1,67 @@
+// Multigrid on the GPU without a matrix on any level, for grids whose CSR does not fit
+// (256^3: 5.8e9 pattern entries).
+//
+// Levels: each is the fine problem restricted to the coarse spline P C (the two-scale
+// relation of multigrid.hpp), which is the matrix-free operator of gpu_operator.hpp again:
+// the samples at x / 2 per halved axis on the coarse grid, and the thin-plate energy of
+// the coarse spline in fine units, i.e. per axis the integral tables times 2^(1 - 2p)
+// over the fine domain (lambda R scales by 2^(D - 4) where every axis halves). This is
+// Galerkin's P^T A P wherever the coarse folded space lies inside the fine one (odd
+// mirror and even periodic extents; axes under 5 nodes are kept); elsewhere it differs
+// in the last cells' rows (src/gpu/multigrid_levels.hpp says how, and the tests how far).
+// P and P^T run per axis on the device (5 taps, folded by the mode as the CPU's).
+//
+//   mg_seed_f32   the seed's cascadic schedule (multigrid.hpp: mg_seed) with CG on every
+//                 level, P + 1 levels. Iterations: fine-level CG iterations.
+//   mg_pcg_f32    CG preconditioned by a symmetric V-cycle: Chebyshev smoothing on
+//                 D^-1 A (degree 3 before and after the coarse correction, the interval
+//                 from a 10-step Lanczos estimate of lambda_max), the coarsest level by CG
+//                 to relres 1e-3, the flexible (Polak-Ribiere) beta. Iterations: PCG's.
+//
+// f32 vectors, every dot product in f64 summed in a fixed order. relres in the report is
+// ||b - A x|| / ||b|| with A x by the f32 operator and the norms in f64 (the operator's
+// own residual); history holds the recurrence relres of the fine level per iteration.
+// Phases: "upload" (samples), "assemble_sort", "assemble_rhs", "setup" (the coarse
+// levels, transfers, diagonals, spectral estimates), "solve" (CUDA events), "readback".
+// Throws splinebench::Unsupported without a device or a CUDA build, or when the device
+// memory does not hold the levels.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "splinebench/phase_times.hpp"
+#include "splinebench/scattered/multigrid.hpp"
+#include "splinebench/scattered/problem.hpp"
+
+namespace splinebench::scattered::gpu {
+
+struct MultigridResult {
+  std::vector<float> coeffs;
+  SolveReport report;
+  std::vector<GridShape> grids;                // the levels, fine first
+  std::vector<long long> level_iterations;    // CG iterations on each level
+};
+
+MultigridResult mg_seed_f32(const Problem& problem, const SeedMultigrid& params, PhaseTimes& times);
+
+struct MgPcgOptions {
+  std::int64_t coarsest_max_unknowns = 1024;  // coarsen until the coarsest has at most this many nodes
+  int chebyshev_degree = 3;
+  double coarsest_tolerance = 1e-3;
+};
+MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times,
+                           const MgPcgOptions& options = {});
+
+// For tests: the grids of the levels; level l's operator applied to p; P (prolongate:
+// from level l + 1 to l) or P^T (from l to l + 1). Vectors in the grids' C order.
+std::vector<GridShape> multigrid_grids(const Problem& problem, int coarsenings);
+std::vector<float> apply_level_operator(const Problem& problem, int coarsenings, int level, const std::vector<float>& p);
+std::vector<float> apply_level_transfer(const Problem& problem, int coarsenings, int level, const std::vector<float>& v,
+                                        bool prolongate);
+// The per-axis thin-plate tables of a level (host arithmetic, multigrid_levels.hpp):
+// T_0, T_1, T_2 aligned with AxisPattern::make(mode, n).node.
+std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale);
+
+}  // namespace splinebench::scattered::gpu

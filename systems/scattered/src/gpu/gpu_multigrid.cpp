@@ -1,0 +1,105 @@
+#include "splinebench/scattered/gpu_multigrid.hpp"
+
+#include <cmath>
+
+#include "multigrid_device.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/scattered/gpu_cg.hpp"
+
+namespace splinebench::scattered::gpu {
+
+namespace {
+
+void require_device(const Problem& problem, const char* what) {
+  if (const std::string why = device_unavailable_reason(); !why.empty())
+    throw Unsupported(std::string("scattered GPU ") + what + ": " + why);
+  problem.validate();
+}
+
+MultigridResult convert(detail::MgDeviceOutput&& dev, const std::vector<detail::Level>& levels, PhaseTimes& times) {
+  times.add(phase::upload, dev.upload_s);
+  times.add("assemble_sort", dev.sort_s);
+  times.add("assemble_rhs", dev.rhs_s);
+  times.add("setup", dev.setup_s);
+  times.add("solve", dev.solve_s);
+  times.add(phase::readback, dev.readback_s);
+  MultigridResult out;
+  for (const auto& l : levels) out.grids.push_back(l.grid);
+  out.level_iterations = dev.level_iterations;
+  SolveReport& rep = out.report;
+  rep.iterations = dev.iterations;
+  rep.history = std::move(dev.history);
+  rep.message = dev.message;
+  switch (dev.status) {
+    case detail::MgDeviceOutput::converged: rep.status = SolveStatus::converged; break;
+    case detail::MgDeviceOutput::max_iterations: rep.status = SolveStatus::max_iterations; break;
+    case detail::MgDeviceOutput::diverged: rep.status = SolveStatus::diverged; break;
+    case detail::MgDeviceOutput::singular: rep.status = SolveStatus::singular; break;
+  }
+  if (rep.status == SolveStatus::max_iterations && rep.message.empty()) rep.message = "iteration budget used up";
+  rep.relres = dev.true_relres;
+  for (float v : dev.x)
+    if (!std::isfinite(v)) {
+      rep.status = SolveStatus::diverged;
+      rep.message = "the device iterate is not finite";
+      dev.x.assign(dev.x.size(), 0.f);
+      rep.relres = 1;
+      break;
+    }
+  out.coeffs = std::move(dev.x);
+  return out;
+}
+
+const detail::Level& level_of(const std::vector<detail::Level>& levels, int level, bool needs_next) {
+  if (level < 0 || level >= static_cast<int>(levels.size()) - (needs_next ? 1 : 0))
+    fail("GPU multigrid: level " + std::to_string(level) + " of " + std::to_string(levels.size()));
+  return levels[static_cast<std::size_t>(level)];
+}
+
+}  // namespace
+
+MultigridResult mg_seed_f32(const Problem& problem, const SeedMultigrid& params, PhaseTimes& times) {
+  require_device(problem, "seed multigrid");
+  for (int v : {params.n, params.n0, params.n1, params.n2, params.m, params.m0, params.m1, params.m2, params.p})
+    if (v < 0) fail("GPU seed multigrid: parameters must be >= 0");
+  const std::vector<detail::Level> levels = detail::make_levels(problem, params.p, 0);
+  detail::SeedSchedule s;
+  s.n = params.n, s.n0 = params.n0, s.n1 = params.n1, s.n2 = params.n2;
+  s.m = params.m, s.m0 = params.m0, s.m1 = params.m1, s.m2 = params.m2;
+  return convert(detail::run_mg_seed(levels, s), levels, times);
+}
+
+MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times,
+                           const MgPcgOptions& options) {
+  require_device(problem, "MG-PCG");
+  const std::vector<detail::Level> levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
+  detail::VCycleSettings s;
+  s.degree = options.chebyshev_degree;
+  s.coarsest_tolerance = options.coarsest_tolerance;
+  return convert(detail::run_mg_pcg(levels, s, control.max_iterations, control.tolerance), levels, times);
+}
+
+std::vector<GridShape> multigrid_grids(const Problem& problem, int coarsenings) {
+  std::vector<GridShape> grids;
+  for (const auto& l : detail::make_levels(problem, coarsenings, 0)) grids.push_back(l.grid);
+  return grids;
+}
+
+std::vector<float> apply_level_operator(const Problem& problem, int coarsenings, int level, const std::vector<float>& p) {
+  require_device(problem, "multigrid level");
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  return detail::apply_level(level_of(levels, level, false), p);
+}
+
+std::vector<float> apply_level_transfer(const Problem& problem, int coarsenings, int level, const std::vector<float>& v,
+                                        bool prolongate) {
+  require_device(problem, "multigrid transfer");
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  return detail::apply_transfer(level_of(levels, level, true), v, prolongate);
+}
+
+std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale) {
+  return detail::level_axis_integrals(mode, n, length, scale);
+}
+
+}  // namespace splinebench::scattered::gpu

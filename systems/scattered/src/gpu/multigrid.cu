@@ -1,0 +1,530 @@
+// The GPU multigrid (multigrid_device.hpp): levels of matrix-free operators, the seed's
+// cascadic schedule and the V-cycle-preconditioned CG.
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "cuda_support.cuh"
+#include "multigrid_device.hpp"
+#include "multigrid_transfer.cuh"
+#include "operator_device.hpp"
+
+namespace splinebench::scattered::gpu::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double wall_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+__global__ void residual(long long n, const float* __restrict__ b, const float* __restrict__ ap, float* __restrict__ r) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) r[i] = b[i] - ap[i];
+}
+
+__global__ void update_xr(long long n, float alpha, const float* __restrict__ p, const float* __restrict__ ap, float* x,
+                          float* r) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    x[i] = fmaf(alpha, p[i], x[i]);
+    r[i] = fmaf(-alpha, ap[i], r[i]);
+  }
+}
+
+// p = z + beta p.
+__global__ void update_p(long long n, float beta, const float* __restrict__ z, float* p) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = fmaf(beta, p[i], z[i]);
+}
+
+__global__ void scale(long long n, const float* __restrict__ inv_diag, const float* __restrict__ r, float* z) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = inv_diag[i] * r[i];
+}
+
+// inv = 1 / d; counts the entries that are not positive (a node no sample or regulariser reaches).
+__global__ void invert(long long n, const float* __restrict__ d, float* inv, int* bad) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (d[i] > 0.f) inv[i] = 1.f / d[i];
+  else {
+    inv[i] = 0.f;
+    atomicAdd(bad, 1);  // an integer count: the same in any order
+  }
+}
+
+// First Chebyshev step: d = D^-1 (b - A x) / theta (A x = 0 when ap is null), x (=|+=) d.
+__global__ void chebyshev_first(long long n, float inv_theta, const float* __restrict__ b, const float* __restrict__ ap,
+                                const float* __restrict__ inv_diag, float* d, float* x, bool zero_x) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float res = ap ? b[i] - ap[i] : b[i];
+  const float di = inv_diag[i] * res * inv_theta;
+  d[i] = di;
+  x[i] = zero_x ? di : x[i] + di;
+}
+
+// Later steps: d = c1 d + c2 D^-1 (b - A x), x += d.
+__global__ void chebyshev_next(long long n, float c1, float c2, const float* __restrict__ b, const float* __restrict__ ap,
+                               const float* __restrict__ inv_diag, float* d, float* x) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float di = fmaf(c1, d[i], c2 * inv_diag[i] * (b[i] - ap[i]));
+  d[i] = di;
+  x[i] += di;
+}
+
+// Largest eigenvalue of the symmetric tridiagonal (diag a, off-diagonal e) by bisection on
+// Sturm counts, to the interval's round-off.
+double tridiagonal_max_eigenvalue(const std::vector<double>& a, const std::vector<double>& e) {
+  const std::size_t m = a.size();
+  double lo = 0, hi = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const double rad = (i > 0 ? std::abs(e[i - 1]) : 0) + (i + 1 < m ? std::abs(e[i]) : 0);
+    lo = i == 0 ? a[i] - rad : std::min(lo, a[i] - rad);
+    hi = i == 0 ? a[i] + rad : std::max(hi, a[i] + rad);
+  }
+  auto count_below = [&](double x) {  // eigenvalues < x
+    int count = 0;
+    double q = 1;
+    for (std::size_t i = 0; i < m; ++i) {
+      q = a[i] - x - (i > 0 ? e[i - 1] * e[i - 1] / q : 0);
+      if (q == 0) q = 1e-300;
+      if (q < 0) ++count;
+    }
+    return count;
+  };
+  for (int it = 0; it < 200 && hi - lo > 1e-12 * std::max(std::abs(lo), std::abs(hi)); ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (count_below(mid) == static_cast<int>(m)) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+// A solve that cannot go on: its status and why.
+struct Breakdown {
+  MgDeviceOutput::Status status;
+  std::string message;
+};
+
+struct DeviceLevel {
+  std::unique_ptr<MatrixFreeOperator> op;
+  std::unique_ptr<DeviceTransfer> transfer;  // to the next level (null on the coarsest)
+  long long n = 0;
+  DeviceBuffer<float> b, x, r, p, ap, d, inv_diag;
+  double lo = 0, hi = 0;  // the Chebyshev interval of D^-1 A
+};
+
+class Hierarchy {
+ public:
+  Hierarchy(const std::vector<Level>& levels, MgDeviceOutput& out) : out_(out) {
+    if (levels.empty()) fail("GPU multigrid: no levels");
+    for (std::size_t l = 0; l < levels.size(); ++l) {
+      const auto t0 = Clock::now();
+      auto owned = std::make_unique<DeviceLevel>();
+      DeviceLevel& lv = *owned;
+      lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
+      lv.n = lv.op->rows();
+      if (l == 0) {
+        out.upload_s = lv.op->upload_s;
+        out.sort_s = lv.op->sort_s;
+      }
+      if (l + 1 < levels.size()) lv.transfer = std::make_unique<DeviceTransfer>(levels[l].to_coarser);
+      const auto un = static_cast<std::size_t>(lv.n);
+      for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
+      levels_.push_back(std::move(owned));
+      if (l > 0) {
+        SCG_CUDA(cudaDeviceSynchronize());
+        out.setup_s += wall_since(t0);
+      }
+    }
+    out.level_iterations.assign(levels_.size(), 0);
+  }
+
+  int count() const { return static_cast<int>(levels_.size()); }
+  DeviceLevel& level(int l) { return *levels_[static_cast<std::size_t>(l)]; }
+  double dot(int l, const float* a, const float* b) { return dot_(level(l).n, a, b); }
+
+  // CG on level l from x (from zero when zero_start) for at most `iterations`, stopping
+  // early at ||r|| <= tolerance ||b|| (tolerance > 0). history (level 0): the recurrence
+  // relres against hist_norm per iteration. Returns the iterations run.
+  int cg(int l, const float* b, float* x, int iterations, double tolerance, bool zero_start,
+         std::vector<double>* history = nullptr, double hist_norm = 1) {
+    if (iterations <= 0) return 0;
+    DeviceLevel& lv = level(l);
+    const long long n = lv.n;
+    const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+    const double bn = std::sqrt(dot(l, b, b));
+    if (bn == 0) {  // as the CPU's CG: the solution of A x = 0
+      SCG_CUDA(cudaMemset(x, 0, bytes));
+      return 0;
+    }
+    if (zero_start) {
+      SCG_CUDA(cudaMemset(x, 0, bytes));
+      SCG_CUDA(cudaMemcpy(lv.r.get(), b, bytes, cudaMemcpyDeviceToDevice));
+    } else {
+      lv.op->apply(x, lv.ap.get());
+      residual<<<blocks_for(n), kThreads>>>(n, b, lv.ap.get(), lv.r.get());
+      SCG_LAUNCH("residual");
+    }
+    SCG_CUDA(cudaMemcpy(lv.p.get(), lv.r.get(), bytes, cudaMemcpyDeviceToDevice));
+    double rr = dot(l, lv.r.get(), lv.r.get());
+    int it = 0;
+    while (it < iterations) {
+      lv.op->apply(lv.p.get(), lv.ap.get());
+      const double pap = dot(l, lv.p.get(), lv.ap.get());
+      if (!(pap > 0)) {
+        if (rr == 0) break;  // solved exactly
+        std::ostringstream msg;
+        msg << "p.Ap = " << pap << " on level " << l << ": not positive definite in f32";
+        throw Breakdown{std::isfinite(pap) ? MgDeviceOutput::singular : MgDeviceOutput::diverged, msg.str()};
+      }
+      const double alpha = rr / pap;
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.get(), lv.ap.get(), x, lv.r.get());
+      SCG_LAUNCH("update_xr");
+      const double rr_next = dot(l, lv.r.get(), lv.r.get());
+      ++it;
+      ++out_.level_iterations[static_cast<std::size_t>(l)];
+      if (history) history->push_back(std::sqrt(rr_next) / hist_norm);
+      if (!std::isfinite(rr_next))
+        throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on level " + std::to_string(l)};
+      if (tolerance > 0 && std::sqrt(rr_next) <= tolerance * bn) break;
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rr_next / rr), lv.r.get(), lv.p.get());
+      SCG_LAUNCH("update_p");
+      rr = rr_next;
+    }
+    return it;
+  }
+
+  // ||b - A x|| / ||b|| on level 0 (f64 norms of the f32 residual).
+  double true_relres(const float* b, const float* x, double bnorm) {
+    DeviceLevel& lv = level(0);
+    lv.op->apply(x, lv.ap.get());
+    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.get(), lv.r.get());
+    SCG_LAUNCH("residual");
+    return std::sqrt(dot(0, lv.r.get(), lv.r.get())) / bnorm;
+  }
+
+  // D^-1 and the Chebyshev interval of every level but the coarsest.
+  void prepare_smoothing(const VCycleSettings& s) {
+    for (int l = 0; l + 1 < count(); ++l) {
+      const auto t0 = Clock::now();
+      DeviceLevel& lv = level(l);
+      const auto un = static_cast<std::size_t>(lv.n);
+      lv.d.resize(un);
+      lv.inv_diag.resize(un);
+      lv.op->diagonal(lv.d.get());
+      DeviceBuffer<int> bad(1);
+      SCG_CUDA(cudaMemset(bad.get(), 0, sizeof(int)));
+      invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.get(), lv.inv_diag.get(), bad.get());
+      SCG_LAUNCH("invert");
+      int nonpositive = 0;
+      bad.download(&nonpositive);
+      if (nonpositive > 0)
+        throw Breakdown{MgDeviceOutput::singular, std::to_string(nonpositive) + " non-positive diagonal entries on level " +
+                                                      std::to_string(l) + " (lambda = 0 with nodes no sample reaches)"};
+      const double lambda_hat = estimate_lambda_max(l, s.estimate_steps);
+      out_.lambda_hat.push_back(lambda_hat);
+      lv.hi = s.upper_factor * lambda_hat;
+      lv.lo = s.lower_fraction * lv.hi;
+      if (l > 0) out_.setup_s += wall_since(t0);
+    }
+  }
+
+  // z = V b on level l (z from zero).
+  void vcycle(int l, const float* b, float* z, const VCycleSettings& s) {
+    DeviceLevel& lv = level(l);
+    if (l + 1 == count()) {
+      cg(l, b, z, s.coarsest_max_iterations, s.coarsest_tolerance, true);
+      return;
+    }
+    smooth(l, b, z, s.degree, true);
+    lv.op->apply(z, lv.ap.get());
+    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.get(), lv.r.get());
+    SCG_LAUNCH("residual");
+    DeviceLevel& next = level(l + 1);
+    lv.transfer->restrict_to_coarse(lv.r.get(), next.b.get());
+    vcycle(l + 1, next.b.get(), next.x.get(), s);
+    lv.transfer->prolongate(next.x.get(), z, true);
+    smooth(l, b, z, s.degree, false);
+  }
+
+ private:
+  // `degree` Chebyshev steps on D^-1 A x = D^-1 b over [lo, hi] (Saad, Iterative Methods, alg. 12.1).
+  void smooth(int l, const float* b, float* x, int degree, bool zero_start) {
+    DeviceLevel& lv = level(l);
+    const long long n = lv.n;
+    const double theta = 0.5 * (lv.hi + lv.lo), delta = 0.5 * (lv.hi - lv.lo), sigma = theta / delta;
+    double rho = 1 / sigma;
+    if (!zero_start) lv.op->apply(x, lv.ap.get());
+    chebyshev_first<<<blocks_for(n), kThreads>>>(n, static_cast<float>(1 / theta), b, zero_start ? nullptr : lv.ap.get(),
+                                                 lv.inv_diag.get(), lv.d.get(), x, zero_start);
+    SCG_LAUNCH("chebyshev_first");
+    for (int k = 1; k < degree; ++k) {
+      lv.op->apply(x, lv.ap.get());
+      const double rho_next = 1 / (2 * sigma - rho);
+      chebyshev_next<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rho_next * rho),
+                                                  static_cast<float>(2 * rho_next / delta), b, lv.ap.get(),
+                                                  lv.inv_diag.get(), lv.d.get(), x);
+      SCG_LAUNCH("chebyshev_next");
+      rho = rho_next;
+    }
+  }
+
+  // The largest Ritz value of `steps` Jacobi-preconditioned CG steps (their Lanczos
+  // tridiagonal) from a seeded random right-hand side: <= lambda_max(D^-1 A), close to it.
+  double estimate_lambda_max(int l, int steps) {
+    DeviceLevel& lv = level(l);
+    const long long n = lv.n;
+    std::vector<float> start(static_cast<std::size_t>(n));
+    std::mt19937 rng(2024u + static_cast<unsigned>(l));
+    std::uniform_real_distribution<float> unit(-1.f, 1.f);
+    for (float& v : start) v = unit(rng);
+    DeviceBuffer<float> z(static_cast<std::size_t>(n));
+    lv.r.upload(start.data());
+    SCG_CUDA(cudaMemset(lv.x.get(), 0, static_cast<std::size_t>(n) * sizeof(float)));
+    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z.get());
+    SCG_LAUNCH("scale");
+    SCG_CUDA(cudaMemcpy(lv.p.get(), z.get(), static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice));
+    double rz = dot(l, lv.r.get(), z.get());
+    std::vector<double> alpha, beta;
+    for (int j = 0; j < steps; ++j) {
+      lv.op->apply(lv.p.get(), lv.ap.get());
+      const double pap = dot(l, lv.p.get(), lv.ap.get());
+      if (!(pap > 0) || !(rz > 0)) break;
+      alpha.push_back(rz / pap);
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha.back()), lv.p.get(), lv.ap.get(), lv.x.get(),
+                                             lv.r.get());
+      SCG_LAUNCH("update_xr");
+      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z.get());
+      SCG_LAUNCH("scale");
+      const double rz_next = dot(l, lv.r.get(), z.get());
+      beta.push_back(rz_next / rz);
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta.back()), z.get(), lv.p.get());
+      SCG_LAUNCH("update_p");
+      rz = rz_next;
+    }
+    if (alpha.empty())
+      throw Breakdown{MgDeviceOutput::singular, "the spectral estimate on level " + std::to_string(l) + " broke down"};
+    const std::size_t m = alpha.size();
+    std::vector<double> diag(m), off(m > 0 ? m - 1 : 0);
+    for (std::size_t j = 0; j < m; ++j) {
+      diag[j] = 1 / alpha[j] + (j > 0 ? beta[j - 1] / alpha[j - 1] : 0);
+      if (j + 1 < m) off[j] = std::sqrt(beta[j]) / alpha[j];
+    }
+    return tridiagonal_max_eigenvalue(diag, off);
+  }
+
+  MgDeviceOutput& out_;
+  std::vector<std::unique_ptr<DeviceLevel>> levels_;  // DeviceBuffer does not move
+  DotProduct dot_;
+};
+
+// The seed's schedule on level l (multigrid.hpp: mg_seed): x_l from b_l.
+struct SeedRun {
+  Hierarchy& h;
+  const SeedSchedule& s;
+  std::vector<double>& history;
+  double bnorm;
+  int fine_iterations = 0;
+
+  void cg(int l, int iterations, bool zero_start) {
+    DeviceLevel& lv = h.level(l);
+    const int done = h.cg(l, lv.b.get(), lv.x.get(), iterations, 0, zero_start, l == 0 ? &history : nullptr, bnorm);
+    if (l == 0) fine_iterations += done;
+  }
+
+  void solve(int l, bool error) {
+    const int n = error ? s.m : s.n, n0 = error ? s.m0 : s.n0, n1 = error ? s.m1 : s.n1, n2 = error ? s.m2 : s.n2;
+    DeviceLevel& lv = h.level(l);
+    const bool coarsest = l + 1 == h.count();
+    if (!coarsest) {
+      DeviceLevel& next = h.level(l + 1);
+      lv.transfer->restrict_to_coarse(lv.b.get(), next.b.get());
+      solve(l + 1, error);
+      lv.transfer->prolongate(next.x.get(), lv.x.get(), false);
+    } else {
+      SCG_CUDA(cudaMemset(lv.x.get(), 0, static_cast<std::size_t>(lv.n) * sizeof(float)));
+    }
+    cg(l, n0, coarsest);
+    if (coarsest) return;
+    for (int c = 0; c < n; ++c) {
+      cg(l, n1, false);
+      DeviceLevel& next = h.level(l + 1);
+      lv.op->apply(lv.x.get(), lv.ap.get());
+      residual<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.b.get(), lv.ap.get(), lv.r.get());
+      SCG_LAUNCH("residual");
+      lv.transfer->restrict_to_coarse(lv.r.get(), next.b.get());
+      solve(l + 1, true);
+      lv.transfer->prolongate(next.x.get(), lv.x.get(), true);
+      cg(l, n2, false);
+    }
+  }
+};
+
+void finish(Hierarchy& h, const float* b, const float* x, double bnorm, MgDeviceOutput& out) {
+  out.true_relres = h.true_relres(b, x, bnorm);
+  const auto t0 = Clock::now();
+  out.x.resize(static_cast<std::size_t>(h.level(0).n));
+  SCG_CUDA(cudaMemcpy(out.x.data(), x, out.x.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  out.readback_s = wall_since(t0);
+}
+
+}  // namespace
+
+MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule& schedule) {
+  MgDeviceOutput out;
+  Hierarchy h(levels, out);
+  DeviceLevel& fine = h.level(0);
+  DeviceEvent rhs_start, rhs_done;
+  rhs_start.record();
+  const double bnorm = fine.op->rhs(fine.b.get());
+  rhs_done.record();
+  out.rhs_s = rhs_done.seconds_since(rhs_start);
+  if (bnorm == 0) {
+    out.x.assign(static_cast<std::size_t>(fine.n), 0.f);
+    out.status = MgDeviceOutput::converged;
+    return out;
+  }
+  SeedRun run{h, schedule, out.history, bnorm};
+  DeviceEvent start, stop;
+  start.record();
+  try {
+    run.solve(0, false);
+    out.message = "fixed schedule of " + std::to_string(run.fine_iterations) + " fine-level iterations";
+  } catch (const Breakdown& b) {
+    out.status = b.status;
+    out.message = b.message;
+  }
+  stop.record();
+  out.solve_s = stop.seconds_since(start);
+  out.iterations = run.fine_iterations;
+  finish(h, fine.b.get(), fine.x.get(), bnorm, out);
+  return out;
+}
+
+MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings& settings, int max_iterations,
+                          double tolerance) {
+  if (settings.degree < 1 || !(settings.lower_fraction > 0 && settings.lower_fraction < 1) ||
+      !(settings.upper_factor >= 1) || settings.estimate_steps < 1)
+    fail("GPU MG-PCG: Chebyshev degree >= 1, 0 < lower fraction < 1, upper factor >= 1, estimate steps >= 1");
+  MgDeviceOutput out;
+  Hierarchy h(levels, out);
+  DeviceLevel& fine = h.level(0);
+  const long long n = fine.n;
+  const auto un = static_cast<std::size_t>(n);
+  DeviceEvent rhs_start, rhs_done;
+  rhs_start.record();
+  const double bnorm = fine.op->rhs(fine.b.get());
+  rhs_done.record();
+  out.rhs_s = rhs_done.seconds_since(rhs_start);
+  DeviceBuffer<float> x(un), r(un), z(un), p(un), ap(un);
+  SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
+  if (bnorm == 0) {
+    out.x.assign(un, 0.f);
+    out.status = MgDeviceOutput::converged;
+    return out;
+  }
+  const auto t_setup = Clock::now();
+  try {
+    h.prepare_smoothing(settings);
+  } catch (const Breakdown& b) {
+    out.status = b.status;
+    out.message = b.message;
+    out.x.assign(un, 0.f);
+    out.true_relres = 1;
+    return out;
+  }
+  SCG_CUDA(cudaDeviceSynchronize());
+  out.setup_s = wall_since(t_setup) + out.setup_s;
+
+  DeviceEvent start, stop;
+  start.record();
+  constexpr int kMaxReplacements = 5;
+  int replacements = 0;
+  try {
+    SCG_CUDA(cudaMemcpy(r.get(), fine.b.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+    h.vcycle(0, r.get(), z.get(), settings);
+    SCG_CUDA(cudaMemcpy(p.get(), z.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+    double rz = h.dot(0, r.get(), z.get());
+    for (int it = 1; it <= max_iterations; ++it) {
+      fine.op->apply(p.get(), ap.get());
+      const double pap = h.dot(0, p.get(), ap.get());
+      if (!(pap > 0) || !(rz > 0)) {
+        std::ostringstream msg;
+        msg << "p.Ap = " << pap << ", r.z = " << rz << " at iteration " << it << ": not positive definite in f32";
+        throw Breakdown{MgDeviceOutput::singular, msg.str()};
+      }
+      const double alpha = rz / pap;
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p.get(), ap.get(), x.get(), r.get());
+      SCG_LAUNCH("update_xr");
+      double rel = std::sqrt(h.dot(0, r.get(), r.get())) / bnorm;
+      out.iterations = it;
+      out.history.push_back(rel);
+      if (!std::isfinite(rel)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual at iteration " + std::to_string(it)};
+      if (tolerance > 0 && rel <= tolerance) {
+        // The recurrence residual drifts from b - A x; accept only the true one.
+        rel = h.true_relres(fine.b.get(), x.get(), bnorm);
+        if (rel <= tolerance) {
+          out.status = MgDeviceOutput::converged;
+          break;
+        }
+        if (++replacements > kMaxReplacements) {
+          out.message = "stagnated: the true residual stays above the tolerance after residual replacement";
+          break;
+        }
+        SCG_CUDA(cudaMemcpy(r.get(), fine.r.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+        h.vcycle(0, r.get(), z.get(), settings);
+        rz = h.dot(0, r.get(), z.get());
+        SCG_CUDA(cudaMemcpy(p.get(), z.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+        continue;
+      }
+      h.vcycle(0, r.get(), z.get(), settings);
+      // Flexible (Polak-Ribiere) beta = z.(r_new - r_old) / rz_old = -alpha z.Ap / rz_old.
+      const double rz_next = h.dot(0, r.get(), z.get());
+      const double beta = -alpha * h.dot(0, z.get(), ap.get()) / rz;
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta), z.get(), p.get());
+      SCG_LAUNCH("update_p");
+      rz = rz_next;
+    }
+  } catch (const Breakdown& b) {
+    out.status = b.status;
+    out.message = b.message;
+  }
+  stop.record();
+  out.solve_s = stop.seconds_since(start);
+  finish(h, fine.b.get(), x.get(), bnorm, out);
+  return out;
+}
+
+std::vector<float> apply_level(const Level& level, const std::vector<float>& p) {
+  MatrixFreeOperator op(level.layout, level.samples);
+  const auto n = static_cast<std::size_t>(op.rows());
+  if (p.size() != n) fail("apply_level: p has " + std::to_string(p.size()) + " values for " + std::to_string(n) + " rows");
+  DeviceBuffer<float> d_p(n), d_ap(n);
+  d_p.upload(p.data());
+  SCG_CUDA(cudaMemset(d_ap.get(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
+  op.apply(d_p.get(), d_ap.get());
+  std::vector<float> out(n);
+  d_ap.download(out.data());
+  return out;
+}
+
+std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v, bool prolongate) {
+  DeviceTransfer t(fine.to_coarser);
+  const auto n_in = static_cast<std::size_t>(prolongate ? t.coarse_rows() : t.fine_rows());
+  const auto n_out = static_cast<std::size_t>(prolongate ? t.fine_rows() : t.coarse_rows());
+  if (v.size() != n_in) fail("apply_transfer: " + std::to_string(v.size()) + " values for " + std::to_string(n_in));
+  DeviceBuffer<float> in(n_in), out(n_out);
+  in.upload(v.data());
+  SCG_CUDA(cudaMemset(out.get(), 0xFF, n_out * sizeof(float)));
+  if (prolongate) t.prolongate(in.get(), out.get(), false);
+  else t.restrict_to_coarse(in.get(), out.get());
+  std::vector<float> host(n_out);
+  out.download(host.data());
+  return host;
+}
+
+}  // namespace splinebench::scattered::gpu::detail

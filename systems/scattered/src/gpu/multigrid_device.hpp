@@ -1,0 +1,60 @@
+// The device side of the GPU multigrid on plain arrays (gpu_multigrid.cpp wraps it):
+// a hierarchy of matrix-free operators (multigrid_levels.hpp) with P and P^T between
+// them, the seed's cascadic schedule with CG on every level, and CG preconditioned by a
+// symmetric V-cycle. f32 vectors, every dot product in f64 in a fixed order (the solves
+// repeat bit for bit).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "multigrid_levels.hpp"
+
+namespace splinebench::scattered::gpu::detail {
+
+// SeedMultigrid without Eigen (multigrid.hpp): (N, N0, N1, N2) on the fine level,
+// (M, M0, M1, M2) for the error systems.
+struct SeedSchedule {
+  int n = 3, n0 = 10, n1 = 10, n2 = 10;
+  int m = 2, m0 = 10, m1 = 5, m2 = 10;
+};
+
+// V-cycle smoothing: `degree` steps of Chebyshev iteration on D^-1 A over
+// [lower_fraction, 1] * upper_factor * lambda_hat, lambda_hat the largest Ritz value of
+// `estimate_steps` Jacobi-preconditioned CG (Lanczos) steps from a seeded random start:
+// a polynomial in D^-1 A, so pre- and post-smoothing alike keep the cycle symmetric.
+// The coarsest level is solved by CG to `coarsest_tolerance` (at most
+// `coarsest_max_iterations`); the outer CG uses the flexible (Polak-Ribiere) beta so that
+// this inexact solve cannot break it.
+struct VCycleSettings {
+  int degree = 3;
+  double lower_fraction = 0.1;
+  double upper_factor = 1.1;
+  int estimate_steps = 10;
+  double coarsest_tolerance = 1e-3;
+  int coarsest_max_iterations = 500;
+};
+
+struct MgDeviceOutput {
+  std::vector<float> x;
+  std::vector<double> history;  // fine-level relres of the recurrence residual per fine CG / PCG iteration
+  int iterations = 0;           // fine-level CG iterations (seed) or PCG iterations
+  std::vector<long long> level_iterations;  // CG iterations run on each level, all calls together
+  enum Status { converged, max_iterations, diverged, singular } status = max_iterations;
+  std::string message;
+  double true_relres = 0;  // ||b - A x|| / ||b||: A x by the f32 operator, the norms in f64
+  std::vector<double> lambda_hat;  // per level, the Ritz estimate of lambda_max(D^-1 A) (PCG)
+  // Wall seconds of the host-side steps, CUDA events for the device ones.
+  double upload_s = 0, sort_s = 0, rhs_s = 0, setup_s = 0, solve_s = 0, readback_s = 0;
+};
+
+MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule& schedule);
+MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings& settings, int max_iterations,
+                          double tolerance);
+
+// For tests: a level's operator applied to p, and P (prolongate) or P^T between `fine`
+// and the next level.
+std::vector<float> apply_level(const Level& level, const std::vector<float>& p);
+std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v, bool prolongate);
+
+}  // namespace splinebench::scattered::gpu::detail

@@ -1,0 +1,100 @@
+#include "multigrid_levels.hpp"
+
+#include <cmath>
+
+#include "splinebench/error.hpp"
+#include "splinebench/scattered/basis.hpp"
+#include "splinebench/scattered/multigrid.hpp"
+
+namespace splinebench::scattered::gpu::detail {
+
+namespace {
+
+// 4-point Gauss-Legendre on [0, 1] (as thin_plate.cpp).
+constexpr double kGaussNode[4] = {0.5 - 0.4305681557970262876, 0.5 - 0.1699905217924281324,
+                                  0.5 + 0.1699905217924281324, 0.5 + 0.4305681557970262876};
+constexpr double kGaussWeight[4] = {0.1739274225687269287, 0.3260725774312730713, 0.3260725774312730713,
+                                    0.1739274225687269287};
+
+AxisTransfer make_transfer(Mode mode, int n) {
+  GridShape coarse;
+  const SparseMatrix p = prolongation(GridShape::make({n}), mode, coarse);
+  AxisTransfer t;
+  t.fine = n;
+  t.coarse = static_cast<int>(coarse.points());
+  const SparseMatrix pt = SparseMatrix(p.transpose());
+  auto csr = [](const SparseMatrix& m, std::vector<int>& offset, std::vector<int>& index, std::vector<float>& weight) {
+    offset.assign(m.outerIndexPtr(), m.outerIndexPtr() + m.rows() + 1);
+    index.assign(m.innerIndexPtr(), m.innerIndexPtr() + m.nonZeros());
+    weight.assign(m.valuePtr(), m.valuePtr() + m.nonZeros());
+  };
+  csr(p, t.p_offset, t.p_index, t.p_weight);
+  csr(pt, t.r_offset, t.r_index, t.r_weight);
+  return t;
+}
+
+}  // namespace
+
+std::array<std::vector<double>, 3> level_axis_integrals(Mode mode, int n, double length, double scale) {
+  const AxisPattern pattern = AxisPattern::make(mode, n);
+  std::array<std::vector<double>, 3> table;
+  for (int p = 0; p < 3; ++p) {
+    auto& t = table[p];
+    t.assign(pattern.node.size(), 0.0);
+    const double factor = std::pow(scale, 1 - 2 * p);
+    for (int cell = 0; cell < length; ++cell) {
+      const double width = std::min(1.0, length - cell);
+      for (int g = 0; g < 4; ++g) {
+        const AxisTaps taps = axis_taps(mode, n, cell + width * kGaussNode[g], p);
+        for (int a = 0; a < taps.count; ++a)
+          for (int b = 0; b < taps.count; ++b)
+            t[pattern.offset[taps.node[a]] + pattern.position(taps.node[a], taps.node[b])] +=
+                factor * width * kGaussWeight[g] * taps.weight[a] * taps.weight[b];
+      }
+    }
+  }
+  return table;
+}
+
+std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int64_t coarsest_max_unknowns) {
+  std::vector<Level> levels(1);
+  levels[0].grid = problem.grid;
+  levels[0].layout = make_grid_layout(problem.grid, problem.mode, problem.lambda);
+  levels[0].samples = make_sample_arrays(problem);
+  const int pad = 3 - problem.grid.dims;
+  for (int l = 0;; ++l) {
+    Level& fine = levels.back();
+    if (coarsenings >= 0 ? l == coarsenings : fine.grid.points() <= coarsest_max_unknowns) break;
+    std::vector<std::int64_t> extents;
+    bool halved = false;
+    for (int a = pad; a < 3; ++a) {
+      fine.to_coarser[a] = make_transfer(problem.mode, fine.layout.axis[a].n);
+      extents.push_back(fine.to_coarser[a].coarse);
+      halved = halved || !fine.to_coarser[a].identity();
+    }
+    if (!halved) {
+      if (coarsenings >= 0)
+        fail("GPU multigrid: grid " + problem.grid.to_string() + " cannot be coarsened " +
+             std::to_string(coarsenings) + " times (every axis needs >= 5 nodes to halve)");
+      break;
+    }
+    Level coarse;
+    coarse.grid = GridShape::make(extents);
+    coarse.layout = make_grid_layout(coarse.grid, problem.mode, problem.lambda);
+    coarse.scale = fine.scale;
+    coarse.samples.value = fine.samples.value;
+    for (int a = 0; a < 3; ++a) {
+      if (a >= pad && !fine.to_coarser[a].identity()) coarse.scale[a] *= 2;
+      coarse.samples.coord[a] = levels[0].samples.coord[a];
+      for (double& x : coarse.samples.coord[a]) x /= coarse.scale[a];
+      if (a >= pad)
+        coarse.layout.axis[a].integral =
+            level_axis_integrals(problem.mode, coarse.layout.axis[a].n,
+                                 (static_cast<double>(levels[0].layout.axis[a].n) - 1) / coarse.scale[a], coarse.scale[a]);
+    }
+    levels.push_back(std::move(coarse));
+  }
+  return levels;
+}
+
+}  // namespace splinebench::scattered::gpu::detail
