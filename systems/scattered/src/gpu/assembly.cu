@@ -6,8 +6,8 @@
 //   changes from run to run, so the result does in its last bits.
 // gather (deterministic): samples sorted by cell; one thread per matrix entry (k, k') sums,
 //   over the cells in touch(k) ∩ touch(k') in ascending order and each cell's samples in
-//   sorted order, the products of the two nodes' weights; one thread per row sums F^T f the
-//   same way. Every run gives the same bits.
+//   sorted order, the products of the two nodes' weights; one thread per row sums F^T f
+//   (operator_gather.cuh). Every run gives the same bits.
 // Both add lambda R from the per-axis integral tables, entry by entry, as the CPU does.
 #include <cub/device/device_scan.cuh>
 
@@ -17,6 +17,7 @@
 
 #include "device_assembly.hpp"
 #include "device_grid.cuh"
+#include "operator_gather.cuh"
 
 namespace splinebench::scattered::gpu::detail {
 
@@ -115,27 +116,13 @@ __global__ void entries(long long rows, int max_row, GridView g, const int* __re
   value[at] = s + thin_plate_entry(g, en);
 }
 
-__global__ void rhs_gather(long long rows, GridView g, const double* x0, const double* x1, const double* x2,
-                           const double* __restrict__ f, const int* __restrict__ cell_start, double* rhs) {
+__global__ void rhs_gather(long long rows, GridView g, RhsPolicy policy, const int* __restrict__ cell_start,
+                           double* rhs) {
   const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (row >= rows) return;
   int k[3];
   g.unflat(row, k);
-  const double* x[3] = {x0, x1, x2};
-  const AxisView* ax = g.axis;
-  double s = 0;
-  for (int i0 = ax[0].touch_offset[k[0]]; i0 < ax[0].touch_offset[k[0] + 1]; ++i0)
-    for (int i1 = ax[1].touch_offset[k[1]]; i1 < ax[1].touch_offset[k[1] + 1]; ++i1)
-      for (int i2 = ax[2].touch_offset[k[2]]; i2 < ax[2].touch_offset[k[2] + 1]; ++i2) {
-        const int c[3] = {ax[0].touch_cell[i0], ax[1].touch_cell[i1], ax[2].touch_cell[i2]};
-        const long long cell = g.flat(c[0], c[1], c[2]);
-        for (int smp = cell_start[cell]; smp < cell_start[cell + 1]; ++smp) {
-          double w = 1;
-          for (int a = 0; a < 3; ++a) w *= node_weight(ax[a], c[a], x[a][smp] - c[a], k[a]);
-          s += w * f[smp];
-        }
-      }
-  rhs[row] = s;
+  rhs[row] = gather_node<double>(g, cell_start, k[0], k[1], k[2], policy);
 }
 
 // One thread per sample: the seed's shooting.
@@ -177,10 +164,13 @@ double wall_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-void gather_rhs(const DeviceGrid& grid, const DeviceSamples& s, double* rhs) {
+void gather_rhs(const DeviceGrid& grid, const DeviceSamples& s, double* rhs, cudaStream_t stream) {
   const long long rows = grid.layout().rows;
-  rhs_gather<<<blocks_for(rows), kThreads>>>(rows, grid.view(), s.coord[0].get(), s.coord[1].get(), s.coord[2].get(),
-                                             s.value.get(), s.cell_start.get(), rhs);
+  RhsPolicy policy;
+  for (int a = 0; a < 3; ++a) policy.x[a] = s.coord[a].get();
+  policy.cell = s.cell.get();
+  policy.value = s.value.get();
+  rhs_gather<<<blocks_for(rows), kThreads, 0, stream>>>(rows, grid.view(), policy, s.cell_start.get(), rhs);
   SCG_LAUNCH("rhs_gather");
 }
 

@@ -68,6 +68,9 @@ DeviceGrid::DeviceGrid(const GridLayout& layout) : layout_(layout) {
     upload_vector(d.node, ax.node);
     upload_vector(d.touch_offset, ax.touch_offset);
     upload_vector(d.touch_cell, ax.touch_cell);
+    upload_vector(d.touch_mask, ax.touch_mask);
+    upload_vector(d.plain, ax.plain);
+    upload_vector(d.stencil_f32, std::vector<float>(ax.stencil.begin(), ax.stencil.end()));
     AxisView& v = view_.axis[a];
     v.n = ax.n;
     v.mode = ax.mode;
@@ -75,6 +78,9 @@ DeviceGrid::DeviceGrid(const GridLayout& layout) : layout_(layout) {
     v.node = d.node.get();
     v.touch_offset = d.touch_offset.get();
     v.touch_cell = d.touch_cell.get();
+    v.touch_mask = d.touch_mask.get();
+    v.plain = d.plain.get();
+    v.stencil_f32 = d.stencil_f32.get();
     for (int p = 0; p < 3; ++p) {
       upload_vector(d.integral[p], ax.integral[p]);
       const std::vector<float> f32(ax.integral[p].begin(), ax.integral[p].end());

@@ -17,6 +17,9 @@ struct AxisView {
   const int* node;
   const int* touch_offset;
   const int* touch_cell;
+  const int* touch_mask;     // grid_layout.hpp
+  const int* plain;          // grid_layout.hpp
+  const float* stencil_f32;  // grid_layout.hpp, rounded to f32
   const double* integral[3];
   const float* integral_f32[3];
 };
@@ -110,7 +113,8 @@ class DeviceGrid {
 
  private:
   struct Axis {
-    DeviceBuffer<int> offset, node, touch_offset, touch_cell;
+    DeviceBuffer<int> offset, node, touch_offset, touch_cell, touch_mask, plain;
+    DeviceBuffer<float> stencil_f32;
     DeviceBuffer<double> integral[3];
     DeviceBuffer<float> integral_f32[3];
   };
@@ -141,7 +145,7 @@ struct DeviceSamplesUnsorted {
 void upload(const SampleArrays& samples, DeviceSamplesUnsorted& out);
 
 // F^T f in f64, one thread per node over the sorted samples of the cells that reach it
-// (fixed order: bitwise repeatable). assembly.cu.
-void gather_rhs(const DeviceGrid& grid, const DeviceSamples& samples, double* rhs);
+// (fixed order: bitwise repeatable; operator_gather.cuh). assembly.cu.
+void gather_rhs(const DeviceGrid& grid, const DeviceSamples& samples, double* rhs, cudaStream_t stream = nullptr);
 
 }  // namespace splinebench::scattered::gpu::detail

@@ -9,6 +9,13 @@
 namespace splinebench::scattered::gpu::detail {
 
 std::vector<float> apply_operator(const GridLayout& layout, const SampleArrays& samples, const std::vector<float>& p);
+std::vector<float> operator_diagonal(const GridLayout& layout, const SampleArrays& samples);
+
+struct KernelSeconds {
+  const char* name;
+  double seconds;
+};
+std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const SampleArrays& samples, int repeats);
 
 struct OperatorCgOutput {
   std::vector<float> x;

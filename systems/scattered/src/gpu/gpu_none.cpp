@@ -28,11 +28,15 @@ NormalEquations assemble_on_device(const Problem&, AssemblyMethod, PhaseTimes&) 
 
 namespace splinebench::scattered::gpu {
 
-double matrix_free_cg_bytes_per_iteration(std::int64_t nodes, std::int64_t samples) {
-  return 4.0 * (16.0 * static_cast<double>(nodes) + 9.0 * static_cast<double>(samples));
+std::vector<float> apply_matrix_free(const Problem&, const std::vector<float>&) {
+  throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
 }
 
-std::vector<float> apply_matrix_free(const Problem&, const std::vector<float>&) {
+std::vector<float> matrix_free_diagonal(const Problem&) {
+  throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
+}
+
+std::vector<KernelTime> profile_matrix_free(const Problem&, int) {
   throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
 }
 

@@ -8,10 +8,6 @@
 
 namespace splinebench::scattered::gpu {
 
-double matrix_free_cg_bytes_per_iteration(std::int64_t nodes, std::int64_t samples) {
-  return 4.0 * (16.0 * static_cast<double>(nodes) + 9.0 * static_cast<double>(samples));
-}
-
 namespace {
 void require_device(const Problem& problem) {
   if (const std::string why = device_unavailable_reason(); !why.empty())
@@ -26,6 +22,34 @@ std::vector<float> apply_matrix_free(const Problem& problem, const std::vector<f
     fail("apply_matrix_free: p has " + std::to_string(p.size()) + " values for " + problem.grid.to_string());
   return detail::apply_operator(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
                                 detail::make_sample_arrays(problem), p);
+}
+
+std::vector<float> matrix_free_diagonal(const Problem& problem) {
+  require_device(problem);
+  return detail::operator_diagonal(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
+                                   detail::make_sample_arrays(problem));
+}
+
+std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats) {
+  require_device(problem);
+  if (repeats < 1) fail("profile_matrix_free: repeats must be >= 1, got " + std::to_string(repeats));
+  const auto n = static_cast<double>(problem.grid.points());
+  const auto s = static_cast<double>(problem.samples());
+  // The bytes each kernel must move (gpu_operator.hpp); 0: one-off, not part of the bound.
+  const auto bytes_of = [&](const std::string& name) {
+    if (name == "sample_values") return 4 * n + 20 * s;
+    if (name == "apply_rows") return 12 * n + 20 * s;
+    if (name == "update_xr") return 24 * n;
+    if (name == "update_p") return 12 * n;
+    if (name == "dot") return 8 * n;
+    return 0.0;
+  };
+  std::vector<KernelTime> out;
+  for (const detail::KernelSeconds& k :
+       detail::profile_operator(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
+                                detail::make_sample_arrays(problem), repeats))
+    out.push_back({k.name, k.seconds, bytes_of(k.name)});
+  return out;
 }
 
 MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times) {

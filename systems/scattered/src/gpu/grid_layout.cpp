@@ -25,17 +25,42 @@ AxisLayout make_axis(Mode mode, int n, bool padding) {
     const AxisIntegrals integrals = AxisIntegrals::make(mode, pattern);
     ax.integral = integrals.table;
   }
-  std::vector<std::vector<int>> touch(static_cast<std::size_t>(n));
+  if (ax.integral[0].size() != ax.node.size()) fail("scattered GPU: integral tables not aligned with the pattern");
+  std::vector<std::vector<int>> touch(static_cast<std::size_t>(n)), mask(static_cast<std::size_t>(n));
   for (int c = 0; c < n; ++c)
     for (int t = 0; t < 4; ++t) {
       const auto k = static_cast<std::size_t>(bspline::fold_index(ax.mode, c + t - 1, n));
-      if (touch[k].empty() || touch[k].back() != c) touch[k].push_back(c);
+      if (touch[k].empty() || touch[k].back() != c) {
+        touch[k].push_back(c);
+        mask[k].push_back(0);
+      }
+      mask[k].back() |= 1 << t;
     }
   ax.touch_offset.assign(1, 0);
-  for (const auto& cells : touch) {
+  ax.plain.assign(static_cast<std::size_t>(n), 1);
+  for (int k = 0; k < n; ++k) {
+    const auto& cells = touch[static_cast<std::size_t>(k)];
+    const auto& bits = mask[static_cast<std::size_t>(k)];
     ax.touch_cell.insert(ax.touch_cell.end(), cells.begin(), cells.end());
+    ax.touch_mask.insert(ax.touch_mask.end(), bits.begin(), bits.end());
     ax.touch_offset.push_back(static_cast<int>(ax.touch_cell.size()));
+    if (n == 1) continue;
+    const int lo = std::max(0, k - 2), hi = std::min(n - 1, k + 1);
+    bool plain = static_cast<int>(cells.size()) == hi - lo + 1;
+    for (std::size_t i = 0; plain && i < cells.size(); ++i)
+      plain = cells[i] == lo + static_cast<int>(i) && bits[i] == 1 << (k - cells[i] + 1);
+    ax.plain[static_cast<std::size_t>(k)] = plain ? 1 : 0;
   }
+  ax.stencil.assign(static_cast<std::size_t>(n) * 21, 0.0);
+  for (int k = 0; k < n; ++k)
+    for (int j = ax.offset[k]; j < ax.offset[k + 1]; ++j) {
+      int d = -3;
+      while (d <= 3 && bspline::fold_index(ax.mode, k + d, n) != ax.node[j]) ++d;
+      if (d > 3) fail("scattered GPU: node " + std::to_string(ax.node[j]) + " couples to " + std::to_string(k) +
+                      " but is no fold(k + d), |d| <= 3 (a bug in the axis pattern)");
+      for (int q = 0; q < 3; ++q)
+        ax.stencil[static_cast<std::size_t>((k * 3 + q) * 7 + d + 3)] += ax.integral[q][static_cast<std::size_t>(j)];
+    }
   return ax;
 }
 

@@ -24,7 +24,16 @@ struct AxisLayout {
   std::vector<int> node;
   std::vector<int> touch_offset;         // n + 1
   std::vector<int> touch_cell;           // ascending
+  std::vector<int> touch_mask;           // aligned with touch_cell: bit t set when tap t of the cell folds onto k
   std::array<std::vector<double>, 3> integral;  // T_0, T_1, T_2 aligned with node
+  // The matrix-free operator's views of the same data:
+  //   plain[k]: node k's touch cells are exactly [k-2, k+1] within [0, n-1], cell c through
+  //     tap k - c + 1 alone (no folded image of k reaches the line), or n == 1.
+  //   stencil[(k * 3 + q) * 7 + (d + 3)]: T_q as a 7-tap stencil on p[fold(k + d)], |d| <= 3;
+  //     an entry coupling k to k' sits on the first d with fold(k + d) == k' (zero on the
+  //     rest), so sum_d stencil * p[fold(k + d)] is row k of T_q exactly.
+  std::vector<int> plain;
+  std::vector<double> stencil;
 };
 
 inline constexpr int kMaxTerms = 6;  // |alpha| = 2 in 3-D

@@ -1,92 +1,17 @@
 // The matrix-free operator A p = F^T (F p) + lambda R p and CG on it (gpu_operator.hpp).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 
 #include "device_grid.cuh"
 #include "device_operator.hpp"
+#include "operator_device.hpp"
+#include "operator_kernels.cuh"
 
 namespace splinebench::scattered::gpu::detail {
 
 namespace {
-
-// Per sorted sample, its fraction on each axis in f32 (x - cell, exact in f64, rounded once).
-__global__ void fractions(long long count, GridView g, const double* x0, const double* x1, const double* x2,
-                          const int* __restrict__ cell, float* f0, float* f1, float* f2) {
-  const long long s = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s >= count) return;
-  int c[3];
-  g.unflat(cell[s], c);
-  f0[s] = static_cast<float>(x0[s] - c[0]);
-  f1[s] = static_cast<float>(x1[s] - c[1]);
-  f2[s] = static_cast<float>(x2[s] - c[2]);
-}
-
-struct SampleView {
-  long long count;
-  const int* cell;
-  const int* cell_start;
-  const float* frac[3];
-};
-
-// y_s = (F p)_s.
-__global__ void sample_values(SampleView sv, GridView g, const float* __restrict__ p, float* __restrict__ y) {
-  const long long s = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (s >= sv.count) return;
-  int c[3];
-  g.unflat(sv.cell[s], c);
-  Taps<float> taps[3];
-  for (int a = 0; a < 3; ++a) taps[a] = axis_taps(g.axis[a], c[a], sv.frac[a][s]);
-  float sum = 0.f;
-  for (int t0 = 0; t0 < taps[0].count; ++t0)
-    for (int t1 = 0; t1 < taps[1].count; ++t1) {
-      const float w01 = taps[0].weight[t0] * taps[1].weight[t1];
-      const long long base = g.flat(taps[0].node[t0], taps[1].node[t1], 0);
-      for (int t2 = 0; t2 < taps[2].count; ++t2) sum = fmaf(w01 * taps[2].weight[t2], p[base + taps[2].node[t2]], sum);
-    }
-  y[s] = sum;
-}
-
-// (A p)_k = (F^T y)_k + lambda (R p)_k.
-__global__ void apply_rows(long long rows, SampleView sv, GridView g, bool with_r, const float* __restrict__ y,
-                           const float* __restrict__ p, float* __restrict__ ap) {
-  const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (row >= rows) return;
-  int k[3];
-  g.unflat(row, k);
-  const AxisView* ax = g.axis;
-  float acc = 0.f;
-  for (int i0 = ax[0].touch_offset[k[0]]; i0 < ax[0].touch_offset[k[0] + 1]; ++i0)
-    for (int i1 = ax[1].touch_offset[k[1]]; i1 < ax[1].touch_offset[k[1] + 1]; ++i1)
-      for (int i2 = ax[2].touch_offset[k[2]]; i2 < ax[2].touch_offset[k[2] + 1]; ++i2) {
-        const int c[3] = {ax[0].touch_cell[i0], ax[1].touch_cell[i1], ax[2].touch_cell[i2]};
-        const long long cell = g.flat(c[0], c[1], c[2]);
-        for (int s = sv.cell_start[cell]; s < sv.cell_start[cell + 1]; ++s) {
-          float w = 1.f;
-          for (int a = 0; a < 3; ++a) w *= node_weight(ax[a], c[a], sv.frac[a][s], k[a]);
-          acc = fmaf(w, y[s], acc);
-        }
-      }
-  if (with_r) {
-    float r = 0.f;
-    for (int j0 = ax[0].offset[k[0]]; j0 < ax[0].offset[k[0] + 1]; ++j0)
-      for (int j1 = ax[1].offset[k[1]]; j1 < ax[1].offset[k[1] + 1]; ++j1) {
-        const long long base = g.flat(ax[0].node[j0], ax[1].node[j1], 0);
-        float part[3] = {0.f, 0.f, 0.f};  // sum over j2 of T_q[j2] p, q = 0, 1, 2
-        for (int j2 = ax[2].offset[k[2]]; j2 < ax[2].offset[k[2] + 1]; ++j2) {
-          const float pv = p[base + ax[2].node[j2]];
-          for (int q = 0; q < 3; ++q) part[q] = fmaf(ax[2].integral_f32[q][j2], pv, part[q]);
-        }
-        for (int t = 0; t < g.terms; ++t) {
-          const float outer = g.term_weight_f32[t] * ax[0].integral_f32[g.term_order[t][0]][j0] *
-                              ax[1].integral_f32[g.term_order[t][1]][j1];
-          r = fmaf(outer, part[g.term_order[t][2]], r);
-        }
-      }
-    acc += r;
-  }
-  ap[row] = acc;
-}
 
 __global__ void to_f32(long long n, const double* in, float* out) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -117,58 +42,103 @@ double wall_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The operator's device state: the grid, the sorted samples and their f32 fractions.
-class Operator {
- public:
-  Operator(const GridLayout& layout, const SampleArrays& samples) : grid_(layout) {
-    const auto t0 = std::chrono::steady_clock::now();
-    upload_and_sort(grid_, samples, sorted_);
-    upload_s = wall_since(t0) - sorted_.sort_s;
-    sort_s = sorted_.sort_s;
-    const long long n = sorted_.count;
-    for (auto& f : frac_) f.resize(static_cast<std::size_t>(n));
-    y_.resize(static_cast<std::size_t>(n));
-    fractions<<<blocks_for(n), kThreads>>>(n, grid_.view(), sorted_.coord[0].get(), sorted_.coord[1].get(),
-                                           sorted_.coord[2].get(), sorted_.cell.get(), frac_[0].get(), frac_[1].get(),
-                                           frac_[2].get());
-    SCG_LAUNCH("fractions");
-    view_ = {n, sorted_.cell.get(), sorted_.cell_start.get(), {frac_[0].get(), frac_[1].get(), frac_[2].get()}};
-    with_r_ = false;
-    for (int t = 0; t < layout.terms; ++t) with_r_ = with_r_ || layout.term_weight[t] != 0;
-  }
-  long long rows() const { return grid_.layout().rows; }
-  void apply(const float* p, float* ap) {
-    sample_values<<<blocks_for(view_.count), kThreads>>>(view_, grid_.view(), p, y_.get());
-    SCG_LAUNCH("sample_values");
-    apply_rows<<<blocks_for(rows()), kThreads>>>(rows(), view_, grid_.view(), with_r_, y_.get(), p, ap);
-    SCG_LAUNCH("apply_rows");
-  }
-  // F^T f in f64, rounded to f32 into b; returns ||F^T f|| in f64 of the f64 vector.
-  double rhs(float* b) {
-    DeviceBuffer<double> rhs64(static_cast<std::size_t>(rows()));
-    gather_rhs(grid_, sorted_, rhs64.get());
-    to_f32<<<blocks_for(rows()), kThreads>>>(rows(), rhs64.get(), b);
-    SCG_LAUNCH("to_f32");
-    std::vector<double> host(static_cast<std::size_t>(rows()));
-    rhs64.download(host.data());
-    double ss = 0;
-    for (double v : host) ss += v * v;
-    return std::sqrt(ss);
-  }
-  double upload_s = 0, sort_s = 0;
-
- private:
-  DeviceGrid grid_;
-  DeviceSamples sorted_;
-  DeviceBuffer<float> frac_[3], y_;
-  SampleView view_{};
-  bool with_r_ = false;
-};
-
 }  // namespace
 
+struct MatrixFreeOperator::Impl {
+  Impl(const GridLayout& layout, const SampleArrays& samples) : grid(layout) {
+    upload_and_sort(grid, samples, sorted);
+    const long long n = sorted.count;
+    rec.resize(static_cast<std::size_t>(n));
+    y.resize(static_cast<std::size_t>(n));
+    DeviceEvent start, stop;
+    start.record();
+    sample_records<<<blocks_for(n), kThreads>>>(n, grid.view(), sorted.coord[0].get(), sorted.coord[1].get(),
+                                                 sorted.coord[2].get(), sorted.cell.get(), rec.get());
+    SCG_LAUNCH("sample_records");
+    stop.record();
+    records_s = stop.seconds_since(start);
+    with_r = false;
+    for (int t = 0; t < layout.terms; ++t) {
+      const int* o = layout.term_order[t];
+      if (o[0] + o[1] + o[2] != 2) fail("scattered GPU operator: a thin-plate term of order other than 2");
+      tp.c[o[1]][o[2]] += static_cast<float>(layout.term_weight[t]);
+      with_r = with_r || layout.term_weight[t] != 0;
+    }
+  }
+  long long rows() const { return grid.layout().rows; }
+  OperatorSamples operator_samples() const { return {rec.get(), y.get()}; }
+  SortedSamplesF64 sorted_f64() const {
+    return {{sorted.coord[0].get(), sorted.coord[1].get(), sorted.coord[2].get()}, sorted.cell.get()};
+  }
+  void sample_values(const float* p, cudaStream_t stream) {
+    sample_values_kernel<<<blocks_for(sorted.count), kThreads, 0, stream>>>(sorted.count, grid.view(), rec.get(), p,
+                                                                            y.get());
+    SCG_LAUNCH("sample_values");
+  }
+  void apply_rows(const float* p, float* ap, cudaStream_t stream) {
+    const GridView& g = grid.view();
+    const dim3 block(kTileX, kTileY);
+    const dim3 tiles((g.axis[2].n + kTileX - 1) / kTileX, (g.axis[1].n + kTileY - 1) / kTileY,
+                     (g.axis[0].n + kChunk - 1) / kChunk);
+    if (with_r)
+      apply_rows_kernel<true><<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap);
+    else
+      apply_rows_kernel<false><<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap);
+    SCG_LAUNCH("apply_rows");
+  }
+
+  DeviceGrid grid;
+  DeviceSamples sorted;
+  DeviceBuffer<float4> rec;
+  DeviceBuffer<float> y;
+  ThinPlateCoefficients tp{};
+  bool with_r = false;
+  double records_s = 0;
+};
+
+MatrixFreeOperator::MatrixFreeOperator(const GridLayout& layout, const SampleArrays& samples) {
+  // The launch grid's y and z extents (apply_rows) are at most 65535.
+  if ((layout.axis[1].n + kTileY - 1) / kTileY > 65535 || (layout.axis[0].n + kChunk - 1) / kChunk > 65535)
+    throw Unsupported("scattered GPU operator: more than 65535 tiles along axis 0 or 1");
+  impl_ = std::make_unique<Impl>(layout, samples);
+  upload_s = impl_->sorted.upload_s;
+  sort_s = impl_->sorted.sort_s + impl_->records_s;
+}
+
+MatrixFreeOperator::~MatrixFreeOperator() = default;
+
+long long MatrixFreeOperator::rows() const { return impl_->rows(); }
+long long MatrixFreeOperator::samples() const { return impl_->sorted.count; }
+const GridLayout& MatrixFreeOperator::layout() const { return impl_->grid.layout(); }
+
+void MatrixFreeOperator::apply(const float* p, float* ap, cudaStream_t stream) {
+  impl_->sample_values(p, stream);
+  impl_->apply_rows(p, ap, stream);
+}
+
+void MatrixFreeOperator::diagonal(float* d, cudaStream_t stream) {
+  const DiagonalPolicy policy{impl_->sorted_f64()};
+  diagonal_rows<<<blocks_for(rows()), kThreads, 0, stream>>>(rows(), impl_->grid.view(), policy,
+                                                             impl_->sorted.cell_start.get(), d);
+  SCG_LAUNCH("diagonal_rows");
+}
+
+double MatrixFreeOperator::rhs(float* b, cudaStream_t stream) {
+  const auto n = static_cast<std::size_t>(rows());
+  DeviceBuffer<double> rhs64(n);
+  gather_rhs(impl_->grid, impl_->sorted, rhs64.get(), stream);
+  to_f32<<<blocks_for(rows()), kThreads, 0, stream>>>(rows(), rhs64.get(), b);
+  SCG_LAUNCH("to_f32");
+  std::vector<double> host(n);
+  SCG_CUDA(cudaStreamSynchronize(stream));
+  rhs64.download(host.data());
+  double ss = 0;
+  for (double v : host) ss += v * v;
+  return std::sqrt(ss);
+}
+
 std::vector<float> apply_operator(const GridLayout& layout, const SampleArrays& samples, const std::vector<float>& p) {
-  Operator op(layout, samples);
+  MatrixFreeOperator op(layout, samples);
   const auto n = static_cast<std::size_t>(op.rows());
   DeviceBuffer<float> d_p(n), d_ap(n);
   d_p.upload(p.data());
@@ -179,10 +149,68 @@ std::vector<float> apply_operator(const GridLayout& layout, const SampleArrays& 
   return out;
 }
 
+std::vector<float> operator_diagonal(const GridLayout& layout, const SampleArrays& samples) {
+  MatrixFreeOperator op(layout, samples);
+  const auto n = static_cast<std::size_t>(op.rows());
+  DeviceBuffer<float> d(n);
+  SCG_CUDA(cudaMemset(d.get(), 0xFF, n * sizeof(float)));  // poisoned
+  op.diagonal(d.get());
+  std::vector<float> out(n);
+  d.download(out.data());
+  return out;
+}
+
+struct OperatorProfiler {
+  static void sample_values(MatrixFreeOperator& op, const float* p) { op.impl_->sample_values(p, nullptr); }
+  static void apply_rows(MatrixFreeOperator& op, const float* p, float* ap) { op.impl_->apply_rows(p, ap, nullptr); }
+};
+
+std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const SampleArrays& samples, int repeats) {
+  std::vector<KernelSeconds> out;
+  MatrixFreeOperator op(layout, samples);
+  out.push_back({"sort_and_records", op.sort_s});
+  const long long n = op.rows();
+  const auto un = static_cast<std::size_t>(n);
+  DeviceBuffer<float> b(un), d(un), x(un), r(un), ap(un);
+  DotProduct dot;
+  // The median over `repeats` of one call, timed by events around it.
+  const auto median_of = [&](const char* name, const auto& call) {
+    std::vector<double> t;
+    call();  // warm-up
+    for (int i = 0; i < repeats; ++i) {
+      DeviceEvent start, stop;
+      start.record();
+      call();
+      stop.record();
+      t.push_back(stop.seconds_since(start));
+    }
+    std::sort(t.begin(), t.end());
+    out.push_back({name, t[t.size() / 2]});
+  };
+  median_of("rhs", [&] { op.rhs(b.get()); });
+  median_of("diagonal", [&] { op.diagonal(d.get()); });
+  // p = b (a realistic first direction), x = 0, r = b.
+  const float* p = b.get();
+  SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
+  SCG_CUDA(cudaMemcpy(r.get(), b.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+  median_of("sample_values", [&] { OperatorProfiler::sample_values(op, p); });
+  median_of("apply_rows", [&] { OperatorProfiler::apply_rows(op, p, ap.get()); });
+  median_of("update_xr", [&] {
+    update_xr<<<blocks_for(n), kThreads>>>(n, 0.f, p, ap.get(), x.get(), r.get());
+    SCG_LAUNCH("update_xr");
+  });
+  median_of("update_p", [&] {
+    update_p<<<blocks_for(n), kThreads>>>(n, 0.f, r.get(), d.get());
+    SCG_LAUNCH("update_p");
+  });
+  median_of("dot", [&] { dot(n, p, ap.get()); });
+  return out;
+}
+
 OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& samples, int max_iterations,
                                  double tolerance) {
   OperatorCgOutput out;
-  Operator op(layout, samples);
+  MatrixFreeOperator op(layout, samples);
   out.upload_s = op.upload_s;
   out.sort_s = op.sort_s;
   const long long n = op.rows();

@@ -41,6 +41,7 @@ class MatrixFreeOperator {
   struct Impl;
 
  private:
+  friend struct OperatorProfiler;  // times the two kernels of apply() one by one
   std::unique_ptr<Impl> impl_;
 };
 

@@ -4,11 +4,12 @@
 //
 //   A p = F^T (F p) + lambda R p:
 //   F p      one thread per sample: y_s = sum of its (up to 4^D) taps' weights times p.
-//   F^T y    one thread per node k, gathering over the cells whose taps reach k and
-//            their samples in sorted order (deterministic, no atomics).
-//   R p      in the same thread: R = sum_alpha (2/alpha!) kron_d T_{alpha_d} from the
-//            per-axis tables, summed along the contiguous axis first (three partial sums
-//            per (j0, j1), then six terms): about 27 * 7^(D-1) FMAs per node.
+//   F^T y    one thread per node, gathering the samples of the cells whose taps reach it
+//            in sorted order (deterministic, no atomics): away from folds a node's cells
+//            are 16 contiguous runs of the sorted samples, one tap weight per axis.
+//   R p      in the same kernel, separably from a shared-memory tile of p: R is a sum of
+//            Kronecker products of the per-axis 7-tap tables T_0, T_1, T_2, applied along
+//            axis 2, then 1, then 0 (folded boundary rows exact: per-node tables).
 //
 // CG on it (matrix_free_cg_f32): the corrected CG of gpu_cg.hpp, dot products in f64
 // summed in a fixed order; F^T f gathered in f64 and rounded once. relres in the report
@@ -16,14 +17,17 @@
 // operator's own residual; a caller holding the f64 matrix recomputes it there.
 //
 // Bytes per CG iteration, each array read or written once per kernel (N nodes, S samples,
-// 4-byte words): F p reads p and each sample's cell and fractions and writes y
-// (4 N + 20 S); the gather reads cell_start, p, each sample's fractions and y and writes
-// A p (12 N + 16 S); CG's vector work is 48 N (p.Ap 8, x and r update 24, r.r 4, p update
-// 12). Total 64 N + 36 S: at 256^3 with 20 % samples, 1.19 GB, 0.36 ms at the H100's
-// 3.35 TB/s peak, 0.40 ms at the ~3 TB/s a streaming kernel reaches.
+// 4-byte words; a sample's record is its three f32 fractions and its cell, 16 bytes):
+//   F p       reads p and the records, writes y                        4 N + 20 S
+//   A p       reads cell_start, p, the records and y, writes A p       12 N + 20 S
+//   vectors   p.Ap 8, x and r update 24, r.r 4, p update 12            48 N
+// Total 64 N + 40 S: at 256^3 with 20 % samples, 1.21 GB, 0.36 ms at the H100's
+// 3.35 TB/s peak. Every re-read (halo planes of p, the samples of neighbouring cells) is
+// meant to hit the L2 cache.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "splinebench/phase_times.hpp"
@@ -32,11 +36,26 @@
 
 namespace splinebench::scattered::gpu {
 
-// 64 N + 36 S (above).
-double matrix_free_cg_bytes_per_iteration(std::int64_t nodes, std::int64_t samples);
+// 64 N + 40 S (above).
+inline double matrix_free_cg_bytes_per_iteration(std::int64_t nodes, std::int64_t samples) {
+  return 4.0 * (16.0 * static_cast<double>(nodes) + 10.0 * static_cast<double>(samples));
+}
 
 // A p by the operator (for tests): p and the result in the grid's C order.
 std::vector<float> apply_matrix_free(const Problem& problem, const std::vector<float>& p);
+
+// diag(A) = sum over the samples of w_k(s)^2 + lambda R_kk, summed in f64, rounded to f32.
+std::vector<float> matrix_free_diagonal(const Problem& problem);
+
+// Device seconds of each kernel of one CG iteration (CUDA events, the median of `repeats`
+// launches on the same data) and the bytes it must move (above), plus the one-off kernels
+// (bytes 0 where not counted).
+struct KernelTime {
+  std::string name;
+  double seconds = 0;
+  double bytes = 0;
+};
+std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats);
 
 struct MatrixFreeCgResult {
   std::vector<float> coeffs;
