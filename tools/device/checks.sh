@@ -269,7 +269,7 @@ if has scattered; then
       -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" \
       > "$logs/scattered-build.log" 2>&1 || fail "scattered configure"
   fi
-  scattered_tests="test_scattered_named_gpu test_scattered_gpu test_scattered_gpu_assembly test_scattered_gpu_operator test_scattered_gpu_stationary"
+  scattered_tests="test_scattered_named_gpu test_scattered_gpu test_scattered_gpu_assembly test_scattered_gpu_operator test_scattered_gpu_stationary test_scattered_gpu_multigrid"
   # shellcheck disable=SC2086
   if cmake --build "$build" -j "$jobs" --target $scattered_tests splinebench_scattered_cli \
       >> "$logs/scattered-build.log" 2>&1; then

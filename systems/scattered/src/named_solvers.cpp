@@ -8,6 +8,7 @@
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_assembly.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
+#include "splinebench/scattered/gpu_multigrid.hpp"
 #include "splinebench/scattered/gpu_operator.hpp"
 #include "splinebench/scattered/gpu_stationary.hpp"
 
@@ -16,11 +17,15 @@ namespace splinebench::scattered {
 std::vector<std::string> solver_names() {
   return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg", "gpu_cg",
           "gpu_jacobi", "gpu_jacobi_damped", "gpu_gs8x", "gpu_gs_mc", "gpu_sgs_mc", "gpu_cg_atomic", "gpu_cg_gather",
-          "gpu_cg_matrix_free"};
+          "gpu_cg_matrix_free", "gpu_mg_seed", "gpu_mg_pcg"};
 }
 
 bool needs_problem(const std::string& name) {
-  return name == "gpu_cg_atomic" || name == "gpu_cg_gather" || name == "gpu_cg_matrix_free";
+  return name == "gpu_cg_atomic" || name == "gpu_cg_gather" || needs_no_matrix(name);
+}
+
+bool needs_no_matrix(const std::string& name) {
+  return name == "gpu_cg_matrix_free" || name == "gpu_mg_seed" || name == "gpu_mg_pcg";
 }
 
 namespace {
@@ -116,10 +121,45 @@ Vector widen(const std::vector<float>& v) {
 NamedSolve solve_named(const std::string& name, const Problem& problem, const NormalEquations& eq,
                        const IterationControl& control, const SeedMultigrid& seed_mg) {
   if (!needs_problem(name)) return solve_named(name, problem.grid, problem.mode, eq, control, seed_mg);
-  if (eq.rhs.size() != problem.grid.points())
+  const bool with_matrix = eq.matrix.rows() > 0;
+  if (!with_matrix && !needs_no_matrix(name))
+    fail("solver '" + name + "' needs the CPU's system to measure relres (only the matrix-free solvers run without it)");
+  if (with_matrix && eq.rhs.size() != problem.grid.points())
     fail("solve_named: the system has " + std::to_string(eq.rhs.size()) + " unknowns for the grid " +
          problem.grid.to_string());
   NamedSolve out;
+  // The operator's residual is f32 arithmetic with f64 norms; with the CPU's system the
+  // record's relres is the f64 one and the operator's goes to the message.
+  auto measure_relres = [&](NamedSolve& s) {
+    std::ostringstream msg;
+    msg << (s.report.message.empty() ? "" : s.report.message + "; ") << "operator (f32) relres " << s.report.relres;
+    if (with_matrix) s.report.relres = relative_residual(eq.matrix, eq.rhs, s.x);
+    else msg << " (no CPU system: relres is the operator's)";
+    s.report.message = msg.str();
+  };
+  if (name == "gpu_mg_seed" || name == "gpu_mg_pcg") {
+    PhaseTimes dev;
+    gpu::MultigridResult r = name == "gpu_mg_seed" ? gpu::mg_seed_f32(problem, seed_mg, dev)
+                                                   : gpu::mg_pcg_f32(problem, control, dev);
+    out.assembly = "matrix_free";
+    out.phases.add("assemble_sort", dev.get("assemble_sort"));
+    out.phases.add("assemble_rhs", dev.get("assemble_rhs"));
+    out.phases.add("assemble", dev.get("assemble_sort") + dev.get("assemble_rhs"));
+    out.phases.add("assemble_upload", dev.get(phase::upload));
+    out.phases.add("setup", dev.get("setup"));
+    out.phases.add("solve", dev.get("solve"));
+    out.phases.add(phase::readback, dev.get(phase::readback));
+    out.setup_seconds = dev.get("setup");
+    out.x = widen(r.coeffs);
+    out.report = std::move(r.report);
+    std::ostringstream levels;
+    levels << "levels";
+    for (std::size_t l = 0; l < r.grids.size(); ++l)
+      levels << " " << r.grids[l].to_string() << " (" << r.level_iterations[l] << " CG it)";
+    out.report.message = (out.report.message.empty() ? "" : out.report.message + "; ") + levels.str();
+    measure_relres(out);
+    return out;
+  }
   if (name == "gpu_cg_matrix_free") {
     PhaseTimes dev;
     gpu::MatrixFreeCgResult r = gpu::matrix_free_cg_f32(problem, control, dev);
@@ -132,12 +172,7 @@ NamedSolve solve_named(const std::string& name, const Problem& problem, const No
     out.phases.add(phase::readback, dev.get(phase::readback));
     out.x = widen(r.coeffs);
     out.report = std::move(r.report);
-    // The operator's residual is f32 arithmetic; the record's relres is the f64 one.
-    std::ostringstream msg;
-    msg << (out.report.message.empty() ? "" : out.report.message + "; ") << "operator (f32) relres "
-        << out.report.relres;
-    out.report.message = msg.str();
-    out.report.relres = relative_residual(eq.matrix, eq.rhs, out.x);
+    measure_relres(out);
     return out;
   }
   const gpu::AssemblyMethod method = name == "gpu_cg_atomic" ? gpu::AssemblyMethod::atomic : gpu::AssemblyMethod::gather;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "splinebench/bspline_math.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/basis.hpp"
 #include "splinebench/scattered/multigrid.hpp"
@@ -31,6 +32,21 @@ AxisTransfer make_transfer(Mode mode, int n) {
   csr(p, t.p_offset, t.p_index, t.p_weight);
   csr(pt, t.r_offset, t.r_index, t.r_weight);
   return t;
+}
+
+// Replaces an axis's tables and the operator's 7-tap stencil view of them (grid_layout.hpp:
+// an entry coupling k to k' sits on the first d with fold(k + d) == k').
+void set_integrals(AxisLayout& ax, std::array<std::vector<double>, 3> tables) {
+  ax.integral = std::move(tables);
+  ax.stencil.assign(static_cast<std::size_t>(ax.n) * 21, 0.0);
+  for (int k = 0; k < ax.n; ++k)
+    for (int j = ax.offset[k]; j < ax.offset[k + 1]; ++j) {
+      int d = -3;
+      while (d <= 3 && bspline::fold_index(ax.mode, k + d, ax.n) != ax.node[j]) ++d;
+      if (d > 3) fail("GPU multigrid: nodes " + std::to_string(k) + " and " + std::to_string(ax.node[j]) + " couple beyond |d| <= 3");
+      for (int q = 0; q < 3; ++q)
+        ax.stencil[static_cast<std::size_t>((k * 3 + q) * 7 + d + 3)] += ax.integral[q][static_cast<std::size_t>(j)];
+    }
 }
 
 }  // namespace
@@ -88,9 +104,8 @@ std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int
       coarse.samples.coord[a] = levels[0].samples.coord[a];
       for (double& x : coarse.samples.coord[a]) x /= coarse.scale[a];
       if (a >= pad)
-        coarse.layout.axis[a].integral =
-            level_axis_integrals(problem.mode, coarse.layout.axis[a].n,
-                                 (static_cast<double>(levels[0].layout.axis[a].n) - 1) / coarse.scale[a], coarse.scale[a]);
+        set_integrals(coarse.layout.axis[a], level_axis_integrals(problem.mode, coarse.layout.axis[a].n,
+                                 (static_cast<double>(levels[0].layout.axis[a].n) - 1) / coarse.scale[a], coarse.scale[a]));
     }
     levels.push_back(std::move(coarse));
   }

@@ -21,6 +21,12 @@
 //   gpu_cg_matrix_free
 //                  CG on the matrix-free operator (gpu_operator.hpp); relres recomputed in
 //                  f64 on the CPU's matrix (the operator's own f32 residual is in the message)
+//   gpu_mg_seed    the seed's cascadic multigrid on the GPU (gpu_multigrid.hpp), matrix-free
+//                  on every level, SeedMultigrid's schedule
+//   gpu_mg_pcg     CG preconditioned by a Chebyshev-smoothed V-cycle on the GPU (gpu_multigrid.hpp)
+// The matrix-free ones (needs_no_matrix) also run without the CPU's system (eq empty: a
+// grid too large for the CPU assembly); their relres is then the operator's own
+// (f32 product, f64 norms), and the message says so.
 #pragma once
 
 #include <string>
@@ -35,6 +41,8 @@ namespace splinebench::scattered {
 std::vector<std::string> solver_names();
 // The names above that need the Problem (the samples themselves).
 bool needs_problem(const std::string& name);
+// The names above that run without the CPU's system.
+bool needs_no_matrix(const std::string& name);
 
 struct NamedSolve {
   Vector x;
@@ -59,7 +67,8 @@ struct NamedSolve {
 NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode, const NormalEquations& eq,
                        const IterationControl& control, const SeedMultigrid& seed_mg = {});
 
-// Every solver; eq must be problem's CPU assembly (relres is measured on it).
+// Every solver; eq must be problem's CPU assembly (relres is measured on it), or empty
+// (no rows) for the solvers that needs_no_matrix.
 NamedSolve solve_named(const std::string& name, const Problem& problem, const NormalEquations& eq,
                        const IterationControl& control, const SeedMultigrid& seed_mg = {});
 

@@ -1,0 +1,356 @@
+// The GPU multigrid (gpu_multigrid.hpp) against the CPU's (multigrid.hpp).
+//
+// Host arithmetic (runs wherever CUDA is built, device or not):
+//  - a level's thin-plate tables: length n - 1 and scale 1 give AxisIntegrals' tables;
+//    halved, they equal the 1-D Galerkin P^T T_p P where P is exact (odd mirror, even
+//    periodic), to 1e-13 relative (both sides are sums of a few hundred f64 terms);
+//  - the rediscretized level (the CPU assembly at x / 2 with those tables) equals
+//    P^T A P there to 1e-12; elsewhere the deviation is printed (it sits in the last cells).
+// Device (skipped without one):
+//  - P and P^T within (5^D + 1) u (|P| |v|)_k of the f64 products (u = 2^-24: each output
+//    sums at most 5^D exact weights times f32 values, one rounding per FMA, plus the
+//    input's own rounding);
+//  - the coarse operator within (m + 320) u (P^T (F^T F + lambda |R|) P |p|)_k of
+//    (P^T A P) p where P is exact: the operator's bound (test_scattered_gpu_operator.cpp)
+//    on the coarse grid, whose F^T F and |R| are P^T F^T F P and at most P^T |R| P
+//    (P >= 0), m the most samples reaching a coarse row;
+//  - gpu_mg_seed against the CPU mg_seed on the same schedule: the relative difference
+//    at most K (m + 320) s, K the CG iterations of all levels, s the relative change of the
+//    f64 schedule's result when b is perturbed by relative u per entry (its sensitivity
+//    to one f32 rounding; each of the K iterations adds at most the operator's error);
+//  - gpu_mg_pcg converged to 1e-6 with |RMS_g - RMS_g*| <= 1e-3 RMS_g* (the oracle),
+//    every mode, 2-D and 3-D;
+//  - a timing print (no assertion): 256^3, 20 % top-|Laplacian| samples, the seed's
+//    Table 5 schedule, MG-PCG to 1e-8 and plain matrix-free CG to 1e-8 (at most 3000).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include <Eigen/Dense>
+
+#include "splinebench/datasets.hpp"
+#include "splinebench/error.hpp"
+#include "splinebench/scattered/gpu_multigrid.hpp"
+#include "splinebench/scattered/gpu_operator.hpp"
+#include "splinebench/scattered/metrics.hpp"
+#include "splinebench/scattered/reference.hpp"
+#include "test_scattered_gpu_support.hpp"
+
+namespace sb = splinebench;
+namespace sc = splinebench::scattered;
+namespace sct = splinebench::scattered::test;
+
+namespace {
+
+constexpr double kU = 0x1p-24;
+
+// Whether P maps the coarse folded space into the fine one on an axis of n nodes.
+bool exact_axis(sb::Mode mode, std::int64_t n) {
+  return n < 5 || (mode == sb::Mode::mirror && n % 2 == 1) || (mode == sb::Mode::periodic && n % 2 == 0);
+}
+bool exact_grid(sb::Mode mode, const sb::GridShape& g) {
+  for (int d = 0; d < g.dims; ++d)
+    if (!exact_axis(mode, g.extent[d])) return false;
+  return true;
+}
+
+// Dense table of one axis from pattern-aligned values.
+Eigen::MatrixXd dense_table(sb::Mode mode, int n, const std::vector<double>& aligned) {
+  const sc::AxisPattern pattern = sc::AxisPattern::make(mode, n);
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(n, n);
+  for (int k = 0; k < n; ++k)
+    for (auto j = pattern.offset[k]; j < pattern.offset[k + 1]; ++j) t(k, pattern.node[j]) = aligned[j];
+  return t;
+}
+
+std::array<std::vector<double>, 3> tables_or_skip(sb::Mode mode, int n, double length, double scale) {
+  return sc::gpu::level_axis_tables(mode, n, length, scale);
+}
+
+TEST(GpuMultigridLevels, TablesAreAxisIntegralsAndGalerkinWhereExact) {
+  try {
+    tables_or_skip(sb::Mode::mirror, 5, 4, 1);
+  } catch (const sb::Unsupported& e) {
+    GTEST_SKIP() << e.what();
+  }
+  for (sb::Mode mode : sb::kAllModes)
+    for (int n = 5; n <= 14; ++n) {
+      const sc::AxisPattern pattern = sc::AxisPattern::make(mode, n);
+      const sc::AxisIntegrals ref = sc::AxisIntegrals::make(mode, pattern);
+      const auto same = tables_or_skip(mode, n, n - 1, 1);
+      sb::GridShape coarse;
+      const Eigen::MatrixXd p = Eigen::MatrixXd(sc::prolongation(sb::GridShape::make({n}), mode, coarse));
+      const int nc = static_cast<int>(coarse.points());
+      const auto halved = tables_or_skip(mode, nc, (n - 1) / 2.0, 2);
+      for (int q = 0; q < 3; ++q) {
+        for (std::size_t j = 0; j < same[q].size(); ++j)
+          ASSERT_NEAR(same[q][j], ref.table[q][j], 1e-15) << "mode " << sb::to_string(mode) << " n " << n;
+        const Eigen::MatrixXd galerkin = p.transpose() * dense_table(mode, n, ref.table[q]) * p;
+        const Eigen::MatrixXd level = dense_table(mode, nc, halved[q]);
+        const double rel = (galerkin - level).norm() / galerkin.norm();
+        if (exact_axis(mode, n)) EXPECT_LE(rel, 1e-13) << sb::to_string(mode) << " n " << n << " T" << q;
+        else std::cout << "  1-D " << sb::to_string(mode) << " n " << n << " T" << q << ": |level - P^T T P| / |P^T T P| = " << rel << "\n";
+      }
+    }
+}
+
+// The level's matrix by the CPU's assembly: samples at x / 2, R from the level tables.
+Eigen::MatrixXd rediscretized(const sc::Problem& fine, const sb::GridShape& coarse) {
+  const int dims = fine.grid.dims;
+  sc::Problem c = fine;
+  c.grid = coarse;
+  std::array<double, 3> scale{1, 1, 1};
+  for (int d = 0; d < dims; ++d) {
+    scale[d] = coarse.extent[d] == fine.grid.extent[d] ? 1 : 2;
+    for (std::int64_t i = 0; i < fine.samples(); ++i) c.points[d * fine.samples() + i] /= scale[d];
+  }
+  sc::SparseMatrix m = sc::pattern_matrix(coarse, fine.mode);
+  sc::Vector rhs = sc::Vector::Zero(m.rows());
+  sc::add_samples(c, m, rhs);
+  Eigen::MatrixXd a = Eigen::MatrixXd(m);
+  std::vector<std::array<Eigen::MatrixXd, 3>> t(dims);
+  for (int d = 0; d < dims; ++d) {
+    const int n = static_cast<int>(coarse.extent[d]);
+    const auto tab = tables_or_skip(fine.mode, n, (fine.grid.extent[d] - 1) / scale[d], scale[d]);
+    for (int q = 0; q < 3; ++q) t[d][q] = dense_table(fine.mode, n, tab[q]);
+  }
+  for (const sc::ThinPlateTerm& term : sc::thin_plate_terms(dims)) {
+    Eigen::MatrixXd k = t[0][term.order[0]];
+    for (int d = 1; d < dims; ++d) {
+      const Eigen::MatrixXd& b = t[d][term.order[d]];
+      Eigen::MatrixXd kron(k.rows() * b.rows(), k.cols() * b.cols());
+      for (Eigen::Index i = 0; i < k.rows(); ++i)
+        for (Eigen::Index j = 0; j < k.cols(); ++j) kron.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = k(i, j) * b;
+      k = kron;
+    }
+    a += fine.lambda * term.weight * k;
+  }
+  return a;
+}
+
+TEST(GpuMultigridLevels, RediscretizedLevelIsGalerkinWhereExact) {
+  try {
+    tables_or_skip(sb::Mode::mirror, 5, 4, 1);
+  } catch (const sb::Unsupported& e) {
+    GTEST_SKIP() << e.what();
+  }
+  const std::vector<sb::GridShape> grids = {sb::GridShape::make({13}), sb::GridShape::make({12}),
+                                            sb::GridShape::make({11, 9}), sb::GridShape::make({12, 10}),
+                                            sb::GridShape::make({10, 4}), sb::GridShape::make({7, 9, 5}),
+                                            sb::GridShape::make({8, 6, 8})};
+  for (sb::Mode mode : sb::kAllModes)
+    for (const sb::GridShape& g : grids) {
+      const sc::Problem p = sct::random_problem(g, mode, 0.7, 1.5, 11);
+      const sc::NormalEquations eq = sc::assemble(p);
+      const sc::Hierarchy h = sc::Hierarchy::build(g, mode, eq.matrix, 1);
+      const Eigen::MatrixXd galerkin = Eigen::MatrixXd(h.matrix(1));
+      const Eigen::MatrixXd level = rediscretized(p, h.grid(1));
+      const double rel = (galerkin - level).norm() / galerkin.norm();
+      if (exact_grid(mode, g)) EXPECT_LE(rel, 1e-12) << sb::to_string(mode) << " " << g.to_string();
+      else std::cout << "  " << sb::to_string(mode) << " " << g.to_string() << ": |level - P^T A P|_F / |P^T A P|_F = " << rel << "\n";
+    }
+}
+
+class GpuMultigrid : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (const std::string why = sc::gpu::device_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+std::vector<float> random_vector(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (float& x : v) x = u(rng);
+  return v;
+}
+sc::Vector widen(const std::vector<float>& v) {
+  return Eigen::Map<const Eigen::VectorXf>(v.data(), static_cast<Eigen::Index>(v.size())).cast<double>();
+}
+
+TEST_F(GpuMultigrid, TransfersMatchTheCpuProlongation) {
+  const std::vector<sb::GridShape> grids = {sb::GridShape::make({13}), sb::GridShape::make({12}),
+                                            sb::GridShape::make({11, 8}), sb::GridShape::make({9, 4, 7}),
+                                            sb::GridShape::make({10, 6, 9})};
+  for (sb::Mode mode : sb::kAllModes)
+    for (const sb::GridShape& g : grids) {
+      const sc::Problem p = sct::random_problem(g, mode, 0.5, 0.5, 3);
+      sb::GridShape coarse;
+      const sc::SparseMatrix pm = sc::prolongation(g, mode, coarse);
+      const Eigen::MatrixXd pabs = Eigen::MatrixXd(pm).cwiseAbs();
+      const double factor = (std::pow(5.0, g.dims) + 1) * kU;
+      const std::vector<float> vc = random_vector(coarse.points(), 5);
+      const sc::Vector fine = widen(sc::gpu::apply_level_transfer(p, 1, 0, vc, true));
+      const sc::Vector fine_ref = pm * widen(vc);
+      const sc::Vector fine_bound = factor * (pabs * widen(vc).cwiseAbs());
+      for (Eigen::Index k = 0; k < fine.size(); ++k)
+        ASSERT_LE(std::abs(fine[k] - fine_ref[k]), fine_bound[k]) << sb::to_string(mode) << " " << g.to_string() << " P row " << k;
+      const std::vector<float> vf = random_vector(g.points(), 6);
+      const sc::Vector co = widen(sc::gpu::apply_level_transfer(p, 1, 0, vf, false));
+      const sc::Vector co_ref = pm.transpose() * widen(vf);
+      const sc::Vector co_bound = factor * (pabs.transpose() * widen(vf).cwiseAbs());
+      for (Eigen::Index k = 0; k < co.size(); ++k)
+        ASSERT_LE(std::abs(co[k] - co_ref[k]), co_bound[k]) << sb::to_string(mode) << " " << g.to_string() << " P^T row " << k;
+    }
+}
+
+TEST_F(GpuMultigrid, CoarseOperatorIsGalerkinWhereExact) {
+  const std::vector<std::pair<sb::Mode, sb::GridShape>> cases = {
+      {sb::Mode::mirror, sb::GridShape::make({29})},        {sb::Mode::mirror, sb::GridShape::make({13, 11})},
+      {sb::Mode::mirror, sb::GridShape::make({9, 7, 9})},   {sb::Mode::periodic, sb::GridShape::make({28})},
+      {sb::Mode::periodic, sb::GridShape::make({12, 10})},  {sb::Mode::periodic, sb::GridShape::make({8, 6, 10})},
+      {sb::Mode::mirror, sb::GridShape::make({12, 10})},    {sb::Mode::half, sb::GridShape::make({13, 11})},
+      {sb::Mode::half, sb::GridShape::make({8, 7, 9})}};
+  for (const auto& [mode, g] : cases) {
+    const sc::Problem p = sct::random_problem(g, mode, 0.3, 1.2, 17);
+    const sc::NormalEquations eq = sc::assemble(p);
+    const sc::Hierarchy h = sc::Hierarchy::build(g, mode, eq.matrix, 1);
+    const sc::SparseMatrix& pm = h.prolongation(0);
+    const std::vector<float> v = random_vector(h.grid(1).points(), 9);
+    const sc::Vector gpu = widen(sc::gpu::apply_level_operator(p, 1, 1, v));
+    const sc::Vector ref = h.matrix(1) * widen(v);
+    const double rel = (gpu - ref).norm() / ref.norm();
+    if (!exact_grid(mode, g)) {
+      std::cout << "  " << sb::to_string(mode) << " " << g.to_string() << ": |A_1 p - P^T A P p| / |P^T A P p| = " << rel << "\n";
+      continue;
+    }
+    // P^T (F^T F + lambda |R|) P |p| and the most samples reaching a coarse row.
+    sc::Problem no_r = p;
+    no_r.lambda = 0;
+    sc::SparseMatrix abs_a = sc::assemble(no_r).matrix;
+    const std::vector<double> r_abs = sct::thin_plate_abs(g, mode, p.lambda);
+    for (Eigen::Index j = 0; j < abs_a.nonZeros(); ++j) abs_a.valuePtr()[j] += r_abs[static_cast<std::size_t>(j)];
+    const sc::Vector scale = pm.transpose() * (abs_a * (pm * widen(v).cwiseAbs()));
+    sc::Problem coarse = p;
+    coarse.grid = h.grid(1);
+    for (int d = 0; d < g.dims; ++d)
+      if (coarse.grid.extent[d] != g.extent[d])
+        for (std::int64_t i = 0; i < p.samples(); ++i) coarse.points[d * p.samples() + i] /= 2;
+    const std::vector<int> m = sct::samples_per_row(coarse);
+    const int m_max = *std::max_element(m.begin(), m.end());
+    for (Eigen::Index k = 0; k < gpu.size(); ++k)
+      ASSERT_LE(std::abs(gpu[k] - ref[k]), (m_max + 320) * kU * scale[k])
+          << sb::to_string(mode) << " " << g.to_string() << " row " << k;
+  }
+}
+
+TEST_F(GpuMultigrid, SeedScheduleMatchesTheCpu) {
+  for (const auto& [mode, g] : std::vector<std::pair<sb::Mode, sb::GridShape>>{
+           {sb::Mode::mirror, sb::GridShape::make({17, 17})}, {sb::Mode::periodic, sb::GridShape::make({16, 16})},
+           {sb::Mode::mirror, sb::GridShape::make({9, 9, 9})}}) {
+    const sc::Problem p = sct::random_problem(g, mode, 0.5, 1.0, 23);
+    const sc::NormalEquations eq = sc::assemble(p);
+    sc::SeedMultigrid prm;
+    prm.n = 1, prm.n0 = 3, prm.n1 = 3, prm.n2 = 3, prm.m = 1, prm.m0 = 3, prm.m1 = 2, prm.m2 = 3, prm.p = 2;
+    const sc::Hierarchy h = sc::Hierarchy::build(g, mode, eq.matrix, prm.p);
+    sc::Vector x_cpu;
+    const sc::SolveReport cpu = sc::mg_seed(h, eq.rhs, x_cpu, prm);
+    // Sensitivity of the f64 schedule to one f32 rounding of b.
+    std::mt19937_64 rng(29);
+    std::uniform_real_distribution<double> unit(-1, 1);
+    sc::Vector b2 = eq.rhs;
+    for (Eigen::Index i = 0; i < b2.size(); ++i) b2[i] *= 1 + kU * unit(rng);
+    sc::Vector x2;
+    sc::mg_seed(h, b2, x2, prm);
+    const double s = std::max((x2 - x_cpu).norm() / x_cpu.norm(), kU);
+    sb::PhaseTimes times;
+    const sc::gpu::MultigridResult gpu = sc::gpu::mg_seed_f32(p, prm, times);
+    ASSERT_EQ(gpu.report.iterations, cpu.iterations) << gpu.report.message;
+    ASSERT_EQ(gpu.report.iterations, prm.fine_iterations());
+    long long k_total = 0;
+    for (long long it : gpu.level_iterations) k_total += it;
+    const std::vector<int> m = sct::samples_per_row(p);
+    const int m_max = *std::max_element(m.begin(), m.end());
+    const double diff = (widen(gpu.coeffs) - x_cpu).norm() / x_cpu.norm();
+    std::cout << "  mg_seed " << sb::to_string(mode) << " " << g.to_string() << ": |x_gpu - x_cpu| / |x_cpu| = " << diff
+              << " (sensitivity " << s << ", " << k_total << " CG iterations)\n";
+    EXPECT_LE(diff, static_cast<double>(k_total) * (m_max + 320) * s);
+    EXPECT_GT(times.get("solve"), 0);
+  }
+}
+
+TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
+  for (sb::Mode mode : sb::kAllModes)
+    for (const sb::GridShape& g : {sb::GridShape::make({65, 64}), sb::GridShape::make({24, 21, 20})}) {
+      const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::smooth, g, 1, 41);
+      const std::vector<double> field(f32.begin(), f32.end());
+      const double lambda = g.dims == 2 ? 2.1 : 0.002;
+      const sc::Problem p =
+          sc::problem_from_nodes(g, mode, field, sc::select_top_laplacian(g, mode, field, 0.2), lambda);
+      const sc::NormalEquations eq = sc::assemble(p);
+      const sc::ReferenceSolution ref = sc::solve_reference(eq, g, mode);
+      ASSERT_EQ(ref.report.status, sc::SolveStatus::converged);
+      sc::IterationControl control;
+      control.tolerance = 1e-6;
+      control.max_iterations = 500;
+      sb::PhaseTimes times;
+      const sc::gpu::MultigridResult r = sc::gpu::mg_pcg_f32(p, control, times);
+      ASSERT_EQ(r.report.status, sc::SolveStatus::converged) << sb::to_string(mode) << " " << g.to_string() << ": "
+                                                             << r.report.message;
+      const double max_value = *std::max_element(p.values.begin(), p.values.end());
+      const auto rms = [&](const sc::Vector& c) {
+        return sc::rms_g(sc::grid_values(g, mode, std::vector<double>(c.data(), c.data() + c.size())), field, max_value);
+      };
+      const double rms_ref = rms(ref.coeffs);
+      EXPECT_LE(std::abs(rms(widen(r.coeffs)) - rms_ref), 1e-3 * rms_ref) << sb::to_string(mode) << " " << g.to_string();
+      std::cout << "  mg_pcg " << sb::to_string(mode) << " " << g.to_string() << ": " << r.report.iterations
+                << " iterations, " << r.grids.size() << " levels, f64 relres "
+                << sc::relative_residual(eq.matrix, eq.rhs, widen(r.coeffs)) << "\n";
+    }
+}
+
+// Timing and iteration counts, printed: the acceptance numbers come from this output.
+void timing_case(const sb::GridShape& g, double lambda, bool seed_table5) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::smooth, g, 1, 2024);
+  const std::vector<double> field(f32.begin(), f32.end());
+  const sc::Problem p =
+      sc::problem_from_nodes(g, sb::Mode::mirror, field, sc::select_top_laplacian(g, sb::Mode::mirror, field, 0.2), lambda);
+  const double max_value = *std::max_element(p.values.begin(), p.values.end());
+  const auto rms = [&](const std::vector<float>& c) {
+    return sc::rms_g(sc::grid_values(g, sb::Mode::mirror, std::vector<double>(c.begin(), c.end())), field, max_value);
+  };
+  std::cout << g.to_string() << ", " << p.samples() << " samples (top 20 % |Laplacian|), lambda " << lambda
+            << " (host setup " << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s)\n";
+  if (seed_table5) {
+    sc::SeedMultigrid t5;
+    t5.n = 3, t5.n0 = t5.n1 = t5.n2 = 2, t5.m = t5.m0 = t5.m1 = t5.m2 = 2, t5.p = 2;
+    for (int rep = 0; rep < 2; ++rep) {  // the first run warms the device up
+      sb::PhaseTimes tt;
+      const auto w0 = std::chrono::steady_clock::now();
+      const sc::gpu::MultigridResult r = sc::gpu::mg_seed_f32(p, t5, tt);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+      std::cout << "  gpu_mg_seed (Table 5: N=3, others 2, P=2): " << r.report.iterations << " fine iterations, relres "
+                << r.report.relres << ", RMS_g " << rms(r.coeffs) << "; sort " << tt.get("assemble_sort") << " s, rhs "
+                << tt.get("assemble_rhs") << " s, setup " << tt.get("setup") << " s, solve " << tt.get("solve")
+                << " s, device total " << tt.get("assemble_sort") + tt.get("assemble_rhs") + tt.get("setup") + tt.get("solve")
+                << " s (target <= 0.25 s), wall " << wall << " s\n";
+    }
+  }
+  sc::IterationControl control;
+  control.tolerance = 1e-8;
+  control.max_iterations = 3000;
+  sb::PhaseTimes tp;
+  const sc::gpu::MultigridResult pcg = sc::gpu::mg_pcg_f32(p, control, tp);
+  std::cout << "  gpu_mg_pcg to 1e-8: " << sc::to_string(pcg.report.status) << " after " << pcg.report.iterations
+            << " iterations, relres " << pcg.report.relres << ", RMS_g " << rms(pcg.coeffs) << "; setup "
+            << tp.get("setup") << " s, solve " << tp.get("solve") << " s; " << pcg.report.message << "\n";
+  sb::PhaseTimes tc;
+  const sc::gpu::MatrixFreeCgResult cg = sc::gpu::matrix_free_cg_f32(p, control, tc);
+  std::cout << "  gpu_cg_matrix_free to 1e-8: " << sc::to_string(cg.report.status) << " after " << cg.report.iterations
+            << " iterations (cap 3000), relres " << cg.report.relres << ", solve " << tc.get("solve") << " s\n";
+  std::cout << "  MG-PCG / CG iterations: " << pcg.report.iterations << " / " << cg.report.iterations << " = "
+            << static_cast<double>(pcg.report.iterations) / std::max(1, cg.report.iterations)
+            << " (target <= 0.1 where CG needs > 400)\n";
+}
+
+TEST_F(GpuMultigrid, Timing512ImageAnd256Volume) {
+  timing_case(sb::GridShape::make({512, 512}), 2.1, false);
+  timing_case(sb::GridShape::make({256, 256, 256}), 0.002, true);
+}
+
+}  // namespace
