@@ -110,7 +110,8 @@ std::vector<std::string> ExternalImplementation::run_facts() const {
   AdapterProcess& adapter = process();
   facts.push_back("python=" + p.hello.value("python", std::string("?")) + " (" + adapter.command().python + ", " +
                   adapter.command().python_source + ")");
-  for (const auto& [package, version] : p.hello.value("versions", nlohmann::json::object()).items())
+  const nlohmann::json versions = p.hello.value("versions", nlohmann::json::object());
+  for (const auto& [package, version] : versions.items())
     facts.push_back(package + "=" + (version.is_string() ? version.get<std::string>() : version.dump()));
   if (p.hello.contains("gpu")) facts.push_back("gpu=" + p.hello["gpu"].get<std::string>());
   facts.push_back("timer=" + p.hello.value("timer", std::string("?")));

@@ -220,8 +220,10 @@ void CaseRunner::measure(Implementation& impl, const CaseSpec& spec, Record& r) 
   fill_throughput(r);
   judge(r);
   if (r.verdict == "fail")
-    if (const std::string defect = impl.known_defect(spec.shape, spec.mode); !defect.empty())
+    if (const std::string defect = impl.known_defect(spec.shape, spec.mode); !defect.empty()) {
       r.message += "; known defect: " + defect;
+      r.known_defect = defect;
+    }
 }
 
 Record CaseRunner::run(Implementation& impl, const CaseSpec& spec, SkipKind* skip_kind) {

@@ -91,6 +91,7 @@ json to_json(const Record& r) {
   else
     j["tolerance"] = json::object();
   j["verdict"] = r.verdict;
+  if (!r.known_defect.empty()) j["known_defect"] = r.known_defect;
   return j;
 }
 

@@ -22,6 +22,7 @@ void count(RunSummary& s, const json& record) {
     ++s.passed;
   } else {
     ++s.failed;
+    if (record.contains("known_defect")) ++s.known_defects;
   }
 }
 
@@ -29,8 +30,9 @@ void count(RunSummary& s, const json& record) {
 
 std::string RunSummary::line() const {
   std::ostringstream out;
-  out << records.size() << " cases: " << passed << " pass, " << failed << " fail, " << skipped << " skipped, "
-      << errored << " error";
+  out << records.size() << " cases: " << passed << " pass, " << failed << " fail";
+  if (known_defects) out << " (" << known_defects << " of them a library's known defect)";
+  out << ", " << skipped << " skipped, " << errored << " error";
   if (resumed) out << " (" << resumed << " from before the resume)";
   return out.str();
 }

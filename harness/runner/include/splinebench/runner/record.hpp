@@ -36,6 +36,9 @@ struct Record {
   std::optional<Tolerance> tolerance;
   std::vector<std::pair<std::string, int>> threads_used;  // Implementation::threads_used()
   std::string verdict = "n/a";  // "pass" | "fail" | "n/a" (not run)
+  // A failed verdict the implementation documents (Implementation::known_defect): still
+  // "fail", counted apart so that a peer library's known bug does not fail the run.
+  std::string known_defect;
 
   const SampleStats* phase(const std::string& name) const;
 };
