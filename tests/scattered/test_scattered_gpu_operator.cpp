@@ -3,15 +3,16 @@
 //
 // Operator bound, row k (u = 2^-24, m_k samples reach node k, P_s = sum of |p| over the
 // nodes sample s reaches):
-//   |(A p)_gpu - (A p)_f64|_k <= (m_k + 150) u sum_{s reaching k} P_s + 320 u lambda (|R| |p|)_k.
+//   |(A p)_gpu - (A p)_f64|_k <= (m_k + 150) u sum_{s reaching k} P_s + 48 u lambda (|R| |p|)_k.
 // Per-axis weights are within 10 u absolute (the f32 fraction is within u/2, the tap
 // weights' slopes are at most 2/3, the formula rounds at most five times on magnitudes
 // <= 7/6, merging adds <= 3 more), so a product of three weights (each <= 1) is within
 // 32 u; y_s = (F p)_s sums <= 64 such products (<= 96 u P_s); the gather adds
-// w_s(k) y_s over m_k samples (<= (32 + 96 + m_k) u P_s each, |y_s| <= P_s). R p: the f32
-// tables and lambda-weights are within u relative, each term a product of four, partial
-// sums of 7 along the contiguous axis, then <= 49 * 6 fused additions: <= 310 u of
-// (|R| |p|)_k; the final addition one more.
+// w_s(k) y_s over m_k samples (<= (32 + 96 + m_k) u P_s each, |y_s| <= P_s). R p, applied
+// separably (operator_kernels.cuh): the f32 tables and lambda-weights are within u
+// relative; per stage a table rounding and the fused sums: 7 terms along axis 2, 7 along
+// axis 1, <= 3 per W (with its weight's rounding), 21 along axis 0: <= 1 + 7 + 1 + 7 + 4 +
+// 1 + 21 = 42 u of (|R| |p|)_k to first order; the final addition one more; 48 u.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,11 +40,18 @@ struct Case {
   int dims;
 };
 
-sb::GridShape grid_for(int dims) {
+// Per dimension, grids that reach the kernels' edges: extents below the 7-tap stencil's
+// width (every node folded), 2 and 3 nodes (folds within folds), extents that are not
+// multiples of the 32 x 8 tile or of the 64-plane chunk (70 along axis 0: two chunks),
+// and long lines whose periodic wrap spans two tiles. Samples include x = n - 1.
+std::vector<sb::GridShape> grids_for(int dims) {
   switch (dims) {
-    case 1: return sb::GridShape::make({29});
-    case 2: return sb::GridShape::make({14, 11});
-    default: return sb::GridShape::make({8, 7, 9});
+    case 1: return {sb::GridShape::make({29}), sb::GridShape::make({3}), sb::GridShape::make({2}),
+                    sb::GridShape::make({70})};
+    case 2: return {sb::GridShape::make({14, 11}), sb::GridShape::make({5, 2}), sb::GridShape::make({5, 37}),
+                    sb::GridShape::make({9, 70})};
+    default: return {sb::GridShape::make({8, 7, 9}), sb::GridShape::make({5, 3, 70}), sb::GridShape::make({3, 9, 4}),
+                     sb::GridShape::make({70, 10, 35})};
   }
 }
 
@@ -80,8 +88,10 @@ std::vector<double> sample_scale(const sc::Problem& pr, const std::vector<double
 
 TEST_P(GpuOperator, MatchesTheCpuMatrixWithinTheRoundingBound) {
   const Case c = GetParam();
+  for (const sb::GridShape& grid : grids_for(c.dims))
   for (const double lambda : {0.0, 0.7}) {
-    const sc::Problem problem = sct::random_problem(grid_for(c.dims), c.mode, lambda, 1.3, 300 + c.dims);
+    SCOPED_TRACE(grid.to_string());
+    const sc::Problem problem = sct::random_problem(grid, c.mode, lambda, 1.3, 300 + c.dims);
     const sc::NormalEquations eq = sc::assemble(problem);
     std::mt19937_64 rng(17);
     std::uniform_real_distribution<float> unit(-1.f, 1.f);
@@ -102,14 +112,53 @@ TEST_P(GpuOperator, MatchesTheCpuMatrixWithinTheRoundingBound) {
       for (int e = eq.matrix.outerIndexPtr()[k]; e < eq.matrix.outerIndexPtr()[k + 1]; ++e)
         rp += r_abs[static_cast<std::size_t>(e)] * p_abs[static_cast<std::size_t>(eq.matrix.innerIndexPtr()[e])];
       const auto ku = static_cast<std::size_t>(k);
-      const double bound = (m[ku] + 150) * kU * scale[ku] + 320 * kU * rp;
+      const double bound = (m[ku] + 150) * kU * scale[ku] + 48 * kU * rp;
       if (!(std::abs(gpu[ku] - exact[k]) <= bound)) {
         ADD_FAILURE() << "lambda " << lambda << " row " << k << ": GPU " << gpu[ku] << " f64 " << exact[k] << " bound "
                       << bound;
         ++failures;
       }
     }
+    // No atomics, fixed order: a second product is the same bits.
+    EXPECT_EQ(sc::gpu::apply_matrix_free(problem, p), gpu) << "lambda " << lambda;
   }
+}
+
+// diag(A) against the CPU matrix's diagonal. Bound, row k (u64 = 2^-53): on either side
+// a tap weight (<= 1) is within 3 u64 absolute (at most five roundings on magnitudes
+// <= 2/3), a product of three within 11 u64 and its square within 23 u64, so each of the
+// m_k sample terms differs by <= 46 u64; the two sums add m_k u64 FtF_kk each; lambda R_kk
+// (six products of four factors) within 10 u64 |R|_kk each side; then one rounding to f32:
+//   |d_gpu - d_k| <= u32 |d_k| + (48 m_k + 20) u64 (1 + FtF_kk + |R|_kk),
+// with FtF_kk <= |d_k| + |R|_kk.
+TEST_P(GpuOperator, DiagonalMatchesTheCpuMatrix) {
+  const Case c = GetParam();
+  for (const sb::GridShape& grid : grids_for(c.dims))
+    for (const double lambda : {0.0, 0.7}) {
+      SCOPED_TRACE(grid.to_string());
+      const sc::Problem problem = sct::random_problem(grid, c.mode, lambda, 1.3, 500 + c.dims);
+      const sc::NormalEquations eq = sc::assemble(problem);
+      const std::vector<float> d = sc::gpu::matrix_free_diagonal(problem);
+      const std::vector<int> m = sct::samples_per_row(problem);
+      const std::vector<double> r_abs = sct::thin_plate_abs(problem.grid, problem.mode, lambda);
+      ASSERT_EQ(static_cast<Eigen::Index>(d.size()), eq.matrix.rows());
+      int failures = 0;
+      for (Eigen::Index k = 0; k < eq.matrix.rows() && failures < 10; ++k) {
+        double exact = 0, r_kk = 0;
+        for (int e = eq.matrix.outerIndexPtr()[k]; e < eq.matrix.outerIndexPtr()[k + 1]; ++e)
+          if (eq.matrix.innerIndexPtr()[e] == k) {
+            exact = eq.matrix.valuePtr()[e];
+            r_kk = r_abs[static_cast<std::size_t>(e)];
+          }
+        const auto ku = static_cast<std::size_t>(k);
+        const double bound = kU * std::abs(exact) + (48.0 * m[ku] + 20) * 0x1p-53 * (1 + std::abs(exact) + 2 * r_kk);
+        if (!(std::abs(d[ku] - exact) <= bound)) {
+          ADD_FAILURE() << "lambda " << lambda << " row " << k << ": GPU " << d[ku] << " f64 " << exact << " bound "
+                        << bound;
+          ++failures;
+        }
+      }
+    }
 }
 
 std::vector<Case> cases() {
@@ -199,6 +248,24 @@ TEST(GpuOperatorLarge, CgIterationAt256CubedAgainstItsTrafficBound) {
             << res.bytes_per_iteration / 1e9 << " GB, bound " << bound_s * 1e3 << " ms at 3.35 TB/s ("
             << 100 * bound_s / res.seconds_per_iteration << " % of it); sort " << times.get("assemble_sort") * 1e3
             << " ms, rhs " << times.get("assemble_rhs") * 1e3 << " ms\n";
+  // Where the time goes: each kernel alone (median of 20 launches), its bytes, and the
+  // bandwidth it reaches.
+  double kernel_sum_s = 0, kernel_bytes = 0;
+  for (const sc::gpu::KernelTime& k : sc::gpu::profile_matrix_free(problem, 20)) {
+    std::cout << "  " << k.name << ": " << k.seconds * 1e3 << " ms";
+    if (k.bytes > 0) {
+      // r.r reads 4 N, half of p.Ap's 8 N, in a launch like it: counted as a second dot.
+      const int per_iteration = k.name == "dot" ? 2 : 1;
+      kernel_sum_s += per_iteration * k.seconds;
+      kernel_bytes += k.name == "dot" ? 1.5 * k.bytes : k.bytes;
+      std::cout << ", " << k.bytes / 1e9 << " GB, " << k.bytes / k.seconds / 1e12 << " TB/s";
+    }
+    std::cout << "\n";
+    RecordProperty(k.name + "_ms", std::to_string(k.seconds * 1e3));
+  }
+  std::cout << "  kernels of one iteration: " << kernel_sum_s * 1e3 << " ms for " << kernel_bytes / 1e9
+            << " GB; bound / iteration = " << 100 * bound_s / res.seconds_per_iteration << " %\n";
+  EXPECT_NEAR(kernel_bytes, res.bytes_per_iteration, 1e-9 * kernel_bytes);
   RecordProperty("ms_per_iteration", std::to_string(res.seconds_per_iteration * 1e3));
   RecordProperty("bound_ms_at_3_35_TBps", std::to_string(bound_s * 1e3));
   RecordProperty("assemble_sort_ms", std::to_string(times.get("assemble_sort") * 1e3));

@@ -282,7 +282,7 @@ if has scattered; then
     done
     for t in test_scattered_gpu_operator test_scattered_gpu_assembly; do
       timeout -k 5 120 "$build/tests/$t" --gtest_filter='*Large*' > "$logs/$t-large.log" 2>&1 || fail "$t large"
-      grep -iE "ms|bound|%" "$logs/$t-large.log" | head -10 | tee -a "$summary"
+      grep -iE "ms|bound|%" "$logs/$t-large.log" | head -20 | tee -a "$summary"
     done
     runs="$root/results.device"
     mkdir -p "$runs/$machine"
