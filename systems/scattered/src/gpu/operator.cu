@@ -18,6 +18,33 @@ __global__ void to_f32(long long n, const double* in, float* out) {
   if (i < n) out[i] = static_cast<float>(in[i]);
 }
 
+// sum of squares of an f64 vector: per-block partials in a fixed grid-stride order, then
+// one thread sums them in index order (repeatable bits, as DotProduct).
+constexpr int kNormBlocks = 264;
+__global__ void squares_partial(long long n, const double* __restrict__ v, double* partial) {
+  __shared__ double warp_sums[kThreads / 32];
+  double s = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    s += v[i] * v[i];
+  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (int w = 0; w < kThreads / 32; ++w) t += warp_sums[w];
+    partial[blockIdx.x] = t;
+  }
+}
+
+__global__ void sum_partials(int count, double* partial) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    double t = 0;
+    for (int i = 0; i < count; ++i) t += partial[i];
+    partial[count] = t;
+  }
+}
+
 __global__ void update_xr(long long n, float alpha, const float* __restrict__ p, const float* __restrict__ ap, float* x,
                           float* r) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -129,11 +156,14 @@ double MatrixFreeOperator::rhs(float* b, cudaStream_t stream) {
   gather_rhs(impl_->grid, impl_->sorted, rhs64.get(), stream);
   to_f32<<<blocks_for(rows()), kThreads, 0, stream>>>(rows(), rhs64.get(), b);
   SCG_LAUNCH("to_f32");
-  std::vector<double> host(n);
-  SCG_CUDA(cudaStreamSynchronize(stream));
-  rhs64.download(host.data());
+  DeviceBuffer<double> partial(kNormBlocks + 1);
+  squares_partial<<<kNormBlocks, kThreads, 0, stream>>>(rows(), rhs64.get(), partial.get());
+  SCG_LAUNCH("squares_partial");
+  sum_partials<<<1, 32, 0, stream>>>(kNormBlocks, partial.get());
+  SCG_LAUNCH("sum_partials");
   double ss = 0;
-  for (double v : host) ss += v * v;
+  SCG_CUDA(cudaMemcpyAsync(&ss, partial.get() + kNormBlocks, sizeof(double), cudaMemcpyDeviceToHost, stream));
+  SCG_CUDA(cudaStreamSynchronize(stream));
   return std::sqrt(ss);
 }
 
