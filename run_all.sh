@@ -54,6 +54,19 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; 
   "$venv/bin/python" -m pip install -q -r reports/requirements.txt
   echo "$want" >"$stamp"
 fi
+# CuPy (the `cupy` implementation, adapters/python/) only where a CUDA device shows: the
+# wheel matching the driver's CUDA major version (cupy-cuda12x or cupy-cuda13x). Without
+# a registry, install a carried wheel first: pip install --no-index path/to/cupy*.whl.
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && \
+   ! "$venv/bin/python" -c "import cupy" 2>/dev/null; then
+  cuda_major=$(nvidia-smi | sed -n 's/.*CUDA Version: *\([0-9]*\).*/\1/p' | head -n1)
+  case "$cuda_major" in
+    12|13) log "installing cupy-cuda${cuda_major}x (driver supports CUDA $cuda_major)"
+           "$venv/bin/python" -m pip install -q "cupy-cuda${cuda_major}x" || \
+             log "cupy: install failed; the cupy implementation will say why it cannot run" ;;
+    *) log "cupy: driver CUDA version '${cuda_major}' has no cupy-cuda12x/13x wheel; skipped" ;;
+  esac
+fi
 
 # --- 3. Configure and build (Release) -----------------------------------------------
 log "building in $build_dir ($jobs jobs)"
