@@ -28,6 +28,7 @@ from .render_latex import render_latex
 from .render_markdown import render_markdown
 from .reproduced_tables import ALL_REPRODUCED
 from .status_table import status_table
+from .tables_peer_speedup import peer_speedup_table
 from .table_model import Table
 
 
@@ -79,7 +80,8 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
         *first_sections,
         ("Reproduced tables", reproduced),
         # "Versus size" plots come with a table of the cases too short for a line.
-        ("Speed-up", [*plot_speedup(runs, plot_dir, "cpu_scalar"), *plot_speedup(runs, plot_dir, "cpu_simd")]),
+        ("Speed-up", [*plot_speedup(runs, plot_dir, "cpu_scalar"), *plot_speedup(runs, plot_dir, "cpu_simd"),
+                      peer_speedup_table(runs)]),
         ("Throughput", [*plot_reconstruction_throughput(runs, plot_dir), *plot_prefilter_throughput(runs, plot_dir),
                         plot_prefilter_axes(runs, plot_dir)]),
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
