@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "splinebench/error.hpp"
-#include "splinebench_external_paths.hpp"
 
 extern char** environ;
 
@@ -49,7 +48,7 @@ AdapterCommand locate_adapter(const std::string& library) {
   if (auto p = env_or_empty("SPLINEBENCH_PYTHON"); !p.empty()) {
     c.python = p;
     c.python_source = "SPLINEBENCH_PYTHON";
-  } else if (const auto venv = std::filesystem::path(paths::kSourceDir) / ".venv" / "bin" / "python";
+  } else if (const auto venv = std::filesystem::path(SPLINEBENCH_SOURCE_DIR) / ".venv" / "bin" / "python";
              std::filesystem::exists(venv)) {
     c.python = venv.string();
     c.python_source = "the project's .venv";
@@ -58,7 +57,7 @@ AdapterCommand locate_adapter(const std::string& library) {
     c.python_source = "python3 on PATH (no .venv: ./run_all.sh creates it)";
   }
   c.script = env_or_empty("SPLINEBENCH_ADAPTER");
-  if (c.script.empty()) c.script = paths::kAdapterScript;
+  if (c.script.empty()) c.script = SPLINEBENCH_ADAPTER_SCRIPT;
   return c;
 }
 
