@@ -1,8 +1,9 @@
 """The seed-004 experiment (2-D IIR filter, fixed vs flexible allocation) in the report:
 Fig. 3 redrawn from a `splinebench-iir2d run` (time against the window size M at
 2048^2, one line per scheme, the seed's claims as text), a table of the ratio at
-M = 31 and the crossover M* with the seed's beside ours, and the launch-chain table
-that says how much of the fixed scheme is launch overhead.
+M = 31 and the crossover M* with the seed's beside ours, the launch-chain table
+that says how much of the fixed scheme is launch overhead, and a table of the cases
+outside Fig. 3 (sizes, shapes, coefficient families).
 
 Records are those with "operation": "iir2d" (systems/iir2d/README.md). `section` reads
 them from a run folder directly; `report_items` takes them from loaded runs
@@ -148,6 +149,40 @@ def launch_chain_table(run: dict, suffix: str = "") -> Table:
     return table
 
 
+def shapes_table(run: dict, suffix: str = "") -> Table | None:
+    """Every case outside Fig. 3 (other sizes, non-square and degenerate shapes, other
+    coefficient families): one row per (shape, M, family), each scheme's median and the
+    largest error over the schemes. None when the run has no such case."""
+    cases: dict[tuple, dict[str, dict]] = {}
+    for r in records(run):
+        in_fig3 = tuple(r["shape"]) == FIG3_SHAPE and r.get("family") == "gauss"
+        if in_fig3 or r["scheme"].startswith("empty_chain"):
+            continue
+        key = (tuple(r["shape"]), int(r["M"]), r.get("family", "?"))
+        cases.setdefault(key, {})[r["scheme"]] = r
+    if not cases:
+        return None
+    table = Table(
+        key=f"iir2d_shapes{suffix}",
+        title="Seed 004 beyond Fig. 3: sizes, shapes and coefficient families",
+        caption=("Median GPU time per filtering, each scheme; error: the largest max|y - y_ref| / max|y_ref| "
+                 "over the schemes against the f64 oracle (target 1e-5 for sum|b| <= 0.9, M <= 31)."),
+        columns=[Column("shape"), Column("M", numeric=True), Column("family")]
+        + [Column(s, "ms", numeric=True) for s in SCHEME_ORDER]
+        + [Column("fixed / flex_tiles16", "x", numeric=True), Column("max error", numeric=True), Column("verdicts")])
+    for (shape, M, family) in sorted(cases, key=lambda k: (k[0][0] * k[0][1], k[0], k[1], k[2])):
+        by = cases[(shape, M, family)]
+        cells = [fmt_ms(median_s(by[s]) * 1e3) if s in by else "—" for s in SCHEME_ORDER]
+        speedup = (median_s(by[FIXED]) / median_s(by["flex_tiles16"])
+                   if FIXED in by and "flex_tiles16" in by and median_s(by["flex_tiles16"]) > 0 else None)
+        errors = [((r.get("accuracy") or {}).get("iir2d") or {}).get("max_rel") for r in by.values()]
+        errors = [e for e in errors if e is not None]
+        verdicts = sorted({r.get("verdict", "?") for r in by.values()})
+        table.add(Row([f"{shape[0]}x{shape[1]}", str(M), family] + cells
+                      + [_x(speedup), f"{max(errors):.1e}" if errors else "—", ", ".join(verdicts)]))
+    return table
+
+
 def plot_fig3(run: dict, out_dir: str | Path, suffix: str = "") -> Figure | Skipped:
     stem, title = f"iir2d_fig3{suffix}", "Seed 004, Fig. 3 redrawn: 2-D IIR filter at 2048^2"
     c = curves(run)
@@ -187,10 +222,22 @@ def plot_fig3(run: dict, out_dir: str | Path, suffix: str = "") -> Figure | Skip
     return Figure(stem, title, caption, png, svg)
 
 
+def run_items(run: dict, plot_dir: str | Path, suffix: str = "") -> list:
+    """What one run has data for: Fig. 3 and its table (2048^2 gauss records), the launch
+    chain table (empty-chain records), the shapes table (cases outside Fig. 3)."""
+    items: list = []
+    if curves(run):
+        items += [plot_fig3(run, plot_dir, suffix), fig3_table(run, suffix)]
+    if any(r["scheme"] == "empty_chain" for r in records(run)):
+        items.append(launch_chain_table(run, suffix))
+    if (shapes := shapes_table(run, suffix)) is not None:
+        items.append(shapes)
+    return items
+
+
 def section(run_dir: str | Path, plot_dir: str | Path) -> list:
-    """The report section of one iir2d run: the figure and both tables."""
-    run = load_run(run_dir)
-    return [plot_fig3(run, plot_dir), fig3_table(run), launch_chain_table(run)]
+    """The report section of one iir2d run: what run_items finds in it."""
+    return run_items(load_run(run_dir), plot_dir)
 
 
 def run_doc(run) -> dict:
@@ -204,6 +251,5 @@ def report_items(runs: list, plot_dir: str | Path) -> list:
     with_iir2d = [run for run in runs if run.system_records.get(OPERATION)]
     items: list = []
     for n, run in enumerate(with_iir2d, start=1):
-        doc, suffix = run_doc(run), ("" if len(with_iir2d) == 1 else f"_{n}")
-        items += [plot_fig3(doc, plot_dir, suffix), fig3_table(doc, suffix), launch_chain_table(doc, suffix)]
+        items += run_items(run_doc(run), plot_dir, "" if len(with_iir2d) == 1 else f"_{n}")
     return items

@@ -139,3 +139,24 @@ def test_report_of_an_iir2d_run_alone_and_merged_with_a_harness_run(tmp_path):
     assert build_main([str(iir_dir), str(iir_b), "--out", str(tmp_path / "two")]) == 0
     assert (tmp_path / "two" / "tables" / "iir2d_fig3_1.md").is_file()
     assert (tmp_path / "two" / "tables" / "iir2d_fig3_2.md").is_file()
+
+
+def test_shapes_table_has_every_case_outside_fig3(tmp_path):
+    run = synthetic_run()
+    assert iir2d.shapes_table(run) is None  # Fig. 3 and the launch chain only
+    acc = {"iir2d": {"max_rel": 2.0e-7}}
+    for scheme, ms in (("fixed", 40.0), ("flex_tiles16", 5.0), ("flex_locks", 80.0)):
+        run["records"].append(_record(scheme, 31, ms, shape=(8192, 8192), accuracy=acc, verdict="pass"))
+    run["records"].append(_record("fixed", 3, 2.0, shape=(1, 2048), accuracy={"iir2d": {"max_rel": 3.0e-6}},
+                                  verdict="pass"))
+    run["records"].append(_record("flex_tiles16", 31, 6.0, family="random", accuracy=acc, verdict="fail"))
+    table = iir2d.shapes_table(run)
+    rows = [row.cells for row in table.rows]
+    assert [r[:3] for r in rows] == [["1x2048", "3", "gauss"], ["2048x2048", "31", "random"],
+                                     ["8192x8192", "31", "gauss"]]
+    big = rows[2]
+    assert big[-3:] == ["8.00", "2.0e-07", "pass"]       # fixed / flex_tiles16 = 40 / 5
+    assert rows[0][-2:] == ["3.0e-06", "pass"] and rows[0][-3] == "—"
+    assert rows[1][-1] == "fail"
+    names = [type(i).__name__ for i in iir2d.run_items(run, tmp_path / "plots")[2:]]
+    assert names == ["Table", "Table"]  # launch chain, shapes (the figure comes first)
