@@ -133,3 +133,21 @@ def test_image_figure_from_saved_arrays(tmp_path):
                               label="x")
     skipped = scattered.plot_image([missing], tmp_path / "plots2")
     assert "--save-coefficients" in skipped.reason
+
+
+def test_gpu_records_time_the_device_assembly_and_seed_iterations():
+    runs = synthetic_runs()
+    recs = runs[0].system_records[scattered.OPERATION]
+    for f in (0.2, 0.3, 0.5):
+        recs.append(_rec("gpu_cg_gather", f, device="gpu", assembly="gpu_gather",
+                         phases=_phases(device_seed_iterations=0.004, assemble=0.001, solve=0.01)))
+    recs.append(_rec("gpu_mg_seed", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002, device="gpu",
+                     phases=_phases(device_seed_iterations=0.2, solve=0.2)))
+    t2 = scattered.table2(runs)
+    gpu = next(r for r in t2.data_rows("ours") if r.cells[0] == "gpu_cg_gather")
+    assert gpu.cells[3] == "0.004"  # the device time, not a CPU assembly added to it
+    assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t2.rows)
+    t4 = scattered.table4(runs)
+    row = next(r for r in t4.data_rows("ours") if r.cells[0].startswith("gpu_mg_seed"))
+    assert row.cells[2] == "0.2"
+    assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t4.rows)
