@@ -16,7 +16,8 @@
 //   mg_pcg_f32    CG preconditioned by a symmetric V-cycle: Chebyshev smoothing on
 //                 D^-1 A (degree 3 before and after the coarse correction, the interval
 //                 from a 10-step Lanczos estimate of lambda_max), the coarsest level by CG
-//                 to relres 1e-3, the flexible (Polak-Ribiere) beta. Iterations: PCG's.
+//                 to relres 1e-3, the flexible (Polak-Ribiere) beta. Iterations: PCG's;
+//                 converged when the recurrence relres reaches the tolerance (as gpu_cg).
 //
 // f32 vectors, every dot product in f64 summed in a fixed order. relres in the report is
 // ||b - A x|| / ||b|| with A x by the f32 operator and the norms in f64 (the operator's
