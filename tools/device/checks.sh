@@ -12,6 +12,8 @@
 #             the suites roundoff, texture_weights, speed_accuracy, and, where python3
 #             has numpy and scipy, convergence and rotation (their report sections are
 #             written here when matplotlib is present, else later with --report-only)
+#   scattered-tables  the seed's Table 2 on the stand-in images and the 256^3 volume
+#             (SCATTERED_IMAGES "name:lambda ...", SCATTERED_VOLUME=0 to leave it out)
 #   iir2d     the 2-D IIR system (systems/iir2d/README.md): its targets, its tests (the
 #             deadlock demonstration included), the three sanitizers over Iir2dSanitizer.*,
 #             and the experiment's sweeps (fig3 first), each run a folder of three files
@@ -297,6 +299,44 @@ if has scattered; then
     fail "scattered build (see scattered-build.log)"
     tail -20 "$logs/scattered-build.log" | tee -a "$summary"
   fi
+fi
+
+if has scattered-tables; then
+  # The seed's Table 2 on the stand-in images (512^2, 20/30/50 % top |Laplacian|, its 100
+  # iterations and convergence, every GPU solver beside the CPU's MG-PCG and Eigen CG), and
+  # the 256^3 volume of Tables 4-5 without a CPU system. Images from $SPLINEBENCH_DATASETS_DIR
+  # (default .cache/datasets); one run folder each under results/<machine>/.
+  step "scattered tables"
+  bin="$build/bin/splinebench_scattered"
+  data_dir=${SPLINEBENCH_DATASETS_DIR:-$root/.cache/datasets}
+  runs="$root/results.device/$machine"
+  mkdir -p "$runs"
+  gpu_solvers="gpu_cg gpu_cg_atomic gpu_cg_gather gpu_cg_matrix_free gpu_jacobi_damped gpu_gs8x gpu_sgs_mc gpu_mg_seed gpu_mg_pcg"
+  for pair in ${SCATTERED_IMAGES:-gravel:1.8 moon:2.3 brick:1.9}; do
+    name=${pair%%:*} lambda=${pair##*:}
+    [[ -f $data_dir/$name.npy ]] || { say "scattered $name: no $data_dir/$name.npy, skipped"; continue; }
+    run="$runs/$(date -u +%Y%m%d-%H%M%S)-scattered-$name"
+    mkdir -p "$run"
+    solver_args=()
+    for s in mg_pcg eigen_cg $gpu_solvers; do solver_args+=(--solver "$s"); done
+    timeout -k 5 "${TIMEOUT_SCATTERED_IMAGE:-150}" "$bin" --data "$data_dir/$name.npy" --fraction 0.2 --fraction 0.3 \
+      --fraction 0.5 --lambda "$lambda" --seed-iterations 100 --tolerance 1e-8 --max-iterations 5000 \
+      --stationary-max-iterations 1000 --threads "$jobs" "${solver_args[@]}" --machine "$machine" \
+      --out "$run/results.json" > "$logs/scattered-$name.log" 2>&1 || fail "scattered $name"
+    grep -E "^  [a-z_0-9]+: " "$logs/scattered-$name.log" | head -40 >> "$summary"
+  done
+  if [[ ${SCATTERED_VOLUME:-1} == 1 ]]; then
+    run="$runs/$(date -u +%Y%m%d-%H%M%S)-scattered-smooth256"
+    mkdir -p "$run"
+    # Table 5's parameters: N = 3, every other one 2, P = 2.
+    timeout -k 5 "${TIMEOUT_SCATTERED_VOLUME:-240}" "$bin" --synthetic smooth:256x256x256 --fraction 0.2 \
+      --lambda 0.002 --no-cpu-system --solver gpu_mg_seed --solver gpu_mg_pcg --solver gpu_cg_matrix_free \
+      --mg 3 2 2 2 2 2 2 2 2 --seed-iterations 100 --tolerance 1e-8 --max-iterations 3000 --machine "$machine" \
+      --out "$run/results.json" > "$logs/scattered-smooth256.log" 2>&1 || fail "scattered 256^3"
+    tail -5 "$logs/scattered-smooth256.log" | tee -a "$summary"
+  fi
+  mkdir -p "$stage/$machine"
+  tar -C "$runs" --exclude=arrays -cf - . | tar -C "$stage/$machine" -xf -
 fi
 
 step "done (status $status)"
