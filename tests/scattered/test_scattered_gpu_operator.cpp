@@ -7,12 +7,17 @@
 // Per-axis weights are within 10 u absolute (the f32 fraction is within u/2, the tap
 // weights' slopes are at most 2/3, the formula rounds at most five times on magnitudes
 // <= 7/6, merging adds <= 3 more), so a product of three weights (each <= 1) is within
-// 32 u; y_s = (F p)_s sums <= 64 such products (<= 96 u P_s); the gather adds
-// w_s(k) y_s over m_k samples (<= (32 + 96 + m_k) u P_s each, |y_s| <= P_s). R p, applied
+// 32 u; y_s = (F p)_s sums <= 64 such products (<= 96 u P_s). F^T y (operator_transpose.cuh)
+// sums the terms w_t0 (w_t1 (W_2 y_s)) of a node (two roundings in the products, counted
+// in the 32 u; the weights are >= 0, so the terms of a sample split over folded images sum
+// to its merged weight times |y_s|) along a tree whose paths have at most m_k additions
+// along a run of samples, 8 over rows of cells and images along axis 1, and 9 over planes
+// and images along axis 0: <= (32 + 96 + m_k + 17) u P_s per sample (|y_s| <= P_s). R p, applied
 // separably (operator_kernels.cuh): the f32 tables and lambda-weights are within u
 // relative; per stage a table rounding and the fused sums: 7 terms along axis 2, 7 along
 // axis 1, <= 3 per W (with its weight's rounding), 21 along axis 0: <= 1 + 7 + 1 + 7 + 4 +
-// 1 + 21 = 42 u of (|R| |p|)_k to first order; the final addition one more; 48 u.
+// 1 + 21 = 42 u of (|R| |p|)_k to first order; the final addition one more on either
+// part: 48 u, and m_k + 146 <= m_k + 150.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,7 +48,9 @@ struct Case {
 // Per dimension, grids that reach the kernels' edges: extents below the 7-tap stencil's
 // width (every node folded), 2 and 3 nodes (folds within folds), extents that are not
 // multiples of the 32 x 8 tile or of the 64-plane chunk (70 along axis 0: two chunks),
-// and long lines whose periodic wrap spans two tiles. Samples include x = n - 1.
+// and long lines whose periodic wrap spans two tiles. Samples include x = n - 1. Grids of
+// at most 1100 nodes also run with 20 samples per node (long runs of samples per row of
+// cells, as on coarse multigrid levels).
 std::vector<sb::GridShape> grids_for(int dims) {
   switch (dims) {
     case 1: return {sb::GridShape::make({29}), sb::GridShape::make({3}), sb::GridShape::make({2}),
@@ -89,9 +96,11 @@ std::vector<double> sample_scale(const sc::Problem& pr, const std::vector<double
 TEST_P(GpuOperator, MatchesTheCpuMatrixWithinTheRoundingBound) {
   const Case c = GetParam();
   for (const sb::GridShape& grid : grids_for(c.dims))
+  for (const double density : {1.3, 20.0})
   for (const double lambda : {0.0, 0.7}) {
-    SCOPED_TRACE(grid.to_string());
-    const sc::Problem problem = sct::random_problem(grid, c.mode, lambda, 1.3, 300 + c.dims);
+    if (density > 2 && grid.points() > 1100) continue;
+    SCOPED_TRACE(grid.to_string() + ", " + std::to_string(density) + " samples per node");
+    const sc::Problem problem = sct::random_problem(grid, c.mode, lambda, density, 300 + c.dims);
     const sc::NormalEquations eq = sc::assemble(problem);
     std::mt19937_64 rng(17);
     std::uniform_real_distribution<float> unit(-1.f, 1.f);

@@ -1,6 +1,6 @@
-// The per-node gather over the samples that reach a node, shared by F^T y (f32, every CG
-// iteration), F^T f and diag(F^T F) (f64, once): sum over samples s of w_k(s) * (what the
-// policy adds), in a fixed order (cells ascending, a cell's samples in sorted order), so a
+// The per-node gather over the samples that reach a node, for F^T f and diag(F^T F) (f64,
+// once per operator; F^T y of every iteration is operator_transpose.cuh): sum over samples
+// s of w_k(s) * (what the policy adds), in a fixed order (cells ascending, a cell's samples in sorted order), so a
 // run repeats bit for bit without atomics.
 //
 // Fast path (every axis `plain`, grid_layout.hpp): the cells reaching node k are

@@ -14,28 +14,21 @@
 //                  the tile's rows and halo rows; W_o0 = sum over (o1, o2) of w T_o1 Q_o2
 //                  along axis 1 (six (o1, o2) pairs with o1 + o2 <= 2); W kept for 7
 //                  planes in registers; R p = sum_o0 T_o0 W_o0 along axis 0.
-//                  F^T y: gather_node (operator_gather.cuh) from the sorted samples.
+//                  F^T y separably by planes of cells (operator_transpose.cuh): per plane
+//                  c0 the tile's rows of cells are summed per node along axis 2 into 16
+//                  tap pairs (t0, t1) in shared memory, reduced along axis 1, and the four
+//                  virtual planes c0 - 1 .. c0 + 2 kept in registers; the images of axis 0
+//                  landing in the chunk are summed from their planes first.
 // Per node about 3 * 7 * (14/8) + 6 * 7 + 3 * 7 = 100 FMAs for R p in 3-D (plus the
-// 6/64 planes of halo per chunk), against 27 * 49 for the stencil entry by entry.
+// 6/64 planes of halo per chunk), against 27 * 49 for the stencil entry by entry. F^T y
+// visits each sample 4 (1 + 3/8) times per plane of cells (the nodes it reaches along axis
+// 2, the tile's halo rows along axis 1) for 16 FMAs, where a per-node gather visits it 64
+// times and serialises 16 dependent loads of cell starts and records per node.
 #pragma once
 
-#include "operator_gather.cuh"
+#include "operator_transpose.cuh"
 
 namespace splinebench::scattered::gpu::detail {
-
-// A sorted sample as the operator reads it: float4 {f0, f1, f2, bits of the linear cell}.
-struct OperatorSamples {
-  const float4* rec;
-  const float* y;
-  __device__ int load(int s, int base, int, int, float f[3]) const {
-    const float4 r = rec[s];
-    f[0] = r.x;
-    f[1] = r.y;
-    f[2] = r.z;
-    return __float_as_int(r.w) - base;
-  }
-  __device__ void add(float& acc, float w, int s) const { acc = fmaf(w, y[s], acc); }
-};
 
 __device__ __forceinline__ void unflat_cell(const GridView& g, int cell, int c[3]) {
   c[2] = cell % g.axis[2].n;
@@ -96,17 +89,16 @@ __global__ void sample_values_kernel(long long count, GridView g, const float4* 
   y[s] = sum;
 }
 
-inline constexpr int kTileX = 32, kTileY = 8, kChunk = 64;
-inline constexpr int kPadX = kTileX + 6, kPadY = kTileY + 6;
-
 // c[o1][o2]: lambda times the weight of the term (2 - o1 - o2, o1, o2), 0 when absent.
 struct ThinPlateCoefficients {
   float c[3][3];
 };
 
 // (A p)_k = (F^T y)_k + lambda (R p)_k; grid (ceil(n2/32), ceil(n1/8), ceil(n0/64)), block (32, 8).
+// Step i0 of the march loads plane i0 of p (R p) and plane i0 - 2 of cells (F^T y), and
+// writes node plane k0 = i0 - 3, whose last planes of both have then been read.
 template <bool kWithR>
-__global__ void __launch_bounds__(kTileX* kTileY)
+__global__ void __launch_bounds__(kTileX* kTileY, 3)
     apply_rows_kernel(GridView g, OperatorSamples samples, const int* __restrict__ cell_start, ThinPlateCoefficients tp,
                const float* __restrict__ p, float* __restrict__ ap) {
   const int n0 = g.axis[0].n, n1 = g.axis[1].n, n2 = g.axis[2].n;
@@ -115,83 +107,135 @@ __global__ void __launch_bounds__(kTileX* kTileY)
   const int k2 = K2 + tx, k1 = K1 + ty;
   const int z0 = blockIdx.z * kChunk, z1 = min(n0, z0 + kChunk);
   const bool inside = k2 < n2 && k1 < n1;
-  if (!kWithR) {
-    if (!inside) return;
-    for (int k0 = z0; k0 < z1; ++k0)
-      ap[(static_cast<long long>(k0) * n1 + k1) * n2 + k2] = gather_node<float>(g, cell_start, k0, k1, k2, samples);
-    return;
+
+  __shared__ float rows[kRowSlots][16][kTileX];  // G of the rows of cells (operator_transpose.cuh)
+  const TileTranspose ft(g, K1, ty, k2);
+
+  // The images of axis 0 landing in this chunk, from their planes of cells first (the
+  // ascending distinct planes among 0, n0 - 2, n0 - 1), summed in that order.
+  const AxisImages images0(g.axis[0], z0, z1);
+  __shared__ float image_sum[3][kTileY][kTileX];  // per node: few registers to spare
+  image_sum[0][ty][tx] = image_sum[1][ty][tx] = image_sum[2][ty][tx] = 0.f;
+  {
+    int last = -1;
+#pragma unroll 1
+    for (int i = 0; i < 3; ++i) {
+      const int c0 = i == 0 ? 0 : i == 1 ? n0 - 2 : n0 - 1;
+      const bool used = i == 0 ? images0.needs_first() : i == 1 ? images0.needs_second_last() : images0.needs_last();
+      if (!used || c0 <= last) continue;  // uniform over the block
+      last = c0;
+      __syncthreads();
+      ft.fill(g, cell_start, samples, c0, k2, tx, rows);
+      __syncthreads();
+      if (!inside) continue;
+      float h[4];
+      ft.reduce(g, K1, k1, tx, rows, h);
+      if (images0.needs_first() && c0 == 0) image_sum[0][ty][tx] += h[0];
+      if (images0.needs_second_last() && c0 == n0 - 2) image_sum[1][ty][tx] += h[3];
+      if (images0.needs_second_last() && c0 == n0 - 1) image_sum[1][ty][tx] += h[2];
+      if (images0.target[2] >= 0 && c0 == n0 - 1) image_sum[2][ty][tx] += h[3];
+    }
   }
+
   __shared__ float tile[kPadY][kPadX];
   __shared__ float q[3][kPadY][kTileX];
-  // This column's stencils along axes 2 and 1 (threads past the grid compute unused values).
-  float s2[3][7], s1[3][7];
-  {
-    const float* t2 = g.axis[2].stencil_f32 + min(k2, n2 - 1) * 21;
-    const float* t1 = g.axis[1].stencil_f32 + min(k1, n1 - 1) * 21;
-#pragma unroll
-    for (int o = 0; o < 3; ++o)
-#pragma unroll
-      for (int d = 0; d < 7; ++d) {
-        s2[o][d] = t2[o * 7 + d];
-        s1[o][d] = t1[o * 7 + d];
+  // The tile's stencils along axes 2 and 1 (columns past the grid hold unused values), in
+  // shared memory so that the march keeps only W in registers.
+  __shared__ float stencil2[21][kTileX], stencil1[21][kTileY];
+  if (kWithR) {
+    for (int e = ty * kTileX + tx; e < 21 * (kTileX + kTileY); e += kTileX * kTileY) {
+      if (e < 21 * kTileX)
+        stencil2[e / kTileX][e % kTileX] = g.axis[2].stencil_f32[min(K2 + e % kTileX, n2 - 1) * 21 + e / kTileX];
+      else {
+        const int f = e - 21 * kTileX;
+        stencil1[f / kTileY][f % kTileY] = g.axis[1].stencil_f32[min(K1 + f % kTileY, n1 - 1) * 21 + f / kTileY];
       }
+    }
   }
   float ring[7][3];  // W_o0 at planes k0 - 3 .. k0 + 3 (ring[6]: the newest)
 #pragma unroll
   for (int d = 0; d < 7; ++d) ring[d][0] = ring[d][1] = ring[d][2] = 0.f;
+  float virt[4] = {0.f, 0.f, 0.f, 0.f};  // F^T y of virtual planes i0 - 3 .. i0
 
+  const int first_cells = max(0, z0 - 2), last_cells = min(n0 - 1, z1);
   for (int i0 = z0 - 3; i0 < z1 + 3; ++i0) {
-    const long long plane = static_cast<long long>(fold_to_line(g.axis[0], i0)) * n1;
-    __syncthreads();  // the previous plane's tile and q are read
-    for (int e = ty * kTileX + tx; e < kPadY * kPadX; e += kTileX * kTileY) {
-      const int r = e / kPadX, c = e % kPadX;
-      tile[r][c] = p[(plane + fold_to_line(g.axis[1], K1 - 3 + r)) * n2 + fold_to_line(g.axis[2], K2 - 3 + c)];
+    const int c0 = i0 - 2;
+    const bool cells = c0 >= first_cells && c0 <= last_cells;  // uniform over the block
+    __syncthreads();  // the previous step's tile, q and rows are read
+    if (kWithR) {
+      const long long plane = static_cast<long long>(fold_to_line(g.axis[0], i0)) * n1;
+      for (int e = ty * kTileX + tx; e < kPadY * kPadX; e += kTileX * kTileY) {
+        const int r = e / kPadX, c = e % kPadX;
+        tile[r][c] = p[(plane + fold_to_line(g.axis[1], K1 - 3 + r)) * n2 + fold_to_line(g.axis[2], K2 - 3 + c)];
+      }
     }
+    if (cells) ft.fill(g, cell_start, samples, c0, k2, tx, rows);
     __syncthreads();
-    for (int r = ty; r < kPadY; r += kTileY) {
-      float a0 = 0.f, a1 = 0.f, a2 = 0.f;
+    if (kWithR) {
+      for (int r = ty; r < kPadY; r += kTileY) {
+        float a0 = 0.f, a1 = 0.f, a2 = 0.f;
+#pragma unroll
+        for (int d = 0; d < 7; ++d) {
+          const float v = tile[r][tx + d];
+          a0 = fmaf(stencil2[d][tx], v, a0);
+          a1 = fmaf(stencil2[7 + d][tx], v, a1);
+          a2 = fmaf(stencil2[14 + d][tx], v, a2);
+        }
+        q[0][r][tx] = a0;
+        q[1][r][tx] = a1;
+        q[2][r][tx] = a2;
+      }
+    }
+    if (cells && inside) {
+      float h[4];
+      ft.reduce(g, K1, k1, tx, rows, h);
+#pragma unroll
+      for (int t0 = 0; t0 < 4; ++t0) virt[t0] += h[t0];
+    }
+    float r = 0.f;
+    if (kWithR) {
+      __syncthreads();
+      float part[3][3] = {};  // sum_d T_o1[d] Q_o2 along axis 1, o1 + o2 <= 2
 #pragma unroll
       for (int d = 0; d < 7; ++d) {
-        const float v = tile[r][tx + d];
-        a0 = fmaf(s2[0][d], v, a0);
-        a1 = fmaf(s2[1][d], v, a1);
-        a2 = fmaf(s2[2][d], v, a2);
+        const float v0 = q[0][ty + d][tx], v1 = q[1][ty + d][tx], v2 = q[2][ty + d][tx];
+        const float u0 = stencil1[d][ty], u1 = stencil1[7 + d][ty], u2 = stencil1[14 + d][ty];
+        part[0][0] = fmaf(u0, v0, part[0][0]);
+        part[0][1] = fmaf(u0, v1, part[0][1]);
+        part[0][2] = fmaf(u0, v2, part[0][2]);
+        part[1][0] = fmaf(u1, v0, part[1][0]);
+        part[1][1] = fmaf(u1, v1, part[1][1]);
+        part[2][0] = fmaf(u2, v0, part[2][0]);
       }
-      q[0][r][tx] = a0;
-      q[1][r][tx] = a1;
-      q[2][r][tx] = a2;
-    }
-    __syncthreads();
-    float part[3][3] = {};  // sum_d T_o1[d] Q_o2 along axis 1, o1 + o2 <= 2
 #pragma unroll
-    for (int d = 0; d < 7; ++d) {
-      const float v0 = q[0][ty + d][tx], v1 = q[1][ty + d][tx], v2 = q[2][ty + d][tx];
-      part[0][0] = fmaf(s1[0][d], v0, part[0][0]);
-      part[0][1] = fmaf(s1[0][d], v1, part[0][1]);
-      part[0][2] = fmaf(s1[0][d], v2, part[0][2]);
-      part[1][0] = fmaf(s1[1][d], v0, part[1][0]);
-      part[1][1] = fmaf(s1[1][d], v1, part[1][1]);
-      part[2][0] = fmaf(s1[2][d], v0, part[2][0]);
+      for (int d = 0; d < 6; ++d) {
+        ring[d][0] = ring[d + 1][0];
+        ring[d][1] = ring[d + 1][1];
+        ring[d][2] = ring[d + 1][2];
+      }
+      ring[6][0] = fmaf(tp.c[0][2], part[0][2], fmaf(tp.c[1][1], part[1][1], tp.c[2][0] * part[2][0]));
+      ring[6][1] = fmaf(tp.c[0][1], part[0][1], tp.c[1][0] * part[1][0]);
+      ring[6][2] = tp.c[0][0] * part[0][0];
     }
-#pragma unroll
-    for (int d = 0; d < 6; ++d) {
-      ring[d][0] = ring[d + 1][0];
-      ring[d][1] = ring[d + 1][1];
-      ring[d][2] = ring[d + 1][2];
-    }
-    ring[6][0] = fmaf(tp.c[0][2], part[0][2], fmaf(tp.c[1][1], part[1][1], tp.c[2][0] * part[2][0]));
-    ring[6][1] = fmaf(tp.c[0][1], part[0][1], tp.c[1][0] * part[1][0]);
-    ring[6][2] = tp.c[0][0] * part[0][0];
     const int k0 = i0 - 3;
     if (k0 >= z0 && inside) {
-      const float* t0 = g.axis[0].stencil_f32 + k0 * 21;
-      float r = 0.f;
+      if (kWithR) {
+        const float* t0 = g.axis[0].stencil_f32 + k0 * 21;
 #pragma unroll
-      for (int o = 0; o < 3; ++o)
+        for (int o = 0; o < 3; ++o)
 #pragma unroll
-        for (int d = 0; d < 7; ++d) r = fmaf(t0[o * 7 + d], ring[d][o], r);
-      ap[(static_cast<long long>(k0) * n1 + k1) * n2 + k2] = gather_node<float>(g, cell_start, k0, k1, k2, samples) + r;
+          for (int d = 0; d < 7; ++d) r = fmaf(t0[o * 7 + d], ring[d][o], r);
+      }
+      float ft_y = virt[0];
+#pragma unroll
+      for (int x = 0; x < 3; ++x)
+        if (images0.target[x] == k0) ft_y += image_sum[x][ty][tx];
+      ap[(static_cast<long long>(k0) * n1 + k1) * n2 + k2] = kWithR ? ft_y + r : ft_y;
     }
+    virt[0] = virt[1];
+    virt[1] = virt[2];
+    virt[2] = virt[3];
+    virt[3] = 0.f;
   }
 }
 
