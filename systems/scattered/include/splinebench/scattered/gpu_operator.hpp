@@ -4,9 +4,9 @@
 //
 //   A p = F^T (F p) + lambda R p:
 //   F p      one thread per sample: y_s = sum of its (up to 4^D) taps' weights times p.
-//   F^T y    one thread per node, gathering the samples of the cells whose taps reach it
-//            in sorted order (deterministic, no atomics): away from folds a node's cells
-//            are 16 contiguous runs of the sorted samples, one tap weight per axis.
+//   F^T y    separably by planes of cells (src/gpu/operator_transpose.cuh): per row of
+//            cells and node along axis 2, its run of sorted samples into 16 tap pairs,
+//            then summed along axes 1 and 0 (deterministic, no atomics).
 //   R p      in the same kernel, separably from a shared-memory tile of p: R is a sum of
 //            Kronecker products of the per-axis 7-tap tables T_0, T_1, T_2, applied along
 //            axis 2, then 1, then 0 (folded boundary rows exact: per-node tables).
