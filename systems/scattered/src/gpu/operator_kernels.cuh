@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kTileX* kTileY, 3)
 #pragma unroll
       for (int t0 = 0; t0 < 4; ++t0) virt[t0] += h[t0];
     }
-    float r = 0.f;
+    float rp = 0.f;  // lambda (R p) of node plane k0
     if (kWithR) {
       __syncthreads();
       float part[3][3] = {};  // sum_d T_o1[d] Q_o2 along axis 1, o1 + o2 <= 2
@@ -224,13 +224,13 @@ __global__ void __launch_bounds__(kTileX* kTileY, 3)
 #pragma unroll
         for (int o = 0; o < 3; ++o)
 #pragma unroll
-          for (int d = 0; d < 7; ++d) r = fmaf(t0[o * 7 + d], ring[d][o], r);
+          for (int d = 0; d < 7; ++d) rp = fmaf(t0[o * 7 + d], ring[d][o], rp);
       }
       float ft_y = virt[0];
 #pragma unroll
       for (int x = 0; x < 3; ++x)
         if (images0.target[x] == k0) ft_y += image_sum[x][ty][tx];
-      ap[(static_cast<long long>(k0) * n1 + k1) * n2 + k2] = kWithR ? ft_y + r : ft_y;
+      ap[(static_cast<long long>(k0) * n1 + k1) * n2 + k2] = kWithR ? ft_y + rp : ft_y;
     }
     virt[0] = virt[1];
     virt[1] = virt[2];
