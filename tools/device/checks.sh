@@ -13,7 +13,8 @@
 #             has numpy and scipy, convergence and rotation (their report sections are
 #             written here when matplotlib is present, else later with --report-only)
 #   scattered-tables  the seed's Table 2 on the stand-in images and the 256^3 volume
-#             (SCATTERED_IMAGES "name:lambda ...", SCATTERED_VOLUME=0 to leave it out)
+#             (SCATTERED_IMAGES "name:lambda ...", SCATTERED_GPU_SOLVERS, SCATTERED_VOLUME=0 to
+#             leave the volume out, SCATTERED_VOLUME_SOLVERS)
 #   iir2d     the 2-D IIR system (systems/iir2d/README.md): its targets, its tests (the
 #             deadlock demonstration included), the three sanitizers over Iir2dSanitizer.*,
 #             and the experiment's sweeps (fig3 first), each run a folder of three files
@@ -311,7 +312,7 @@ if has scattered-tables; then
   data_dir=${SPLINEBENCH_DATASETS_DIR:-$root/.cache/datasets}
   runs="$root/results.device/$machine"
   mkdir -p "$runs"
-  gpu_solvers="gpu_cg gpu_cg_atomic gpu_cg_gather gpu_cg_matrix_free gpu_jacobi_damped gpu_gs8x gpu_sgs_mc gpu_mg_seed gpu_mg_pcg"
+  gpu_solvers=${SCATTERED_GPU_SOLVERS:-"gpu_cg gpu_cg_atomic gpu_cg_gather gpu_cg_matrix_free gpu_jacobi_damped gpu_gs8x gpu_sgs_mc gpu_mg_seed gpu_mg_pcg"}
   for pair in ${SCATTERED_IMAGES:-gravel:1.8 moon:2.3 brick:1.9}; do
     name=${pair%%:*} lambda=${pair##*:}
     [[ -f $data_dir/$name.npy ]] || { say "scattered $name: no $data_dir/$name.npy, skipped"; continue; }
@@ -330,7 +331,7 @@ if has scattered-tables; then
     mkdir -p "$run"
     # Table 5's parameters: N = 3, every other one 2, P = 2.
     timeout -k 5 "${TIMEOUT_SCATTERED_VOLUME:-240}" "$bin" --synthetic smooth:256x256x256 --fraction 0.2 \
-      --lambda 0.002 --no-cpu-system --solver gpu_mg_seed --solver gpu_mg_pcg --solver gpu_cg_matrix_free \
+      --lambda 0.002 --no-cpu-system $(for s in ${SCATTERED_VOLUME_SOLVERS:-gpu_mg_seed gpu_mg_pcg gpu_cg_matrix_free}; do echo --solver $s; done) \
       --mg 3 2 2 2 2 2 2 2 2 --seed-iterations 100 --tolerance 1e-8 --max-iterations 3000 --machine "$machine" \
       --out "$run/results.json" > "$logs/scattered-smooth256.log" 2>&1 || fail "scattered 256^3"
     tail -5 "$logs/scattered-smooth256.log" | tee -a "$summary"
