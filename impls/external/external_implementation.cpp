@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <sstream>
 
+#include "peer_probe.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
 
@@ -14,34 +13,6 @@ namespace splinebench::external {
 namespace {
 
 const char* dtype_name(std::size_t bytes) { return bytes == 8 ? "f64" : "f32"; }
-
-// The adapter's hello, or why there is none; one probe process per library and process.
-struct Probe {
-  Availability availability;
-  nlohmann::json hello;
-};
-
-Probe probe(const std::string& library) {
-  static std::mutex mutex;
-  static std::map<std::string, Probe> cache;
-  std::lock_guard lock(mutex);
-  if (auto found = cache.find(library); found != cache.end()) return found->second;
-  Probe p;
-  const AdapterCommand command = locate_adapter(library);
-  try {
-    AdapterProcess process(command);
-    p.hello = process.request({{"op", "hello"}});
-    if (!p.hello.value("available", false)) {
-      const std::string reason = p.hello.value("reason", std::string("the adapter says it cannot run"));
-      p.availability = {false, "not available: " + reason + " (Python: " + command.python + ", " +
-                                   command.python_source + ")"};
-    }
-  } catch (const std::exception& e) {
-    p.availability = {false, std::string("not available: ") + e.what()};
-  }
-  cache.emplace(library, p);
-  return p;
-}
 
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
@@ -82,7 +53,9 @@ Capabilities ExternalImplementation::capabilities() const {
   return caps;
 }
 
-Availability ExternalImplementation::availability() const { return probe(spec_.name).availability; }
+Availability ExternalImplementation::availability() const {
+  return probe_library(locate_adapter(spec_.name), spec_.device_unavailable);
+}
 
 Tolerance ExternalImplementation::tolerance(const GridShape& shape) const {
   Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
@@ -98,23 +71,45 @@ AdapterProcess& ExternalImplementation::process() const {
   if (!process_) {
     const Availability avail = availability();
     if (!avail.ok) throw Unsupported(spec_.name + ": " + avail.reason);
-    process_ = std::make_unique<AdapterProcess>(locate_adapter(spec_.name));
+    const AdapterCommand command = locate_adapter(spec_.name);
+    auto started = std::make_unique<AdapterProcess>(command);
+    // The import and the device as the library itself sees them. The probe found the
+    // packages, so a library that then does not import or finds no device is an error
+    // (a broken installation), not a case to skip; later asks in this process get
+    // the adapter's reason.
+    nlohmann::json hello = started->request({{"op", "hello"}});
+    if (!hello.value("available", false)) {
+      const std::string reason = hello.value("reason", std::string("the adapter says it cannot run")) +
+                                 " (Python: " + command.python + ", " + command.python_source + ")";
+      record_hello(command, {false, "not available: " + reason});
+      throw Error(spec_.name + ": the probe found its packages, but the adapter cannot run it: " + reason);
+    }
+    record_hello(command, {});
+    hello_ = std::move(hello);
+    process_ = std::move(started);
   }
   return *process_;
 }
 
 std::vector<std::string> ExternalImplementation::run_facts() const {
-  const Probe p = probe(spec_.name);
-  if (!p.availability.ok) return {"available=no"};
+  if (!availability().ok) return {"available=no"};
   std::vector<std::string> facts;
-  AdapterProcess& adapter = process();
-  facts.push_back("python=" + p.hello.value("python", std::string("?")) + " (" + adapter.command().python + ", " +
+  AdapterProcess* started = nullptr;
+  try {
+    started = &process();
+  } catch (const std::exception& e) {
+    // The run goes on without this implementation: its cases then skip with the
+    // adapter's reason (availability() now reports it).
+    return {"available=no", std::string("adapter_error=") + e.what()};
+  }
+  AdapterProcess& adapter = *started;
+  facts.push_back("python=" + hello_.value("python", std::string("?")) + " (" + adapter.command().python + ", " +
                   adapter.command().python_source + ")");
-  const nlohmann::json versions = p.hello.value("versions", nlohmann::json::object());
+  const nlohmann::json versions = hello_.value("versions", nlohmann::json::object());
   for (const auto& [package, version] : versions.items())
     facts.push_back(package + "=" + (version.is_string() ? version.get<std::string>() : version.dump()));
-  if (p.hello.contains("gpu")) facts.push_back("gpu=" + p.hello["gpu"].get<std::string>());
-  facts.push_back("timer=" + p.hello.value("timer", std::string("?")));
+  if (hello_.contains("gpu")) facts.push_back("gpu=" + hello_["gpu"].get<std::string>());
+  facts.push_back("timer=" + hello_.value("timer", std::string("?")));
   // The adapter's own cost per request, outside every timed phase: the round trip of a
   // request that does nothing (JSON both ways, the socket, the Python loop).
   constexpr int kWarmups = 20, kCalls = 200;

@@ -25,6 +25,8 @@ struct PeerSpec {
   std::string tolerance_basis;  // prefixed to the f32 pass-by-pass basis
   // A documented defect of the library on (shape, mode), or empty (known_defect()).
   std::string (*defect)(const GridShape& shape, Mode mode) = nullptr;
+  // Why the library's device is missing here, or "" (null: it needs none).
+  std::string (*device_unavailable)() = nullptr;
 };
 
 class ExternalImplementation final : public Implementation {
@@ -35,13 +37,15 @@ class ExternalImplementation final : public Implementation {
   std::string_view name() const override { return spec_.name; }
   std::string_view description() const override { return spec_.description; }
   Capabilities capabilities() const override;
-  // Whether the adapter starts and its library imports and finds its device; asked
-  // once per process and library (a Python start and an import, ~0.5 s).
+  // Whether the interpreter starts, the library's packages are installed for it and
+  // its device is present (peer_probe.hpp: one short Python start per process and
+  // interpreter, no import); after the adapter has started, its own hello's verdict.
   Availability availability() const override;
   Tolerance tolerance(const GridShape& shape) const override;
   std::string evaluation() const override { return spec_.evaluation; }
   // The library's and Python's versions, where the Python came from, and the
   // adapter's own cost per request: a null request's round trip (median, quartiles).
+  // Starts the adapter; where it cannot run after all, "available=no" and the error.
   std::vector<std::string> run_facts() const override;
   std::string known_defect(const GridShape& shape, Mode mode) const override;
 
@@ -70,6 +74,7 @@ class ExternalImplementation final : public Implementation {
 
   PeerSpec spec_;
   mutable std::unique_ptr<AdapterProcess> process_;
+  mutable nlohmann::json hello_;  // the adapter's hello: versions, device, timer
   // What the last prepare sent (the adapter keeps the coefficients).
   GridShape shape_{};
   std::int64_t fields_ = 0;

@@ -6,6 +6,9 @@
 
 #include "external_implementation.hpp"
 #include "splinebench/implementation.hpp"
+#if SPLINEBENCH_WITH_CUDA
+#include "gpu_common/cuda_check.hpp"
+#endif
 
 namespace splinebench::impls {
 namespace {
@@ -30,6 +33,20 @@ std::string short_half_lines(const GridShape& shape, Mode mode, const char* libr
 std::string scipy_defect(const GridShape& shape, Mode mode) { return short_half_lines(shape, mode, "scipy.ndimage"); }
 std::string cupy_defect(const GridShape& shape, Mode mode) {
   return short_half_lines(shape, mode, "cupyx.scipy.ndimage (a port of scipy.ndimage's boundary code)");
+}
+
+// The device as the harness's CUDA runtime sees it (the same driver CuPy uses), asked
+// in this process: free where a GPU implementation has asked already. CuPy's own
+// answer comes with the adapter's hello.
+std::string cuda_device_missing() {
+#if SPLINEBENCH_WITH_CUDA
+  std::string reason = gpu::cuda_unavailable_reason();
+  const std::string prefix = "not available: ";
+  if (reason.rfind(prefix, 0) == 0) reason.erase(0, prefix.size());
+  return reason;
+#else
+  return "no CUDA device check in a build without CUDA";
+#endif
 }
 
 }  // namespace
@@ -60,6 +77,7 @@ ImplementationPtr make_cupy() {
   spec.arithmetic = "f32";
   spec.tolerance_basis = "cupyx.scipy.ndimage filters float32 data pass by pass in place (the f32 per-pass model)";
   spec.defect = &cupy_defect;
+  spec.device_unavailable = &cuda_device_missing;
   return std::make_unique<external::ExternalImplementation>(spec);
 }
 
