@@ -93,9 +93,14 @@ Captured run_captured(std::vector<std::string> argv, const std::string& what) {
   return c;
 }
 
-std::string tail(std::string text, std::size_t keep) {
+std::string trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text.size() > keep ? "..." + text.substr(text.size() - keep) : text;
+  return text;
+}
+
+std::string tail(const std::string& text, std::size_t keep) {
+  const std::string t = trimmed(text);
+  return t.size() > keep ? "..." + t.substr(t.size() - keep) : t;
 }
 
 // One probe run: {library: {"available": bool, "reason": str}}, or why there is none.
@@ -117,7 +122,7 @@ ProbeRun run_probe(const AdapterCommand& command, const std::string& script) {
     return run;
   }
   // The answer is the last line; a Python that cannot run the script says why before it.
-  const std::string out = tail(c.output, 100000);
+  const std::string out = trimmed(c.output);
   const auto nl = out.rfind('\n');
   nlohmann::json answer;
   try {

@@ -85,6 +85,15 @@ def test_list_says_when_there_is_no_python(splinebench_bin, tmp_path):
         assert f"cannot start {missing} (SPLINEBENCH_PYTHON)" in reason and "No such file" in reason, reason
 
 
+def test_list_says_when_the_interpreter_fails_or_the_probe_is_missing(splinebench_bin, tmp_path):
+    python = make_interpreter(tmp_path, "python", 'echo "this is not Python" >&2; exit 3')
+    reason = listed(splinebench_bin, {"SPLINEBENCH_PYTHON": str(python)})["scipy"]["reason"]
+    assert f"{python} (SPLINEBENCH_PYTHON) could not run {PROBE} (exit status 3): this is not Python" in reason, reason
+    adapter = tmp_path / "elsewhere" / "splinebench_adapter.py"
+    reason = listed(splinebench_bin, {"SPLINEBENCH_ADAPTER": str(adapter)})["scipy"]["reason"]
+    assert f"the adapter's probe script is missing: {adapter.parent / 'adapter_probe.py'}" in reason, reason
+
+
 def test_list_says_when_the_packages_are_missing(splinebench_bin, tmp_path):
     # -S: no site-packages, so neither numpy nor scipy is found by this interpreter.
     python = make_interpreter(tmp_path, "python", f'exec {sys.executable} -S "$@"')
