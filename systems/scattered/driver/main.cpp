@@ -461,7 +461,18 @@ int main(int argc, char** argv) {
       sb::io::check_output(saver.dir / "mask.npy");
     }
 
+    // The file is rewritten (atomically) after every record, so a run cut short (a device
+    // time limit, a slow solver) keeps what it finished; "finished" says whether it ran out.
     json records = json::array();
+    const json context = sb::runner::collect_context(o.machine, run_id, "scattered", start, json::object());
+    const auto write_results = [&](bool finished) {
+      const json doc = {{"schema", "splinebench-results"},
+                        {"schema_version", 1},
+                        {"finished", finished},
+                        {"context", context},
+                        {"records", records}};
+      sb::io::write_file_atomically(out, doc.dump(1) + "\n");
+    };
     for (const Case& c : cases) {
       const double fraction = c.fraction;
       const double lambda = c.problem.lambda;
@@ -569,6 +580,7 @@ int main(int argc, char** argv) {
          << fraction << "/lambda" << lambda;
       oracle["case_id"] = id.str() + "/reference";
       records.push_back(oracle);
+      write_results(false);
       std::cerr << id.str() << ": reference " << oracle.value("rms_g", json(nullptr)) << " ("
                 << oracle["solve_status"].get<std::string>() << ")\n";
       for (const std::string& name : o.solvers) {
@@ -600,6 +612,7 @@ int main(int argc, char** argv) {
                   << rec.value("solve_status", std::string()) << " it " << rec.value("iterations", 0) << " rms_g "
                   << rec.value("rms_g", json(nullptr)) << "\n";
         records.push_back(std::move(rec));
+        write_results(false);
         if (!blocks || name == "gpu_cg" || sc::needs_problem(name)) continue;
         json brec = base;
         brec["impl"] = name;
@@ -620,14 +633,10 @@ int main(int argc, char** argv) {
                   << brec.value("solve_status", std::string()) << " rms_g " << brec.value("rms_g", json(nullptr))
                   << " change " << brec.value("rms_g_change", json(nullptr)) << "\n";
         records.push_back(std::move(brec));
+        write_results(false);
       }
     }
-    json impls = json::object();
-    json doc = {{"schema", "splinebench-results"},
-                {"schema_version", 1},
-                {"context", sb::runner::collect_context(o.machine, run_id, "scattered", start, impls)},
-                {"records", records}};
-    sb::io::write_file_atomically(out, doc.dump(1) + "\n");
+    write_results(true);
     std::cout << out.string() << "\n";
     return 0;
   } catch (const sb::Error& e) {
