@@ -16,8 +16,9 @@ PEER_OF_DEVICE = {"cpu": "scipy", "gpu": "cupy"}
 PEERS = frozenset(PEER_OF_DEVICE.values())
 MS = 1e3
 # Cases where the peer took at least this long in a phase: shorter ones measure the call
-# overhead more than the work (the adapter's own cost per request is ~20 µs, stated in
-# the notes), and a quick suite would give a row per tiny case.
+# overhead more than the work (the adapter's own cost per request, measured in every run
+# and stated in the table's notes, is tens of microseconds), and a quick suite would give a
+# row per tiny case.
 MIN_PEER_SECONDS = 1e-3
 
 
