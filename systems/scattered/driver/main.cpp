@@ -587,6 +587,7 @@ int main(int argc, char** argv) {
         json rec = base;
         rec["impl"] = name;
         rec["case_id"] = id.str() + "/" + name;
+        if (name.rfind("gpu_", 0) == 0) rec["device"] = "gpu";
         try {
           if (o.no_cpu_system && !sc::needs_no_matrix(name))
             throw sb::Unsupported("--no-cpu-system: '" + name + "' needs the CPU's system");
@@ -616,6 +617,7 @@ int main(int argc, char** argv) {
         if (!blocks || name == "gpu_cg" || sc::needs_problem(name)) continue;
         json brec = base;
         brec["impl"] = name;
+        if (name.rfind("gpu_", 0) == 0) brec["device"] = "gpu";
         brec["case_id"] = id.str() + "/" + name + "/blocks" + blocks->to_string();
         try {
           const double ur = oracle.contains("rms_g") && oracle["rms_g"].is_number() ? oracle["rms_g"].get<double>()
