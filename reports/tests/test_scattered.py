@@ -151,3 +151,15 @@ def test_gpu_records_time_the_device_assembly_and_seed_iterations():
     row = next(r for r in t4.data_rows("ours") if r.cells[0].startswith("gpu_mg_seed"))
     assert row.cells[2] == "0.2"
     assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t4.rows)
+
+
+def test_multigrid_tables_take_only_their_own_schedule_and_size():
+    runs = synthetic_runs()
+    recs = runs[0].system_records[scattered.OPERATION]
+    big = dict(data="smooth", shape=(256, 256, 256), lam=0.002, device="gpu")
+    recs.append(_rec("gpu_mg_seed", 0.2, mg=dict(scattered.TABLE5_MG), phases=_phases(device_seed_iterations=0.4), **big))
+    recs.append(_rec("gpu_cg_matrix_free", 0.2, phases=_phases(device_seed_iterations=0.22), **big))
+    t4, t5 = scattered.table4(runs), scattered.table5_6(runs)[0]
+    assert not any("256" in r.cells[1] for r in t4.data_rows("ours"))
+    assert [r.cells[0] for r in t4.data_rows("ours")] == ["mg_seed (cpu, 2 thr)"]  # the N = 4 run is not Table 4's
+    assert sorted(r.cells[0] for r in t5.data_rows("ours")) == ["gpu_cg_matrix_free (gpu)", "gpu_mg_seed (gpu)"]
