@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseCholesky>
 
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/assembly.hpp"
+#include "splinebench/scattered/condition.hpp"
 #include "splinebench/scattered/metrics.hpp"
 #include "splinebench/scattered/multigrid.hpp"
 #include "splinebench/scattered/reference.hpp"
@@ -132,6 +135,28 @@ TEST(Solvers, JacobiSpectralEstimateMatchesTheDenseEigenvalue) {
   const double est = sc::jacobi_spectral_radius_estimate(fx.eq.matrix, 20);
   EXPECT_LE(est, truth * (1 + 1e-12));  // a Ritz value never exceeds it
   EXPECT_GE(est, 0.98 * truth);
+}
+
+// The condition estimate behind the error bound: Ritz values inside the spectrum (so kappa
+// is never over-estimated) and close to its ends on the normal equations, 2-D and 3-D.
+TEST(Solvers, ConditionEstimateMatchesTheDenseSpectrum) {
+  for (const auto& [extents, lambda] : {std::pair<std::vector<std::int64_t>, double>{{24, 20}, 2.1},
+                                        std::pair<std::vector<std::int64_t>, double>{{9, 8, 7}, 0.002}}) {
+    const Fixture fx = make_fixture(extents, sb::Mode::mirror, 0.2, lambda, true);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Eigen::MatrixXd(fx.eq.matrix), Eigen::EigenvaluesOnly);
+    const double top = eig.eigenvalues().maxCoeff(), bottom = eig.eigenvalues().minCoeff();
+    Eigen::SimplicialLDLT<sc::SparseMatrix> ldlt(fx.eq.matrix);
+    ASSERT_EQ(ldlt.info(), Eigen::Success);
+    const sc::ConditionEstimate e =
+        sc::estimate_condition(fx.eq.matrix, [&](const sc::Vector& b, sc::Vector& x) { x = ldlt.solve(b); }, 30);
+    EXPECT_LE(e.lambda_max, top * (1 + 1e-10));
+    EXPECT_GE(e.lambda_max, top * (1 - 1e-3));
+    EXPECT_GE(e.lambda_min, bottom * (1 - 1e-10));
+    EXPECT_LE(e.lambda_min, bottom * (1 + 1e-2));
+    EXPECT_LE(e.kappa(), fx.cond * (1 + 1e-9));
+    EXPECT_GE(e.kappa(), 0.98 * fx.cond) << "kappa " << fx.cond << " estimated " << e.kappa();
+  }
+  EXPECT_THROW(sc::estimate_condition(sc::SparseMatrix(), [](const sc::Vector&, sc::Vector&) {}), sb::Error);
 }
 
 TEST(Solvers, UndampedJacobiDivergesIn3DAndSaysSo) {
