@@ -39,7 +39,8 @@ def synthetic_runs():
     recs.append(_rec("mg_seed", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002, rms=9.0,
                      mg={"N": 4, "N0": 10, "N1": 10, "N2": 10, "M": 2, "M0": 10, "M1": 5, "M2": 10, "P": 2}))
     recs.append(_rec("cg", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002, blocks=[2, 2, 2], block_padding=3,
-                     unblocked_rms_g=10.0, rms_g_change=0.004, phases=_phases(blocked_assemble_solve=1.5)))
+                     unblocked_rms_g=10.0, rms_g_change=0.004, unblocked_time=0.6, time_ratio=2.5,
+                     phases=_phases(blocked_assemble_solve=1.5)))
     recs.append({"operation": scattered.OPERATION, "status": "skipped", "solver": "gpu_cg", "message": "no device"})
     return [SimpleNamespace(system_records={scattered.OPERATION: recs}, context={"run_id": "r1"})]
 
@@ -67,7 +68,9 @@ def test_volume_and_block_tables():
     t9 = scattered.table9(runs)
     ours = t9.data_rows("ours")
     assert len(ours) == 1 and ours[0].cells[2] == "2x2x2 (p=3)" and ours[0].cells[-1] == "0.4"
+    assert ours[0].cells[4:7] == ["1.5", "0.6", "2.5"]  # blocked, unblocked time, ratio
     assert len(t9.data_rows("seed")) == 5
+    assert any(r.kind == "missing" and r.cells[0] == "GPU" for r in t9.rows)
     t8 = scattered.table8(runs)
     assert any(r.cells[2].startswith("oracle") for r in t8.data_rows("ours"))
     for t in scattered.table7_10_1():
@@ -163,3 +166,27 @@ def test_multigrid_tables_take_only_their_own_schedule_and_size():
     assert not any("256" in r.cells[1] for r in t4.data_rows("ours"))
     assert [r.cells[0] for r in t4.data_rows("ours")] == ["mg_seed (cpu, 2 thr)"]  # the N = 4 run is not Table 4's
     assert sorted(r.cells[0] for r in t5.data_rows("ours")) == ["gpu_cg_matrix_free (gpu)", "gpu_mg_seed (gpu)"]
+
+
+def test_block_table_shows_gpu_rows():
+    """A matrix-free GPU solver block by block at 256^3 (no oracle): its device time beside
+    its unblocked run's and the change against its own unblocked RMS_g; skipped blocked
+    records stay out, and the missing-GPU row goes once a GPU row is there."""
+    runs = synthetic_runs()
+    recs = runs[0].system_records[scattered.OPERATION]
+    recs.append(_rec("gpu_cg_matrix_free", 0.2, data="smooth", shape=(256, 256, 256), lam=0.002, device="gpu",
+                     assembly="matrix_free", rms=7.36, phases=_phases(device_assemble_solve=0.67)))
+    recs.append(_rec("gpu_cg_matrix_free", 0.2, data="smooth", shape=(256, 256, 256), lam=0.002, device="gpu",
+                     assembly="matrix_free", blocks=[2, 2, 2], block_padding=3, rms=7.40, unblocked_rms_g=7.36,
+                     rms_g_change=0.0054, rms_g_change_basis="the same solver's unblocked RMS_g (no oracle)",
+                     unblocked_time=0.67, time_ratio=1.3, solve_status="converged",
+                     phases=_phases(blocked_assemble_solve=0.871, blocked_wall=2.1)))
+    recs.append({"operation": scattered.OPERATION, "status": "skipped", "solver": "gpu_mg_pcg", "device": "gpu",
+                 "blocks": [2, 2, 2], "block_padding": 3, "message": "no device"})
+    t9 = scattered.table9(runs)
+    gpu = [r for r in t9.data_rows("ours") if r.cells[3].startswith("gpu_")]
+    assert len(gpu) == 1
+    assert gpu[0].cells[3] == "gpu_cg_matrix_free (gpu)"
+    assert gpu[0].cells[4:] == ["0.871", "0.67", "1.3", "7.4", "7.36", "0.54"]
+    assert not any(r.kind == "missing" and r.cells[0] == "GPU" for r in t9.rows)
+    assert "Table 9" in render_markdown(t9)

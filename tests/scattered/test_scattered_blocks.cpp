@@ -236,3 +236,81 @@ TEST(ScatteredBlocks, EmptyBlockIsAnError) {
     EXPECT_NE(std::string(e.what()).find("holds no samples"), std::string::npos) << e.what();
   }
 }
+
+// The Problem-level path (the one the matrix-free GPU solvers take) is the same
+// extraction and stitching as the NormalEquations path: with the CPU's CG on
+// assemble(block) inside it, the stitched coefficients, the per-block reports and the
+// status are identical bit for bit, on 2-D and 3-D grids, both cuttable modes.
+TEST(ScatteredBlocks, ProblemLevelPathStitchesLikeTheNormalEquationsPath) {
+  sc::IterationControl control;
+  control.tolerance = 1e-10;
+  control.max_iterations = 20000;
+  for (sb::Mode mode : kCuttableModes)
+    for (const auto& [extents, spec, lambda] : std::vector<std::tuple<std::vector<std::int64_t>, std::string, double>>{
+             {{40, 36}, "2x3", 2.1}, {{14, 12, 15}, "2x2x2", 0.002}}) {
+      const auto grid = sb::GridShape::make(extents);
+      const auto field = smooth_field(grid);
+      const sc::Problem p = sc::problem_from_nodes(grid, mode, field, sc::select_top_laplacian(grid, mode, field, 0.2),
+                                                   lambda);
+      const sc::BlockSpec blocks = sc::parse_block_spec(spec, grid);
+      const sc::BlockSolver on_eq = [&](const sc::NormalEquations& eq, const sb::GridShape& box,
+                                        sc::SolveReport& report) {
+        sc::NamedSolve s = sc::solve_named("cg", box, mode, eq, control);
+        report = s.report;
+        return s.x;
+      };
+      // The block problems the Problem-level solver sees, in order: block_problem of make_blocks.
+      const std::vector<sc::Block> boxes = sc::make_blocks(grid, mode, blocks);
+      std::size_t seen = 0;
+      const sc::ProblemBlockSolver on_problem = [&](const sc::Problem& block, sc::SolveReport& report) {
+        if (seen < boxes.size()) {
+          const sc::Problem expect = sc::block_problem(p, boxes[seen]);
+          EXPECT_EQ(block.grid.extents(), boxes[seen].box().extents());
+          EXPECT_EQ(block.points, expect.points);
+          EXPECT_EQ(block.values, expect.values);
+          EXPECT_EQ(block.mode, mode);
+          EXPECT_EQ(block.lambda, lambda);
+        }
+        ++seen;
+        sc::NamedSolve s = sc::solve_named("cg", block.grid, block.mode, sc::assemble(block), control);
+        report = s.report;
+        return s.x;
+      };
+      const sc::BlockedSolution a = sc::solve_blocked(p, blocks, on_eq);
+      const sc::BlockedSolution b = sc::solve_blocked(p, blocks, on_problem);
+      const std::string what = std::string(sb::to_string(mode)) + " " + grid.to_string() + " " + spec;
+      EXPECT_EQ(seen, boxes.size()) << what;
+      ASSERT_EQ(a.status, sc::SolveStatus::converged) << what << ": " << a.message;
+      EXPECT_EQ(b.status, a.status) << what;
+      EXPECT_EQ(b.message, a.message) << what;
+      EXPECT_EQ(b.max_iterations, a.max_iterations) << what;
+      EXPECT_EQ(b.max_box_points, a.max_box_points) << what;
+      ASSERT_EQ(b.reports.size(), a.reports.size()) << what;
+      for (std::size_t k = 0; k < a.reports.size(); ++k) {
+        EXPECT_EQ(b.reports[k].iterations, a.reports[k].iterations) << what << " block " << k;
+        EXPECT_EQ(b.reports[k].relres, a.reports[k].relres) << what << " block " << k;
+      }
+      ASSERT_EQ(b.coeffs.size(), a.coeffs.size());
+      EXPECT_EQ((b.coeffs - a.coeffs).lpNorm<Eigen::Infinity>(), 0.0) << what;
+      EXPECT_GT(a.coeffs.lpNorm<Eigen::Infinity>(), 0.0) << what;  // fresh data, not zeros
+    }
+}
+
+// A Problem-level solver that returns the wrong number of values is an error naming the
+// block, never a partial copy.
+TEST(ScatteredBlocks, WrongSizedBlockSolutionIsAnError) {
+  const auto grid = sb::GridShape::make({20, 18});
+  const auto field = random_values(grid.points(), 9);
+  const sc::Problem p = sc::problem_from_nodes(grid, sb::Mode::mirror, field, sc::select_random(grid, 0.5, 4), 1.0);
+  const sc::ProblemBlockSolver short_by_one = [](const sc::Problem& block, sc::SolveReport&) {
+    return sc::Vector::Constant(block.grid.points() - 1, 1.0);
+  };
+  try {
+    sc::solve_blocked(p, sc::parse_block_spec("2x2", grid), short_by_one);
+    FAIL() << "no error";
+  } catch (const sb::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("block [0,9]x[0,8]"), std::string::npos) << what;
+    EXPECT_NE(what.find("returned 155 values for a box of 156 nodes"), std::string::npos) << what;
+  }
+}

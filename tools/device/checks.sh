@@ -331,7 +331,7 @@ if has scattered-tables; then
     mkdir -p "$run"
     # Table 5's parameters: N = 3, every other one 2, P = 2.
     timeout -k 5 "${TIMEOUT_SCATTERED_VOLUME:-240}" "$bin" --synthetic smooth:256x256x256 --fraction 0.2 \
-      --lambda 0.002 --no-cpu-system $(for s in ${SCATTERED_VOLUME_SOLVERS:-gpu_mg_seed gpu_mg_pcg gpu_cg_matrix_free}; do echo --solver $s; done) \
+      --lambda 0.002 --no-cpu-system --blocks 2x2x2 $(for s in ${SCATTERED_VOLUME_SOLVERS:-gpu_mg_seed gpu_mg_pcg gpu_cg_matrix_free}; do echo --solver $s; done) \
       --mg 3 2 2 2 2 2 2 2 2 --seed-iterations 100 --tolerance 1e-8 --max-iterations 3000 --machine "$machine" \
       --out "$run/results.json" > "$logs/scattered-smooth256.log" 2>&1 || fail "scattered 256^3"
     tail -5 "$logs/scattered-smooth256.log" | tee -a "$summary"

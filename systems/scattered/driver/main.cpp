@@ -213,9 +213,15 @@ int iteration_budget(const Options& o, const std::string& name) {
   return o.stationary_max_iterations > 0 && is_stationary(name) ? o.stationary_max_iterations : o.max_iterations;
 }
 
+// The device's time of a solve from the samples: assembly (or the matrix-free set-up of
+// the samples and F^T f), the multigrid hierarchy where there is one, and the iterations.
+double device_assemble_solve(const sb::PhaseTimes& p) { return p.get("assemble") + p.get("setup") + p.get("solve"); }
+
+// One record of the solver on the whole grid; its coefficients (of the instrumented run)
+// in *coeffs when given.
 json run_solver(const Options& o, const std::string& name, const Field& field, sb::Mode mode,
                 const sc::NormalEquations& eq, const sc::Problem& problem, const sc::ReferenceSolution& ref,
-                double max_value, const Saver& saver, const std::string& tag) {
+                double max_value, const Saver& saver, const std::string& tag, sc::Vector* coeffs = nullptr) {
   const sc::SeedMultigrid mg = seed_multigrid(o);
   json rec;
   rec["solver"] = name;
@@ -238,7 +244,7 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
       at_seed = {{"iterations", it}, {"rms_g", finite_or_null(r)},
                  {"relres", finite_or_null(sc::relative_residual(eq.matrix, eq.rhs, x))}};
   };
-  const sc::NamedSolve run = sc::solve_named(name, problem, eq, control, mg);
+  sc::NamedSolve run = sc::solve_named(name, problem, eq, control, mg);
   rec["assembly"] = run.assembly;
   // Which residual relres is: b - A x in f64 on the CPU's matrix, or the operator's own.
   rec["relres_basis"] = eq.matrix.rows() > 0 || run.assembly == "cpu" ? "cpu_f64" : "operator_f32_f64_norms";
@@ -260,7 +266,7 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   // Device phases (GPU solvers): each phase of the run to the tolerance, and of the
   // seed's fixed count "assemble" plus "solve" as "device_seed_iterations" (the seed's
   // Table 2 times include the assembly).
-  std::vector<double> fixed, converge, setup, device_seed;
+  std::vector<double> fixed, converge, setup, device_seed, device_total;
   std::map<std::string, std::vector<double>> device;
   sc::IterationControl fixed_control;
   fixed_control.max_iterations = o.seed_iterations;
@@ -285,6 +291,7 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
     if (!c.phases.entries().empty()) {
       for (const auto& [k, v] : c.phases.entries()) device[k].push_back(v);
       device_seed.push_back(a.phases.get("assemble") + a.phases.get("solve"));
+      device_total.push_back(device_assemble_solve(c.phases));
     }
   }
   rec["at_seed_iterations"] = at_seed;
@@ -294,16 +301,39 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   rec["phases"]["solve"] = stats_json(converge);
   for (const auto& [k, v] : device) rec["phases"][k] = stats_json(v);
   if (!device_seed.empty()) rec["phases"]["device_seed_iterations"] = stats_json(device_seed);
+  if (!device_total.empty()) rec["phases"]["device_assemble_solve"] = stats_json(device_total);
+  if (coeffs) *coeffs = std::move(run.x);
   return rec;
 }
 
-// The solver block by block (blocks.hpp): assembly and solve of every block to the
-// tolerance, timed together; RMS_g and the coefficients against the unblocked oracle,
-// and the largest change of s at the nodes (it sits at the seams).
+double median_phase(const json& rec, const std::string& phase) {
+  const json& p = rec.value("phases", json::object());
+  return p.contains(phase) && p[phase].contains("median") ? p[phase]["median"].get<double>() : NAN;
+}
+
+// What a blocked record is measured against. The CPU solvers: the oracle's RMS_g and
+// coefficients and their own unblocked wall time (CPU assembly + solve). The matrix-free
+// GPU solvers: their own unblocked run (RMS_g, coefficients, device assembly + setup +
+// solve), which exists where the oracle does not (--no-cpu-system).
+struct Unblocked {
+  double rms_g = NAN;
+  std::string rms_basis;
+  sc::Vector coeffs;  // empty: no max_abs_ds
+  double seconds = NAN;
+  std::string time_basis;
+};
+
+// The solver block by block (blocks.hpp), each block to the tolerance: the CPU solvers
+// on each block's CPU assembly, the matrix-free GPU solvers from each block's samples
+// (no CPU system needed). Timed: the wall time of the whole (block extraction, assembly,
+// solves, stitching) and, for the GPU solvers, the device phases summed over the blocks.
+// RMS_g of the stitched solution, its change and the largest change of s at the nodes
+// (it sits at the seams) against `unblocked`; the coefficients against the oracle.
 json run_blocked(const Options& o, const std::string& name, const sc::BlockSpec& spec, const Field& field,
                  sb::Mode mode, const sc::Problem& problem, const sc::ReferenceSolution& ref, double max_value,
-                 double unblocked_rms) {
+                 const Unblocked& unblocked) {
   const sc::SeedMultigrid mg = seed_multigrid(o);
+  const bool on_device = sc::needs_no_matrix(name);
   json rec;
   rec["solver"] = name;
   rec["blocks"] = spec.counts;
@@ -311,36 +341,68 @@ json run_blocked(const Options& o, const std::string& name, const sc::BlockSpec&
   sc::IterationControl control;
   control.tolerance = o.tolerance;
   control.max_iterations = o.max_iterations;
-  sc::BlockSolver solver = [&](const sc::NormalEquations& eq, const sb::GridShape& box, sc::SolveReport& report) {
+  sb::PhaseTimes block_phases;  // the device phases of one repetition, summed over its blocks
+  std::string assembly = "cpu";
+  const sc::BlockSolver cpu_solver = [&](const sc::NormalEquations& eq, const sb::GridShape& box,
+                                         sc::SolveReport& report) {
     sc::NamedSolve s = sc::solve_named(name, box, mode, eq, control, mg);
     report = std::move(s.report);
     return s.x;
   };
-  std::vector<double> times;
+  // No CPU system for a block either: its relres is the operator's (in its report).
+  const sc::ProblemBlockSolver device_solver = [&](const sc::Problem& block, sc::SolveReport& report) {
+    sc::NamedSolve s = sc::solve_named(name, block, sc::NormalEquations{}, control, mg);
+    for (const auto& [k, v] : s.phases.entries()) block_phases.add(k, v);
+    assembly = s.assembly;
+    report = std::move(s.report);
+    return s.x;
+  };
+  std::vector<double> wall, device_total;
+  std::map<std::string, std::vector<double>> device;
   sc::BlockedSolution sol;
   for (int r = 0; r < o.warmups + o.repetitions; ++r) {
+    block_phases.clear();
     const auto t0 = Clock::now();
-    sol = sc::solve_blocked(problem, spec, solver);
-    if (r >= o.warmups) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    sol = on_device ? sc::solve_blocked(problem, spec, device_solver) : sc::solve_blocked(problem, spec, cpu_solver);
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (r < o.warmups) continue;
+    wall.push_back(t);
+    if (!on_device) continue;
+    for (const auto& [k, v] : block_phases.entries()) device["blocked_" + k].push_back(v);
+    device_total.push_back(device_assemble_solve(block_phases));
   }
+  rec["assembly"] = assembly;
   rec["solve_status"] = std::string(sc::to_string(sol.status));
   rec["message"] = sol.message;
   rec["iterations"] = sol.max_iterations;
+  json block_iterations = json::array();
+  for (const sc::SolveReport& b : sol.reports) block_iterations.push_back(b.iterations);
+  rec["block_iterations"] = block_iterations;
   rec["largest_block_points"] = sol.max_box_points;
   const std::vector<double> s_b = sc::grid_values(field.grid, mode, to_std(sol.coeffs));
   const double r = field.values.empty() ? NAN : sc::rms_g(s_b, field.values, max_value);
   rec["rms_g"] = finite_or_null(r);
-  rec["unblocked_rms_g"] = finite_or_null(unblocked_rms);
-  rec["rms_g_change"] = finite_or_null(unblocked_rms > 0 ? (r - unblocked_rms) / unblocked_rms : NAN);
+  rec["unblocked_rms_g"] = finite_or_null(unblocked.rms_g);
+  rec["rms_g_change"] = finite_or_null(unblocked.rms_g > 0 ? (r - unblocked.rms_g) / unblocked.rms_g : NAN);
+  rec["rms_g_change_basis"] = unblocked.rms_basis;
   rec["rms_samples"] = finite_or_null(sc::rms_at_samples(problem, to_std(sol.coeffs)));
-  if (ref.coeffs.size()) {
-    rec["coeff_rel_err"] = finite_or_null((sol.coeffs - ref.coeffs).norm() / ref.coeffs.norm());
-    const std::vector<double> s_ref = sc::grid_values(field.grid, mode, to_std(ref.coeffs));
+  if (ref.coeffs.size()) rec["coeff_rel_err"] = finite_or_null((sol.coeffs - ref.coeffs).norm() / ref.coeffs.norm());
+  if (unblocked.coeffs.size() == sol.coeffs.size()) {
+    const std::vector<double> s_u = sc::grid_values(field.grid, mode, to_std(unblocked.coeffs));
     double seam = 0;
-    for (std::size_t k = 0; k < s_b.size(); ++k) seam = std::max(seam, std::abs(s_b[k] - s_ref[k]));
+    for (std::size_t k = 0; k < s_b.size(); ++k) seam = std::max(seam, std::abs(s_b[k] - s_u[k]));
     rec["max_abs_ds"] = finite_or_null(seam / max_value);
   }
-  rec["phases"] = {{"blocked_assemble_solve", stats_json(times)}};
+  // "blocked_assemble_solve" is the time set beside the unblocked one (time_basis says which).
+  rec["phases"] = {{"blocked_assemble_solve", stats_json(on_device ? device_total : wall)}};
+  if (on_device) {
+    rec["phases"]["blocked_wall"] = stats_json(wall);
+    for (const auto& [k, v] : device) rec["phases"][k] = stats_json(v);
+  }
+  const double blocked_seconds = median_phase(rec, "blocked_assemble_solve");
+  rec["unblocked_time"] = finite_or_null(unblocked.seconds);
+  rec["time_ratio"] = finite_or_null(unblocked.seconds > 0 ? blocked_seconds / unblocked.seconds : NAN);
+  rec["time_basis"] = unblocked.time_basis;
   return rec;
 }
 
@@ -407,6 +469,12 @@ int main(int argc, char** argv) {
       blocks = sc::blocks_for_budget(field.grid, *mode, static_cast<std::int64_t>(o.memory_budget_mb * 1048576.0),
                                      o.block_padding);
     if (blocks) sc::make_blocks(field.grid, *mode, *blocks);  // refuses a cut periodic axis up front
+    if (blocks && o.no_cpu_system)
+      for (const auto& name : o.solvers)
+        if (!sc::needs_no_matrix(name))
+          sb::fail("--blocks with --no-cpu-system: '" + name +
+                   "' solves the CPU's system, which this run does not form; block by block without it only the "
+                   "matrix-free GPU solvers run (--solver gpu_cg_matrix_free, gpu_mg_seed or gpu_mg_pcg)");
 
     // Every case built and validated before any work or output: bad fractions, lambdas,
     // samples (NaN/inf, outside the grid, none) end here with the reason and exit 1.
@@ -588,10 +656,15 @@ int main(int argc, char** argv) {
         rec["impl"] = name;
         rec["case_id"] = id.str() + "/" + name;
         if (name.rfind("gpu_", 0) == 0) rec["device"] = "gpu";
+        // Block by block after the whole grid: the CPU solvers and the matrix-free GPU ones
+        // (whose blocked records compare with this run's coefficients).
+        const bool blocked_after = blocks && name != "gpu_cg" && (!sc::needs_problem(name) || sc::needs_no_matrix(name));
+        sc::Vector unblocked_coeffs;
         try {
           if (o.no_cpu_system && !sc::needs_no_matrix(name))
             throw sb::Unsupported("--no-cpu-system: '" + name + "' needs the CPU's system");
-          rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value, saver, tag));
+          rec.update(run_solver(o, name, field, *mode, eq, problem, ref, max_value, saver, tag,
+                                blocked_after && sc::needs_no_matrix(name) ? &unblocked_coeffs : nullptr));
           rec["status"] = "ok";
           if (ref.report.status == sc::SolveStatus::singular) {
             // A consistent singular system: CG may still reach a small residual, at one of many solutions.
@@ -614,15 +687,41 @@ int main(int argc, char** argv) {
                   << rec.value("rms_g", json(nullptr)) << "\n";
         records.push_back(std::move(rec));
         write_results(false);
-        if (!blocks || name == "gpu_cg" || sc::needs_problem(name)) continue;
+        if (!blocked_after) continue;
         json brec = base;
         brec["impl"] = name;
         if (name.rfind("gpu_", 0) == 0) brec["device"] = "gpu";
         brec["case_id"] = id.str() + "/" + name + "/blocks" + blocks->to_string();
+        // Named as blocked also when skipped or failed (reports tell blocked records by these).
+        brec["solver"] = name;
+        brec["blocks"] = blocks->counts;
+        brec["block_padding"] = blocks->padding;
         try {
-          const double ur = oracle.contains("rms_g") && oracle["rms_g"].is_number() ? oracle["rms_g"].get<double>()
-                                                                                     : NAN;
-          brec.update(run_blocked(o, name, *blocks, field, *mode, problem, ref, max_value, ur));
+          const json& unblocked_rec = records.back();
+          const bool ok = unblocked_rec.value("status", std::string()) == "ok";
+          Unblocked u;
+          if (sc::needs_no_matrix(name)) {
+            if (ok && unblocked_rec.contains("rms_g") && unblocked_rec["rms_g"].is_number())
+              u.rms_g = unblocked_rec["rms_g"].get<double>();
+            u.rms_basis = std::string("the same solver's unblocked RMS_g") +
+                          (ref.coeffs.size() ? "" : " (no oracle: --no-cpu-system)") +
+                          "; max_abs_ds against its coefficients";
+            u.coeffs = std::move(unblocked_coeffs);
+            if (ok) u.seconds = median_phase(unblocked_rec, "device_assemble_solve");
+            u.time_basis = "device assemble + setup + solve summed over the blocks, against the same solver's "
+                           "unblocked phases.device_assemble_solve; phases.blocked_wall is the host's time of it all";
+          } else {
+            if (oracle.contains("rms_g") && oracle["rms_g"].is_number()) u.rms_g = oracle["rms_g"].get<double>();
+            u.rms_basis = "the oracle's unblocked RMS_g (f64); max_abs_ds against its coefficients";
+            u.coeffs = ref.coeffs;
+            if (ok)
+              u.seconds = median_phase(unblocked_rec, "assemble_pattern") +
+                          median_phase(unblocked_rec, "assemble_FtF_Ftf") + median_phase(unblocked_rec, "add_R") +
+                          median_phase(unblocked_rec, "solve_wall");
+            u.time_basis = "wall time of the blocks' extraction, CPU assembly and solve, against the same solver's "
+                           "unblocked CPU assembly + solve_wall";
+          }
+          brec.update(run_blocked(o, name, *blocks, field, *mode, problem, ref, max_value, u));
           brec["status"] = "ok";
         } catch (const sb::Unsupported& e) {
           brec["status"] = "skipped";

@@ -151,7 +151,7 @@ std::string box_name(const Block& b) {
 }
 }  // namespace
 
-BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const BlockSolver& solver) {
+BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const ProblemBlockSolver& solver) {
   problem.validate();
   const GridShape& grid = problem.grid;
   const int D = grid.dims;
@@ -163,8 +163,10 @@ BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, con
     const GridShape box = sub.grid;
     out.max_box_points = std::max(out.max_box_points, box.points());
     SolveReport report;
-    const Vector x = solver(assemble(sub), box, report);
-    if (x.size() != box.points()) fail("blocks: the block solver returned a vector of the wrong size");
+    const Vector x = solver(sub, report);
+    if (x.size() != box.points())
+      fail("blocks: the solver of block " + box_name(blk) + " returned " + std::to_string(x.size()) +
+           " values for a box of " + std::to_string(box.points()) + " nodes");
     if (severity(report.status) > severity(out.status)) out.status = report.status;
     if (report.status != SolveStatus::converged && out.message.empty())
       out.message = "block " + box_name(blk) + ": " + std::string(to_string(report.status)) +
@@ -189,6 +191,12 @@ BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, con
     }
   }
   return out;
+}
+
+BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const BlockSolver& solver) {
+  return solve_blocked(problem, spec, ProblemBlockSolver([&solver](const Problem& block, SolveReport& report) {
+                         return solver(assemble(block), block.grid, report);
+                       }));
 }
 
 }  // namespace splinebench::scattered

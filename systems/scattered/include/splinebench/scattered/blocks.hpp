@@ -62,6 +62,10 @@ Problem block_problem(const Problem& problem, const Block& block);
 // Solves one block's normal equations; returns the coefficients on the box and a report.
 using BlockSolver = std::function<Vector(const NormalEquations& eq, const GridShape& box, SolveReport& report)>;
 
+// Solves one block from its samples (block.grid is the box): for solvers that form their
+// own system or none (the matrix-free GPU solvers, where the CPU's CSR does not fit).
+using ProblemBlockSolver = std::function<Vector(const Problem& block, SolveReport& report)>;
+
 struct BlockedSolution {
   Vector coeffs;                     // on the whole grid, C order
   std::vector<SolveReport> reports;  // per block, in make_blocks order
@@ -71,8 +75,12 @@ struct BlockedSolution {
   std::int64_t max_box_points = 0;   // the largest padded box
 };
 
-// Assembles and solves every block, stitches the centres. A block with no samples is an
-// error naming the block (its system would have no data term).
+// Solves every block from its samples (block_problem), stitches the centres. A block with
+// no samples is an error naming the block (its system would have no data term), as is a
+// solver returning a vector that is not one value per node of the box.
+BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const ProblemBlockSolver& solver);
+
+// The same with the CPU assembly of each block (assemble(block)) handed to `solver`.
 BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const BlockSolver& solver);
 
 }  // namespace splinebench::scattered
