@@ -16,7 +16,10 @@ std::int64_t BlockSpec::blocks() const {
 
 std::string BlockSpec::to_string() const {
   std::string s;
-  for (std::size_t d = 0; d < counts.size(); ++d) s += (d ? "x" : "") + std::to_string(counts[d]);
+  for (std::size_t d = 0; d < counts.size(); ++d) {
+    if (d) s += 'x';
+    s += std::to_string(counts[d]);
+  }
   return s;
 }
 
