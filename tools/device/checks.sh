@@ -272,7 +272,7 @@ if has scattered; then
       -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" \
       > "$logs/scattered-build.log" 2>&1 || fail "scattered configure"
   fi
-  scattered_tests="test_scattered_named_gpu test_scattered_gpu test_scattered_gpu_assembly test_scattered_gpu_operator test_scattered_gpu_stationary test_scattered_gpu_multigrid"
+  scattered_tests="test_scattered_named_gpu test_scattered_gpu test_scattered_gpu_assembly test_scattered_gpu_operator test_scattered_gpu_stationary test_scattered_gpu_multigrid test_scattered_gpu_blocks"
   # shellcheck disable=SC2086
   if cmake --build "$build" -j "$jobs" --target $scattered_tests splinebench_scattered_cli \
       >> "$logs/scattered-build.log" 2>&1; then
@@ -330,7 +330,7 @@ if has scattered-tables; then
     run="$runs/$(date -u +%Y%m%d-%H%M%S)-scattered-smooth256"
     mkdir -p "$run"
     # Table 5's parameters: N = 3, every other one 2, P = 2.
-    timeout -k 5 "${TIMEOUT_SCATTERED_VOLUME:-240}" "$bin" --synthetic smooth:256x256x256 --fraction 0.2 \
+    timeout -k 5 "${TIMEOUT_SCATTERED_VOLUME:-600}" "$bin" --synthetic smooth:256x256x256 --fraction 0.2 \
       --lambda 0.002 --no-cpu-system --blocks 2x2x2 $(for s in ${SCATTERED_VOLUME_SOLVERS:-gpu_mg_seed gpu_mg_pcg gpu_cg_matrix_free}; do echo --solver $s; done) \
       --mg 3 2 2 2 2 2 2 2 2 --seed-iterations 100 --tolerance 1e-8 --max-iterations 3000 --machine "$machine" \
       --out "$run/results.json" > "$logs/scattered-smooth256.log" 2>&1 || fail "scattered 256^3"
