@@ -10,6 +10,7 @@
 #include "multigrid_device.hpp"
 #include "multigrid_transfer.cuh"
 #include "operator_device.hpp"
+#include "vector_kernels.cuh"
 
 namespace splinebench::scattered::gpu::detail {
 
@@ -17,26 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double wall_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-__global__ void residual(long long n, const float* __restrict__ b, const float* __restrict__ ap, float* __restrict__ r) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) r[i] = b[i] - ap[i];
-}
-
-__global__ void update_xr(long long n, float alpha, const float* __restrict__ p, const float* __restrict__ ap, float* x,
-                          float* r) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) {
-    x[i] = fmaf(alpha, p[i], x[i]);
-    r[i] = fmaf(-alpha, ap[i], r[i]);
-  }
-}
-
-// p = z + beta p.
-__global__ void update_p(long long n, float beta, const float* __restrict__ z, float* p) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = fmaf(beta, p[i], z[i]);
-}
 
 __global__ void scale(long long n, const float* __restrict__ inv_diag, const float* __restrict__ r, float* z) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;

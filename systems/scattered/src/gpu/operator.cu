@@ -8,6 +8,7 @@
 #include "device_operator.hpp"
 #include "operator_device.hpp"
 #include "operator_kernels.cuh"
+#include "vector_kernels.cuh"
 
 namespace splinebench::scattered::gpu::detail {
 
@@ -43,26 +44,6 @@ __global__ void sum_partials(int count, double* partial) {
     for (int i = 0; i < count; ++i) t += partial[i];
     partial[count] = t;
   }
-}
-
-__global__ void update_xr(long long n, float alpha, const float* __restrict__ p, const float* __restrict__ ap, float* x,
-                          float* r) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) {
-    x[i] = fmaf(alpha, p[i], x[i]);
-    r[i] = fmaf(-alpha, ap[i], r[i]);
-  }
-}
-
-__global__ void update_p(long long n, float beta, const float* __restrict__ r, float* p) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = fmaf(beta, p[i], r[i]);
-}
-
-// r = b - a (the true residual's vector; norms in f64 by DotProduct).
-__global__ void difference(long long n, const float* __restrict__ b, const float* __restrict__ a, float* r) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) r[i] = b[i] - a[i];
 }
 
 double wall_since(std::chrono::steady_clock::time_point t0) {
@@ -298,8 +279,8 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
 
   // The true residual b - A x with this operator.
   op.apply(x.get(), ap.get());
-  difference<<<blocks_for(n), kThreads>>>(n, b.get(), ap.get(), r.get());
-  SCG_LAUNCH("difference");
+  residual<<<blocks_for(n), kThreads>>>(n, b.get(), ap.get(), r.get());
+  SCG_LAUNCH("residual");
   out.true_relres = std::sqrt(dot(n, r.get(), r.get())) / bnorm;
 
   const auto t0 = std::chrono::steady_clock::now();
