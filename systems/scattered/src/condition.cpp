@@ -1,6 +1,7 @@
 #include "splinebench/scattered/condition.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -12,36 +13,39 @@
 namespace splinebench::scattered {
 
 double lanczos_largest(const std::function<void(const Vector&, Vector&)>& apply, Eigen::Index n, int steps,
-                       int* taken) {
+                       int* taken, std::uint64_t seed) {
   if (steps < 1 || n < 1) throw Error("lanczos: steps and size must be >= 1");
   steps = static_cast<int>(std::min<Eigen::Index>(steps, n));
-  std::mt19937_64 rng(2024);
+  std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  Eigen::MatrixXd basis(n, steps);
   Vector q(n);
   for (Eigen::Index i = 0; i < n; ++i) q[i] = unit(rng);
-  q /= q.norm();
-  std::vector<Vector> basis{q};
-  std::vector<double> alpha, beta;
+  q.normalize();
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(steps, steps);
+  int m = 0;
   Vector w(n);
   for (int j = 0; j < steps; ++j) {
-    apply(basis.back(), w);
-    alpha.push_back(basis.back().dot(w));
-    // Full reorthogonalisation (twice): the Ritz values stay free of ghost copies.
-    for (int pass = 0; pass < 2; ++pass)
-      for (const Vector& v : basis) w -= v.dot(w) * v;
-    const double b = w.norm();
-    if (j + 1 == steps || !(b > 1e-12 * std::abs(alpha.back()))) break;  // done, or the Krylov space closed
-    beta.push_back(b);
-    basis.push_back(w / b);
+    basis.col(j) = q;
+    ++m;
+    apply(q, w);
+    // Full reorthogonalisation (twice) against the basis: the Ritz values stay free of
+    // ghost copies, and a few tens of columns cost little beside the products.
+    for (int pass = 0; pass < 2; ++pass) {
+      const Vector h = basis.leftCols(m).transpose() * w;
+      w -= basis.leftCols(m) * h;
+      if (pass == 0) t(j, j) = h[j];
+    }
+    if (j + 1 == steps) break;
+    const double beta = w.norm();
+    if (beta <= 1e-12 * std::abs(t(j, j))) break;  // invariant subspace: the Ritz values are exact
+    t(j, j + 1) = t(j + 1, j) = beta;
+    q = w / beta;
   }
-  const auto m = static_cast<Eigen::Index>(alpha.size());
-  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(m, m);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    t(i, i) = alpha[static_cast<std::size_t>(i)];
-    if (i + 1 < m) t(i, i + 1) = t(i + 1, i) = beta[static_cast<std::size_t>(i)];
-  }
-  if (taken) *taken = static_cast<int>(m);
-  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(t, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff();
+  if (taken) *taken = m;
+  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(t.topLeftCorner(m, m), Eigen::EigenvaluesOnly)
+      .eigenvalues()
+      .maxCoeff();
 }
 
 ConditionEstimate estimate_condition(const SparseMatrix& a, const std::function<void(const Vector&, Vector&)>& solve,

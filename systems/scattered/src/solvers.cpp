@@ -1,5 +1,7 @@
 #include "splinebench/scattered/solvers.hpp"
 
+#include "splinebench/scattered/condition.hpp"
+
 #include <cmath>
 #include <limits>
 #include <random>
@@ -98,35 +100,10 @@ double jacobi_spectral_radius_estimate(const SparseMatrix& a, int steps) {
   const Vector d = diagonal_of(a);
   if (const auto i = bad_diagonal(d); i >= 0)
     fail("Jacobi spectral estimate: diagonal entry " + std::to_string(i) + " is zero");
+  // The largest eigenvalue of D^-1/2 A D^-1/2 (that of D^-1 A), by Lanczos.
   const Vector s = d.cwiseSqrt().cwiseInverse();
-  const Eigen::Index n = a.rows();
-  steps = static_cast<int>(std::min<Eigen::Index>(steps, n));
-  std::mt19937_64 rng(12345);
-  std::uniform_real_distribution<double> u(-1, 1);
-  Eigen::MatrixXd basis(n, steps);
-  Vector q(n);
-  for (Eigen::Index i = 0; i < n; ++i) q[i] = u(rng);
-  q.normalize();
-  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(steps, steps);
-  int m = 0;
-  for (int j = 0; j < steps; ++j) {
-    basis.col(j) = q;
-    ++m;
-    Vector w = s.cwiseProduct(a * s.cwiseProduct(q));
-    // Full reorthogonalisation (twice) against the basis: 20 columns cost nothing here.
-    for (int pass = 0; pass < 2; ++pass) {
-      const Vector h = basis.leftCols(m).transpose() * w;
-      w -= basis.leftCols(m) * h;
-      if (pass == 0) t(j, j) = h[j];
-    }
-    if (j + 1 == steps) break;
-    const double beta = w.norm();
-    if (beta <= 1e-12 * std::abs(t(j, j))) break;  // invariant subspace: the Ritz values are exact
-    t(j, j + 1) = t(j + 1, j) = beta;
-    q = w / beta;
-  }
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(t.topLeftCorner(m, m), Eigen::EigenvaluesOnly);
-  return eig.eigenvalues().maxCoeff();
+  return lanczos_largest([&](const Vector& q, Vector& w) { w = s.cwiseProduct(a * s.cwiseProduct(q)); }, a.rows(),
+                         steps, nullptr, 12345);
 }
 
 double jacobi_damping(const SparseMatrix& a, int steps) { return 1.0 / jacobi_spectral_radius_estimate(a, steps); }

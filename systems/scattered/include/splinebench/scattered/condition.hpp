@@ -10,6 +10,7 @@
 // with known spectra).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "splinebench/scattered/assembly.hpp"
@@ -23,9 +24,11 @@ struct ConditionEstimate {
   int steps_max = 0, steps_min = 0;  // Lanczos steps taken (fewer when the Krylov space closed)
 };
 
-// The largest Ritz value of `steps` Lanczos steps on the operator from a seeded start.
+// The largest Ritz value of `steps` Lanczos steps (full reorthogonalisation) on the
+// symmetric operator `apply` from a start drawn with `seed`; `taken`: the steps run (fewer
+// when the Krylov space closed). Throws splinebench::Error for steps < 1 or n < 1.
 double lanczos_largest(const std::function<void(const Vector&, Vector&)>& apply, Eigen::Index n, int steps,
-                       int* taken = nullptr);
+                       int* taken = nullptr, std::uint64_t seed = 2024);
 
 // lambda_max from A itself, lambda_min from `solve` (x = A^-1 b, to a tolerance well below
 // the accuracy wanted of lambda_min). Throws splinebench::Error for steps < 1 or an empty A.
