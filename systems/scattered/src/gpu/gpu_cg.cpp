@@ -1,6 +1,7 @@
 #include "splinebench/scattered/gpu_cg.hpp"
 
 #include "device_cg.hpp"
+#include "device_report.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::scattered::gpu {
@@ -27,16 +28,7 @@ CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationContro
   times.add("solve", dev.solve_s);
   times.add(phase::readback, dev.readback_s);
   SolveReport& rep = out.report;
-  rep.iterations = dev.iterations;
-  rep.history = std::move(dev.history);
-  rep.message = dev.message;
-  switch (dev.status) {
-    case detail::DeviceCgOutput::converged: rep.status = SolveStatus::converged; break;
-    case detail::DeviceCgOutput::max_iterations: rep.status = SolveStatus::max_iterations; break;
-    case detail::DeviceCgOutput::diverged: rep.status = SolveStatus::diverged; break;
-    case detail::DeviceCgOutput::singular: rep.status = SolveStatus::singular; break;
-  }
-  if (rep.status == SolveStatus::max_iterations && rep.message.empty()) rep.message = "iteration budget used up";
+  rep = detail::report_from_device(dev);
   const Vector x = Eigen::Map<const Eigen::VectorXf>(dev.x.data(), n).cast<double>();
   if (!x.allFinite()) {
     rep.status = SolveStatus::diverged;

@@ -1,8 +1,7 @@
 #include "splinebench/scattered/gpu_multigrid.hpp"
 
-#include <cmath>
-
 #include "multigrid_device.hpp"
+#include "device_report.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 
@@ -27,25 +26,9 @@ MultigridResult convert(detail::MgDeviceOutput&& dev, const std::vector<detail::
   for (const auto& l : levels) out.grids.push_back(l.grid);
   out.level_iterations = dev.level_iterations;
   SolveReport& rep = out.report;
-  rep.iterations = dev.iterations;
-  rep.history = std::move(dev.history);
-  rep.message = dev.message;
-  switch (dev.status) {
-    case detail::MgDeviceOutput::converged: rep.status = SolveStatus::converged; break;
-    case detail::MgDeviceOutput::max_iterations: rep.status = SolveStatus::max_iterations; break;
-    case detail::MgDeviceOutput::diverged: rep.status = SolveStatus::diverged; break;
-    case detail::MgDeviceOutput::singular: rep.status = SolveStatus::singular; break;
-  }
-  if (rep.status == SolveStatus::max_iterations && rep.message.empty()) rep.message = "iteration budget used up";
+  rep = detail::report_from_device(dev);
   rep.relres = dev.true_relres;
-  for (float v : dev.x)
-    if (!std::isfinite(v)) {
-      rep.status = SolveStatus::diverged;
-      rep.message = "the device iterate is not finite";
-      dev.x.assign(dev.x.size(), 0.f);
-      rep.relres = 1;
-      break;
-    }
+  detail::keep_if_finite(rep, dev.x);
   out.coeffs = std::move(dev.x);
   return out;
 }

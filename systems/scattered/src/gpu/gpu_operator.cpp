@@ -1,8 +1,7 @@
 #include "splinebench/scattered/gpu_operator.hpp"
 
-#include <cmath>
-
 #include "device_operator.hpp"
+#include "device_report.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 
@@ -66,25 +65,9 @@ MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationCon
   out.bytes_per_iteration = matrix_free_cg_bytes_per_iteration(problem.grid.points(), problem.samples());
   out.seconds_per_iteration = dev.iterations > 0 ? dev.solve_s / dev.iterations : 0;
   SolveReport& rep = out.report;
-  rep.iterations = dev.iterations;
-  rep.history = std::move(dev.history);
-  rep.message = dev.message;
-  switch (dev.status) {
-    case detail::OperatorCgOutput::converged: rep.status = SolveStatus::converged; break;
-    case detail::OperatorCgOutput::max_iterations: rep.status = SolveStatus::max_iterations; break;
-    case detail::OperatorCgOutput::diverged: rep.status = SolveStatus::diverged; break;
-    case detail::OperatorCgOutput::singular: rep.status = SolveStatus::singular; break;
-  }
-  if (rep.status == SolveStatus::max_iterations && rep.message.empty()) rep.message = "iteration budget used up";
+  rep = detail::report_from_device(dev);
   rep.relres = dev.true_relres;
-  for (float v : dev.x)
-    if (!std::isfinite(v)) {
-      rep.status = SolveStatus::diverged;
-      rep.message = "the device iterate is not finite";
-      dev.x.assign(dev.x.size(), 0.f);
-      rep.relres = 1;
-      break;
-    }
+  detail::keep_if_finite(rep, dev.x);
   out.coeffs = std::move(dev.x);
   return out;
 }
