@@ -30,6 +30,14 @@
 #   SUITES       default "gpu thesis ruijters"
 #   IMPLS        implementations of the non-gpu suites (default: all but reference and
 #                cpu_scalar, which take minutes on the thesis' 64^4 rows)
+#   GPU_SUITE_IMPLS  implementations of the gpu suite, comma-separated names or selectors
+#                (default: the suite's own, the "gpu" group). --impl can only narrow a suite's
+#                selection, so when set the suite runs from a copy of harness/suites/gpu.json
+#                whose defaults.impls is this list (kept in the logs as suite-gpu.json; the
+#                run records it as suite_origin), e.g. to add cpu_simd and scipy
+#   SUITE_FILTER --filter of every suite's run (a case_id regular expression, recorded in
+#                run.json's options), e.g. '^(?!scipy/D4/64x64x64x64/C1/F1/[a-z]+/noise/q16777216/)'
+#                leaves out SciPy's 64^4 x 64^4-query rows (minutes per call, one thread)
 #   BUILD_TARGETS  targets to build (default: all)
 #   TEST_BINARIES  test binaries under build/tests to run instead of the whole ctest
 #                (e.g. "test_gpu test_gpu_flex test_conformance"), each in full
@@ -152,9 +160,19 @@ if has suites; then
   rm -rf "$runs"
   impls=${IMPLS:-cpu_sse,cpu_simd,gpu_naive,gpu_texture,gpu_texture_binned,gpu_flex,gpu_flex_fixed}
   for suite in ${SUITES:-gpu thesis ruijters}; do
+    suite_args=(--suite "$suite")
     impl_args=()
     [[ $suite != gpu ]] && impl_args=(--impl "$impls")
-    timeout -k 5 "${TIMEOUT_SUITE:-600}" "$bin" run --suite "$suite" --results-dir "$runs" --machine "$machine" \
+    if [[ $suite == gpu && -n ${GPU_SUITE_IMPLS:-} ]]; then
+      python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+s["defaults"]["impls"] = sys.argv[2].split(",")
+json.dump(s, open(sys.argv[3], "w"), indent=2)' "$root/harness/suites/gpu.json" "$GPU_SUITE_IMPLS" \
+        "$logs/suite-gpu.json" || { fail "suite gpu: GPU_SUITE_IMPLS"; continue; }
+      suite_args=(--suite-file "$logs/suite-gpu.json")
+    fi
+    [[ -n ${SUITE_FILTER:-} ]] && impl_args+=(--filter "$SUITE_FILTER")
+    timeout -k 5 "${TIMEOUT_SUITE:-600}" "$bin" run "${suite_args[@]}" --results-dir "$runs" --machine "$machine" \
       "${impl_args[@]}" > "$logs/run-$suite.log" 2>&1 || fail "suite $suite"
     tail -3 "$logs/run-$suite.log" | tee -a "$summary"
   done
