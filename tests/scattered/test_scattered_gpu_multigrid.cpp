@@ -288,7 +288,15 @@ TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
       control.tolerance = 1e-6;
       control.max_iterations = 500;
       sb::PhaseTimes times;
+      const auto t0 = std::chrono::steady_clock::now();
       const sc::gpu::MultigridResult r = sc::gpu::mg_pcg_f32(p, control, times);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::cout << "  mg_pcg " << sb::to_string(mode) << " " << g.to_string() << ": " << sc::to_string(r.report.status)
+                << " after " << r.report.iterations << " iterations (CG iterations per level:";
+      for (long long k : r.level_iterations) std::cout << " " << k;
+      std::cout << "), " << r.grids.size() << " levels, operator relres " << r.report.relres << ", f64 relres "
+                << sc::relative_residual(eq.matrix, eq.rhs, widen(r.coeffs)) << ", " << wall << " s"
+                << (r.report.message.empty() ? "" : "; " + r.report.message) << std::endl;
       ASSERT_EQ(r.report.status, sc::SolveStatus::converged) << sb::to_string(mode) << " " << g.to_string() << ": "
                                                              << r.report.message;
       const double max_value = *std::max_element(p.values.begin(), p.values.end());
@@ -297,9 +305,6 @@ TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
       };
       const double rms_ref = rms(ref.coeffs);
       EXPECT_LE(std::abs(rms(widen(r.coeffs)) - rms_ref), 1e-3 * rms_ref) << sb::to_string(mode) << " " << g.to_string();
-      std::cout << "  mg_pcg " << sb::to_string(mode) << " " << g.to_string() << ": " << r.report.iterations
-                << " iterations, " << r.grids.size() << " levels, f64 relres "
-                << sc::relative_residual(eq.matrix, eq.rhs, widen(r.coeffs)) << "\n";
     }
 }
 

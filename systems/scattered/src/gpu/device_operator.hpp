@@ -15,7 +15,10 @@ struct KernelSeconds {
   const char* name;
   double seconds;
 };
-std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const SampleArrays& samples, int repeats);
+// chunk > 0: apply_rows marches that many planes per block instead of its own choice
+// ("march_chunk", the first entry, says which ran; its seconds field holds the count).
+std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const SampleArrays& samples, int repeats,
+                                            int chunk = 0);
 
 struct OperatorCgOutput {
   std::vector<float> x;

@@ -36,7 +36,7 @@ std::vector<float> matrix_free_diagonal(const Problem&) {
   throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
 }
 
-std::vector<KernelTime> profile_matrix_free(const Problem&, int) {
+std::vector<KernelTime> profile_matrix_free(const Problem&, int, int) {
   throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
 }
 

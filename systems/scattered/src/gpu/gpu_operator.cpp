@@ -29,9 +29,11 @@ std::vector<float> matrix_free_diagonal(const Problem& problem) {
                                    detail::make_sample_arrays(problem));
 }
 
-std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats) {
+std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats, int chunk) {
   require_device(problem);
   if (repeats < 1) fail("profile_matrix_free: repeats must be >= 1, got " + std::to_string(repeats));
+  if (chunk < 0 || chunk > 64) fail("profile_matrix_free: chunk must be 0 (the operator's choice) or 1..64, got " +
+                                    std::to_string(chunk));
   const auto n = static_cast<double>(problem.grid.points());
   const auto s = static_cast<double>(problem.samples());
   // The bytes each kernel must move (gpu_operator.hpp); 0: one-off, not part of the bound.
@@ -46,7 +48,7 @@ std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats)
   std::vector<KernelTime> out;
   for (const detail::KernelSeconds& k :
        detail::profile_operator(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
-                                detail::make_sample_arrays(problem), repeats))
+                                detail::make_sample_arrays(problem), repeats, chunk))
     out.push_back({k.name, k.seconds, bytes_of(k.name)});
   return out;
 }

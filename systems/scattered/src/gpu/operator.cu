@@ -50,6 +50,35 @@ double wall_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The planes per block of apply_rows. A block's march is chunk + kMarchHalo steps, and
+// the launch runs in waves of `slots` resident blocks, so the time goes as
+// waves(chunk) * (chunk + kMarchHalo): long chunks waste little on halos, short ones
+// fill the device where a grid has few tiles per plane (the coarse levels of the
+// multigrid: 64^3 has 16 tiles per plane, 64-plane chunks would leave most SMs idle).
+// The shortest time wins; on a tie, the longer chunk (less work in all).
+int march_chunk(long long n0, long long tiles_per_plane, long long slots) {
+  int best = kMaxChunk;
+  long long best_cost = -1;
+  for (int chunk = kMaxChunk; chunk >= 1; --chunk) {
+    const long long blocks = (n0 + chunk - 1) / chunk * tiles_per_plane;
+    const long long cost = (blocks + slots - 1) / slots * (chunk + kMarchHalo);
+    if (best_cost < 0 || cost < best_cost) best = chunk, best_cost = cost;
+  }
+  return best;
+}
+
+// Resident apply_rows blocks on the whole device.
+long long apply_rows_slots(bool with_r) {
+  int device = 0, sms = 0, per_sm = 0;
+  SCG_CUDA(cudaGetDevice(&device));
+  SCG_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (with_r)
+    SCG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, apply_rows_kernel<true>, kTileX * kTileY, 0));
+  else
+    SCG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, apply_rows_kernel<false>, kTileX * kTileY, 0));
+  return static_cast<long long>(std::max(1, sms)) * std::max(1, per_sm);
+}
+
 }  // namespace
 
 struct MatrixFreeOperator::Impl {
@@ -72,6 +101,10 @@ struct MatrixFreeOperator::Impl {
       tp.c[o[1]][o[2]] += static_cast<float>(layout.term_weight[t]);
       with_r = with_r || layout.term_weight[t] != 0;
     }
+    const GridView& g = grid.view();
+    chunk = march_chunk(g.axis[0].n, static_cast<long long>((g.axis[2].n + kTileX - 1) / kTileX) *
+                                         ((g.axis[1].n + kTileY - 1) / kTileY),
+                        apply_rows_slots(with_r));
   }
   long long rows() const { return grid.layout().rows; }
   OperatorSamples operator_samples() const { return {rec.get(), y.get()}; }
@@ -87,11 +120,13 @@ struct MatrixFreeOperator::Impl {
     const GridView& g = grid.view();
     const dim3 block(kTileX, kTileY);
     const dim3 tiles((g.axis[2].n + kTileX - 1) / kTileX, (g.axis[1].n + kTileY - 1) / kTileY,
-                     (g.axis[0].n + kChunk - 1) / kChunk);
+                     (g.axis[0].n + chunk - 1) / chunk);
     if (with_r)
-      apply_rows_kernel<true><<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap);
+      apply_rows_kernel<true>
+          <<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap, chunk);
     else
-      apply_rows_kernel<false><<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap);
+      apply_rows_kernel<false>
+          <<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap, chunk);
     SCG_LAUNCH("apply_rows");
   }
 
@@ -101,14 +136,17 @@ struct MatrixFreeOperator::Impl {
   DeviceBuffer<float> y;
   ThinPlateCoefficients tp{};
   bool with_r = false;
+  int chunk = kMaxChunk;  // planes of axis 0 per apply_rows block
   double records_s = 0;
 };
 
 MatrixFreeOperator::MatrixFreeOperator(const GridLayout& layout, const SampleArrays& samples) {
   // The launch grid's y and z extents (apply_rows) are at most 65535.
-  if ((layout.axis[1].n + kTileY - 1) / kTileY > 65535 || (layout.axis[0].n + kChunk - 1) / kChunk > 65535)
+  if ((layout.axis[1].n + kTileY - 1) / kTileY > 65535 || (layout.axis[0].n + kMaxChunk - 1) / kMaxChunk > 65535)
     throw Unsupported("scattered GPU operator: more than 65535 tiles along axis 0 or 1");
   impl_ = std::make_unique<Impl>(layout, samples);
+  // A shorter chunk than the longest must keep the z extent in range too.
+  while ((layout.axis[0].n + impl_->chunk - 1) / impl_->chunk > 65535) ++impl_->chunk;
   upload_s = impl_->sorted.upload_s;
   sort_s = impl_->sorted.sort_s + impl_->records_s;
 }
@@ -174,11 +212,15 @@ std::vector<float> operator_diagonal(const GridLayout& layout, const SampleArray
 struct OperatorProfiler {
   static void sample_values(MatrixFreeOperator& op, const float* p) { op.impl_->sample_values(p, nullptr); }
   static void apply_rows(MatrixFreeOperator& op, const float* p, float* ap) { op.impl_->apply_rows(p, ap, nullptr); }
+  static int& chunk(MatrixFreeOperator& op) { return op.impl_->chunk; }
 };
 
-std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const SampleArrays& samples, int repeats) {
+std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const SampleArrays& samples, int repeats,
+                                            int chunk) {
   std::vector<KernelSeconds> out;
   MatrixFreeOperator op(layout, samples);
+  if (chunk > 0) OperatorProfiler::chunk(op) = chunk;
+  out.push_back({"march_chunk", static_cast<double>(OperatorProfiler::chunk(op))});
   out.push_back({"sort_and_records", op.sort_s});
   const long long n = op.rows();
   const auto un = static_cast<std::size_t>(n);

@@ -5,7 +5,7 @@
 //                one tap of weight 1). Taps that fold onto one node are not merged: the sum
 //                is the same up to rounding (the test's bound counts 64 products).
 // apply_rows     A p = F^T y + lambda R p, a thread per node (k1, k2) of a 8 x 32 tile
-//                marching along axis 0 over a chunk of 64 planes:
+//                marching along axis 0 over a chunk of planes (march_chunk below):
 //                  R p separably from shared memory. R = sum_alpha w_alpha T_a0 (x) T_a1 (x)
 //                  T_a2 with |alpha| = 2; each T_q applied as a 7-tap stencil on folded
 //                  neighbours (grid_layout.hpp: per-node tables, so the folded boundary
@@ -94,18 +94,18 @@ struct ThinPlateCoefficients {
   float c[3][3];
 };
 
-// (A p)_k = (F^T y)_k + lambda (R p)_k; grid (ceil(n2/32), ceil(n1/8), ceil(n0/64)), block (32, 8).
+// (A p)_k = (F^T y)_k + lambda (R p)_k; grid (ceil(n2/32), ceil(n1/8), ceil(n0/chunk)), block (32, 8).
 // Step i0 of the march loads plane i0 of p (R p) and plane i0 - 2 of cells (F^T y), and
 // writes node plane k0 = i0 - 3, whose last planes of both have then been read.
 template <bool kWithR>
 __global__ void __launch_bounds__(kTileX* kTileY, 3)
     apply_rows_kernel(GridView g, OperatorSamples samples, const int* __restrict__ cell_start, ThinPlateCoefficients tp,
-               const float* __restrict__ p, float* __restrict__ ap) {
+               const float* __restrict__ p, float* __restrict__ ap, int chunk) {
   const int n0 = g.axis[0].n, n1 = g.axis[1].n, n2 = g.axis[2].n;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int K2 = blockIdx.x * kTileX, K1 = blockIdx.y * kTileY;
   const int k2 = K2 + tx, k1 = K1 + ty;
-  const int z0 = blockIdx.z * kChunk, z1 = min(n0, z0 + kChunk);
+  const int z0 = blockIdx.z * chunk, z1 = min(n0, z0 + chunk);
   const bool inside = k2 < n2 && k1 < n1;
 
   __shared__ float rows[kRowSlots][16][kTileX];  // G of the rows of cells (operator_transpose.cuh)

@@ -28,7 +28,9 @@
 
 namespace splinebench::scattered::gpu::detail {
 
-inline constexpr int kTileX = 32, kTileY = 8, kChunk = 64;
+inline constexpr int kTileX = 32, kTileY = 8;
+// A block marches chunk + 6 steps for `chunk` planes of nodes (3 steps of halo each side).
+inline constexpr int kMaxChunk = 64, kMarchHalo = 6;
 inline constexpr int kPadX = kTileX + 6, kPadY = kTileY + 6;
 // Rows of cells a tile's G needs: k1 - 2 .. k1 + 1 over the tile's kTileY nodes, then the
 // cells of axis 1's images: 0 (image -1), n - 2 and n - 1 (images n and n + 1).

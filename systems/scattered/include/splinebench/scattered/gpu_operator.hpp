@@ -49,13 +49,15 @@ std::vector<float> matrix_free_diagonal(const Problem& problem);
 
 // Device seconds of each kernel of one CG iteration (CUDA events, the median of `repeats`
 // launches on the same data) and the bytes it must move (above), plus the one-off kernels
-// (bytes 0 where not counted).
+// (bytes 0 where not counted). The first entry, "march_chunk", is not a time: its
+// `seconds` holds the planes per block apply_rows marched (the operator's choice, from
+// the device's resident blocks, or `chunk` when that is 1..64).
 struct KernelTime {
   std::string name;
   double seconds = 0;
   double bytes = 0;
 };
-std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats);
+std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats, int chunk = 0);
 
 struct MatrixFreeCgResult {
   std::vector<float> coeffs;
