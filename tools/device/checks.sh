@@ -38,6 +38,13 @@
 #   SUITE_FILTER --filter of every suite's run (a case_id regular expression, recorded in
 #                run.json's options), e.g. '^(?!scipy/D4/64x64x64x64/C1/F1/[a-z]+/noise/q16777216/)'
 #                leaves out SciPy's 64^4 x 64^4-query rows (minutes per call, one thread)
+#   RUNS_DIR     where the suites step writes its runs (default results.device, emptied first)
+#   RESUME_SUITES=1  keep RUNS_DIR and finish a suite's unfinished run there (--resume) instead
+#                of starting one: with RUNS_DIR under the build folder, which a warm lent
+#                machine keeps between commands, a suite longer than one command takes several
+#   SUITES_DEADLINE  seconds after this script's start by which the suites step stops: each
+#                suite's limit is the lesser of TIMEOUT_SUITE and what is left (its run is then
+#                unfinished, for RESUME_SUITES=1 in the next command)
 #   BUILD_TARGETS  targets to build (default: all)
 #   TEST_BINARIES  test binaries under build/tests to run instead of the whole ctest
 #                (e.g. "test_gpu test_gpu_flex test_conformance"), each in full
@@ -156,10 +163,27 @@ if has suites; then
   step "suites: ${SUITES:-gpu thesis ruijters}"
   bin="$build/bin/splinebench"
   "$bin" list > "$logs/list.txt" 2>&1
-  runs="$root/results.device"
-  rm -rf "$runs"
+  runs="$root/${RUNS_DIR:-results.device}"
+  [[ ${RESUME_SUITES:-0} == 1 ]] || rm -rf "$runs"
   impls=${IMPLS:-cpu_sse,cpu_simd,gpu_naive,gpu_texture,gpu_texture_binned,gpu_flex,gpu_flex_fixed}
   for suite in ${SUITES:-gpu thesis ruijters}; do
+    limit=${TIMEOUT_SUITE:-600}
+    if [[ -n ${SUITES_DEADLINE:-} ]] && (( SUITES_DEADLINE - SECONDS < limit )); then
+      limit=$(( SUITES_DEADLINE - SECONDS ))
+      (( limit >= 10 )) || { fail "suite $suite: not started (SUITES_DEADLINE)"; continue; }
+    fi
+    unfinished=""
+    if [[ ${RESUME_SUITES:-0} == 1 ]]; then
+      for dir in "$runs/$machine"/*-"$suite"; do
+        [[ -f $dir/run.json && ! -f $dir/results.json && ! -f $dir/results.json.gz ]] && unfinished=$dir
+      done
+    fi
+    if [[ -n $unfinished ]]; then
+      say "suite $suite: resuming $(basename "$unfinished") ($(ls "$unfinished/cases" 2>/dev/null | wc -l) cases done)"
+      timeout -k 5 "$limit" "$bin" run --resume "$unfinished" >> "$logs/run-$suite.log" 2>&1 || fail "suite $suite"
+      tail -3 "$logs/run-$suite.log" | tee -a "$summary"
+      continue
+    fi
     suite_args=(--suite "$suite")
     impl_args=()
     [[ $suite != gpu ]] && impl_args=(--impl "$impls")
@@ -172,7 +196,7 @@ json.dump(s, open(sys.argv[3], "w"), indent=2)' "$root/harness/suites/gpu.json" 
       suite_args=(--suite-file "$logs/suite-gpu.json")
     fi
     [[ -n ${SUITE_FILTER:-} ]] && impl_args+=(--filter "$SUITE_FILTER")
-    timeout -k 5 "${TIMEOUT_SUITE:-600}" "$bin" run "${suite_args[@]}" --results-dir "$runs" --machine "$machine" \
+    timeout -k 5 "$limit" "$bin" run "${suite_args[@]}" --results-dir "$runs" --machine "$machine" \
       "${impl_args[@]}" > "$logs/run-$suite.log" 2>&1 || fail "suite $suite"
     tail -3 "$logs/run-$suite.log" | tee -a "$summary"
   done
