@@ -40,8 +40,9 @@
 #                leaves out SciPy's 64^4 x 64^4-query rows (minutes per call, one thread)
 #   RUNS_DIR     where the suites step writes its runs (default results.device, emptied first)
 #   RESUME_SUITES=1  keep RUNS_DIR and finish a suite's unfinished run there (--resume) instead
-#                of starting one: with RUNS_DIR under the build folder, which a warm lent
-#                machine keeps between commands, a suite longer than one command takes several
+#                of starting one, and leave a suite with a finished run there alone: with RUNS_DIR
+#                under the build folder, which a warm lent machine keeps between commands, the
+#                same command repeated finishes suites longer than one command
 #   SUITES_DEADLINE  seconds after this script's start by which the suites step stops: each
 #                suite's limit is the lesser of TIMEOUT_SUITE and what is left (its run is then
 #                unfinished, for RESUME_SUITES=1 in the next command)
@@ -172,11 +173,16 @@ if has suites; then
       limit=$(( SUITES_DEADLINE - SECONDS ))
       (( limit >= 10 )) || { fail "suite $suite: not started (SUITES_DEADLINE)"; continue; }
     fi
-    unfinished=""
+    unfinished="" finished=""
     if [[ ${RESUME_SUITES:-0} == 1 ]]; then
       for dir in "$runs/$machine"/*-"$suite"; do
+        [[ -f $dir/results.json || -f $dir/results.json.gz ]] && finished=$dir
         [[ -f $dir/run.json && ! -f $dir/results.json && ! -f $dir/results.json.gz ]] && unfinished=$dir
       done
+    fi
+    if [[ -n $finished && -z $unfinished ]]; then
+      say "suite $suite: finished earlier ($(basename "$finished")), not run again"
+      continue
     fi
     if [[ -n $unfinished ]]; then
       say "suite $suite: resuming $(basename "$unfinished") ($(ls "$unfinished/cases" 2>/dev/null | wc -l) cases done)"
