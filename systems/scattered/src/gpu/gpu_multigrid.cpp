@@ -59,6 +59,8 @@ MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& contr
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
   s.coarsest_tolerance = options.coarsest_tolerance;
+  s.coarsest_max_iterations = options.coarsest_max_iterations;
+  if (s.coarsest_max_iterations < 1) fail("GPU MG-PCG: coarsest_max_iterations must be >= 1");
   return convert(detail::run_mg_pcg(levels, s, control.max_iterations, control.tolerance), levels, times);
 }
 

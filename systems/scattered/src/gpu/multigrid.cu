@@ -180,6 +180,47 @@ class Hierarchy {
     return it;
   }
 
+  // Jacobi-preconditioned CG on level l from zero to ||r|| <= tolerance ||b|| or
+  // `iterations`: the V-cycle's coarsest solve. Its samples crowd few nodes (every level
+  // keeps all of them), and plain f32 CG took hundreds of iterations there.
+  void coarsest_solve(int l, const float* b, float* x, int iterations, double tolerance) {
+    DeviceLevel& lv = level(l);
+    const long long n = lv.n;
+    const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
+    SCG_CUDA(cudaMemset(x, 0, bytes));
+    const double bn = std::sqrt(dot(l, b, b));
+    if (bn == 0) return;
+    float* z = lv.d.get();  // the coarsest level smooths nothing: its d is free
+    SCG_CUDA(cudaMemcpy(lv.r.get(), b, bytes, cudaMemcpyDeviceToDevice));
+    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z);
+    SCG_LAUNCH("scale");
+    SCG_CUDA(cudaMemcpy(lv.p.get(), z, bytes, cudaMemcpyDeviceToDevice));
+    double rz = dot(l, lv.r.get(), z);
+    for (int it = 0; it < iterations; ++it) {
+      lv.op->apply(lv.p.get(), lv.ap.get());
+      const double pap = dot(l, lv.p.get(), lv.ap.get());
+      if (!(pap > 0) || !(rz > 0)) {
+        if (rz == 0) break;  // solved exactly
+        std::ostringstream msg;
+        msg << "p.Ap = " << pap << ", r.z = " << rz << " on the coarsest level: not positive definite in f32";
+        throw Breakdown{std::isfinite(pap) ? MgDeviceOutput::singular : MgDeviceOutput::diverged, msg.str()};
+      }
+      const double alpha = rz / pap;
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.get(), lv.ap.get(), x, lv.r.get());
+      SCG_LAUNCH("update_xr");
+      ++out_.level_iterations[static_cast<std::size_t>(l)];
+      const double rr = dot(l, lv.r.get(), lv.r.get());
+      if (!std::isfinite(rr)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on the coarsest level"};
+      if (std::sqrt(rr) <= tolerance * bn) break;
+      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z);
+      SCG_LAUNCH("scale");
+      const double rz_next = dot(l, lv.r.get(), z);
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rz_next / rz), z, lv.p.get());
+      SCG_LAUNCH("update_p");
+      rz = rz_next;
+    }
+  }
+
   // ||b - A x|| / ||b|| on level 0 (f64 norms of the f32 residual).
   double true_relres(const float* b, const float* x, double bnorm) {
     DeviceLevel& lv = level(0);
@@ -189,9 +230,10 @@ class Hierarchy {
     return std::sqrt(dot(0, lv.r.get(), lv.r.get())) / bnorm;
   }
 
-  // D^-1 and the Chebyshev interval of every level but the coarsest.
+  // D^-1 of every level (the coarsest's preconditions its CG) and the Chebyshev
+  // interval of every level but the coarsest.
   void prepare_smoothing(const VCycleSettings& s) {
-    for (int l = 0; l + 1 < count(); ++l) {
+    for (int l = 0; l < count(); ++l) {
       const auto t0 = Clock::now();
       DeviceLevel& lv = level(l);
       const auto un = static_cast<std::size_t>(lv.n);
@@ -207,10 +249,12 @@ class Hierarchy {
       if (nonpositive > 0)
         throw Breakdown{MgDeviceOutput::singular, std::to_string(nonpositive) + " non-positive diagonal entries on level " +
                                                       std::to_string(l) + " (lambda = 0 with nodes no sample reaches)"};
-      const double lambda_hat = estimate_lambda_max(l, s.estimate_steps);
-      out_.lambda_hat.push_back(lambda_hat);
-      lv.hi = s.upper_factor * lambda_hat;
-      lv.lo = s.lower_fraction * lv.hi;
+      if (l + 1 < count()) {
+        const double lambda_hat = estimate_lambda_max(l, s.estimate_steps);
+        out_.lambda_hat.push_back(lambda_hat);
+        lv.hi = s.upper_factor * lambda_hat;
+        lv.lo = s.lower_fraction * lv.hi;
+      }
       if (l > 0) out_.setup_s += wall_since(t0);
     }
   }
@@ -219,7 +263,7 @@ class Hierarchy {
   void vcycle(int l, const float* b, float* z, const VCycleSettings& s) {
     DeviceLevel& lv = level(l);
     if (l + 1 == count()) {
-      cg(l, b, z, s.coarsest_max_iterations, s.coarsest_tolerance, true);
+      coarsest_solve(l, b, z, s.coarsest_max_iterations, s.coarsest_tolerance);
       return;
     }
     smooth(l, b, z, s.degree, true);

@@ -23,16 +23,16 @@ struct SeedSchedule {
 // [lower_fraction, 1] * upper_factor * lambda_hat, lambda_hat the largest Ritz value of
 // `estimate_steps` Jacobi-preconditioned CG (Lanczos) steps from a seeded random start:
 // a polynomial in D^-1 A, so pre- and post-smoothing alike keep the cycle symmetric.
-// The coarsest level is solved by CG to `coarsest_tolerance` (at most
-// `coarsest_max_iterations`); the outer CG uses the flexible (Polak-Ribiere) beta so that
-// this inexact solve cannot break it.
+// The coarsest level is solved by Jacobi-preconditioned CG to `coarsest_tolerance` (at
+// most `coarsest_max_iterations`); the outer CG uses the flexible (Polak-Ribiere) beta so
+// that this inexact solve cannot break it.
 struct VCycleSettings {
   int degree = 3;
   double lower_fraction = 0.1;
   double upper_factor = 1.1;
   int estimate_steps = 10;
   double coarsest_tolerance = 1e-3;
-  int coarsest_max_iterations = 500;
+  int coarsest_max_iterations = 200;
 };
 
 struct MgDeviceOutput {

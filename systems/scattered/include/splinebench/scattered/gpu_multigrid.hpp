@@ -15,9 +15,12 @@
 //                 level, P + 1 levels. Iterations: fine-level CG iterations.
 //   mg_pcg_f32    CG preconditioned by a symmetric V-cycle: Chebyshev smoothing on
 //                 D^-1 A (degree 3 before and after the coarse correction, the interval
-//                 from a 10-step Lanczos estimate of lambda_max), the coarsest level by CG
-//                 to relres 1e-3, the flexible (Polak-Ribiere) beta. Iterations: PCG's;
-//                 converged when the recurrence relres reaches the tolerance (as gpu_cg).
+//                 from a 10-step Lanczos estimate of lambda_max), the coarsest level by
+//                 Jacobi-preconditioned CG to relres 1e-3 (at most 200 iterations), the
+//                 flexible (Polak-Ribiere) beta. Iterations: PCG's; converged when the
+//                 recurrence relres reaches the tolerance (as gpu_cg) and b - A x agrees:
+//                 where it lies 10x above the tolerance, it replaces the recurrence
+//                 residual and CG goes on (at most 5 times, while it keeps falling).
 //
 // f32 vectors, every dot product in f64 summed in a fixed order. relres in the report is
 // ||b - A x|| / ||b|| with A x by the f32 operator and the norms in f64 (the operator's
@@ -51,6 +54,7 @@ struct MgPcgOptions {
   std::int64_t coarsest_max_unknowns = 1024;  // coarsen until the coarsest has at most this many nodes
   int chebyshev_degree = 3;
   double coarsest_tolerance = 1e-3;
+  int coarsest_max_iterations = 200;
 };
 MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times,
                            const MgPcgOptions& options = {});
