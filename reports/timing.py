@@ -106,6 +106,34 @@ def with_setup_seconds(record: Record) -> float | None:
     return combined_median(record, SETUP_PHASES + LOOKUP_PHASES)
 
 
+# One whole prepare + evaluate cycle as a caller sees it: the caller's host arrays in
+# (samples, coordinates), the coefficients in place and the values in the caller's memory.
+# `host_staging` is here because the GPU pipelines record their copies between the
+# caller's pageable buffers and their pinned ones (samples and coordinates in, values
+# out) as one phase per cycle, which cannot be split between setup and lookup; a library
+# that copies from pageable memory inside its transfer calls (CuPy) has that copy in its
+# upload, query_upload and download instead. `prefilter_axis<k>` are parts of
+# `prefilter`, not added; `readback` is no per-cycle phase.
+END_TO_END_PHASES = ("host_staging", "upload", "prefilter", "bind", "bound_stats", "query_upload", "evaluate",
+                     "download")
+NOT_IN_A_CYCLE = ("readback",)
+
+
+def phases_outside_cycle(record: Record) -> list[str]:
+    """Phases of the record that END_TO_END_PHASES neither sums nor covers (sorted)."""
+    return sorted(p for p in record.phases if p not in END_TO_END_PHASES and p not in NOT_IN_A_CYCLE
+                  and not p.startswith(PREFILTER_AXIS.format("")))
+
+
+def end_to_end_seconds(record: Record) -> float | None:
+    """Median of the per-repetition sum of END_TO_END_PHASES present in the record: one
+    cycle from host arrays to host results. None when the record has a phase this list
+    does not know (no time is reported that might leave work out)."""
+    if phases_outside_cycle(record):
+        return None
+    return combined_median(record, END_TO_END_PHASES)
+
+
 def lookup_spread(record: Record) -> Spread | None:
     if "evaluate" not in record.phases:
         return None
