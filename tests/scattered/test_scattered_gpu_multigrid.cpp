@@ -18,8 +18,8 @@
 //    at most K (m + 320) s, K the CG iterations of all levels, s the relative change of the
 //    f64 schedule's result when b is perturbed by relative u per entry (its sensitivity
 //    to one f32 rounding; each of the K iterations adds at most the operator's error);
-//  - gpu_mg_pcg converged to 1e-6, every mode, 2-D and 3-D, on a noise and a smooth
-//    field: f64 relres within 10x the tolerance, |c - c*| / |c*| <= kappa relres (kappa
+//  - gpu_mg_pcg converged to 1e-6, every mode, on a noise field (2-D and 3-D) and a
+//    smooth one (2-D): f64 relres within 10x the tolerance, |c - c*| / |c*| <= kappa relres (kappa
 //    the Lanczos estimate, condition.hpp), and on the noise field (RMS_g of the seed's
 //    order) |RMS_g - RMS_g*| <= 1e-3 RMS_g* against the oracle;
 //  - a timing print (no assertion; "Large": the device step filters it out): 256^3, 20 % top-|Laplacian| samples, the seed's
@@ -281,6 +281,8 @@ TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
   for (sb::datasets::FieldKind kind : {sb::datasets::FieldKind::noise, sb::datasets::FieldKind::smooth})
     for (sb::Mode mode : sb::kAllModes)
       for (const sb::GridShape& g : {sb::GridShape::make({65, 64}), sb::GridShape::make({24, 21, 20})}) {
+        // The 3-D oracle and condition estimate take seconds of CPU each: one field there.
+        if (g.dims == 3 && kind == sb::datasets::FieldKind::smooth) continue;
         const std::vector<float> f32 = sb::datasets::make_field(kind, g, 1, 41);
         const std::vector<double> field(f32.begin(), f32.end());
         const double lambda = g.dims == 2 ? 2.1 : 0.002;

@@ -15,8 +15,8 @@
 #             has numpy and scipy, convergence and rotation (their report sections are
 #             written here when matplotlib is present, else later with --report-only)
 #   scattered-tables  the seed's Table 2 on the stand-in images and the 256^3 volume
-#             (SCATTERED_IMAGES "name:lambda ...", SCATTERED_GPU_SOLVERS, SCATTERED_VOLUME=0 to
-#             leave the volume out, SCATTERED_VOLUME_SOLVERS)
+#             (SCATTERED_IMAGES "name:lambda ...", SCATTERED_GPU_SOLVERS, SCATTERED_CPU_SOLVERS,
+#             SCATTERED_VOLUME=0 to leave the volume out, SCATTERED_VOLUME_SOLVERS)
 #   iir2d     the 2-D IIR system (systems/iir2d/README.md): its targets, its tests (the
 #             deadlock demonstration included), the three sanitizers over Iir2dSanitizer.*,
 #             and the experiment's sweeps (fig3 first), each run a folder of three files
@@ -373,7 +373,7 @@ if has scattered-tables; then
     run="$runs/$(date -u +%Y%m%d-%H%M%S)-scattered-$name"
     mkdir -p "$run"
     solver_args=()
-    for s in mg_pcg eigen_cg $gpu_solvers; do solver_args+=(--solver "$s"); done
+    for s in ${SCATTERED_CPU_SOLVERS-mg_pcg eigen_cg} $gpu_solvers; do solver_args+=(--solver "$s"); done
     timeout -k 5 "${TIMEOUT_SCATTERED_IMAGE:-150}" "$bin" --data "$data_dir/$name.npy" --fraction 0.2 --fraction 0.3 \
       --fraction 0.5 --lambda "$lambda" --seed-iterations 100 --tolerance 1e-8 --max-iterations 5000 \
       --stationary-max-iterations 1000 --threads "$jobs" "${solver_args[@]}" --machine "$machine" \
