@@ -277,30 +277,35 @@ json run_solver(const Options& o, const std::string& name, const Field& field, s
   sc::IterationControl tol_control;
   tol_control.tolerance = o.tolerance;
   tol_control.max_iterations = iteration_budget(o, name);
+  // The multigrid-preconditioned CGs are not the seed's: their iteration is a V-cycle,
+  // converged within a few tens, so a run of the seed's count (100 V-cycles) would time
+  // nothing a table shows; they are timed to the tolerance only.
+  const bool seed_count = name != "mg_pcg" && name != "gpu_mg_pcg";
   for (int r = 0; r < o.warmups + o.repetitions; ++r) {
     auto t0 = Clock::now();
-    const sc::NamedSolve a = sc::solve_named(name, problem, eq, fixed_control, mg);
+    std::optional<sc::NamedSolve> a;
+    if (seed_count) a = sc::solve_named(name, problem, eq, fixed_control, mg);
     const double t_fixed = std::chrono::duration<double>(Clock::now() - t0).count();
     // Solvers without an observer: RMS_g at the seed's count from the fixed run.
-    if (at_seed.is_null() && a.report.iterations == o.seed_iterations)
-      at_seed = {{"iterations", o.seed_iterations}, {"rms_g", finite_or_null(rms_of(a.x))},
-                 {"relres", finite_or_null(a.report.relres)}};
+    if (a && at_seed.is_null() && a->report.iterations == o.seed_iterations)
+      at_seed = {{"iterations", o.seed_iterations}, {"rms_g", finite_or_null(rms_of(a->x))},
+                 {"relres", finite_or_null(a->report.relres)}};
     t0 = Clock::now();
     const sc::NamedSolve c = sc::solve_named(name, problem, eq, tol_control, mg);
     const double t_conv = std::chrono::duration<double>(Clock::now() - t0).count();
     if (r < o.warmups) continue;
-    fixed.push_back(t_fixed);
+    if (a) fixed.push_back(t_fixed);
     converge.push_back(t_conv);
-    setup.push_back(a.setup_seconds);
+    setup.push_back(a ? a->setup_seconds : c.setup_seconds);
     if (!c.phases.entries().empty()) {
       for (const auto& [k, v] : c.phases.entries()) device[k].push_back(v);
-      device_seed.push_back(device_assemble_solve(a.phases));
+      if (a) device_seed.push_back(device_assemble_solve(a->phases));
       device_total.push_back(device_assemble_solve(c.phases));
     }
   }
   rec["at_seed_iterations"] = at_seed;
-  rec["phases"] = {{"solve_seed_iterations", stats_json(fixed)}, {"solve_wall", stats_json(converge)},
-                   {"solver_setup", stats_json(setup)}};
+  rec["phases"] = {{"solve_wall", stats_json(converge)}, {"solver_setup", stats_json(setup)}};
+  if (!fixed.empty()) rec["phases"]["solve_seed_iterations"] = stats_json(fixed);
   // "solve": the device's own time where there is one, the wall time of the solve otherwise.
   rec["phases"]["solve"] = stats_json(converge);
   for (const auto& [k, v] : device) rec["phases"][k] = stats_json(v);
