@@ -323,9 +323,11 @@ TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
         // The f32 product A x limits how far b - A x falls; the tolerance is met within that.
         EXPECT_LE(relres, 10 * control.tolerance) << what;
         EXPECT_LE(coeff_err, kappa * relres) << what;
-        // The acceptance criterion where RMS_g is of the seed's order (noise: tens of %).
-        // The smooth field is fitted to RMS_g ~ 5e-4 %, and a 1e-3 share of that lies below
-        // what relres 1e-6 fixes (the bound above is what holds there).
+        // The 1e-3 RMS_g criterion on the noise field (kappa up to 2.5e3 here). The smooth
+        // field's systems are worse conditioned (kappa 9e4 in half mode): at relres 1e-6
+        // their coefficients are fixed only to about kappa relres (0.1), and RMS_g moved
+        // by 1.2e-3 of itself there; the bound above is what holds. At the 1e-8
+        // the image tables meet the criterion (systems/scattered/README.md).
         if (kind == sb::datasets::FieldKind::noise) {
           EXPECT_LE(std::abs(rms_gpu - rms_ref), 1e-3 * rms_ref) << what;
         }
