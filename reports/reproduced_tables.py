@@ -231,11 +231,13 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
     table = Table(
         key="thesis_table1",
         title="Thesis Table 1 — 4-D cubic B-spline lookups, CPU vs GPU (ms)",
-        caption=("Lookup: one batch of lookups as the caller sees it (GPU: the per-repetition sum of query upload "
-                 "+ evaluate + download; CPU: evaluate), median over n repetitions with the interquartile range in "
-                 "brackets. With setup: the same plus putting the grid in place (upload + prefilter + bind, every "
-                 "phase of prepare), the time of a caller who looks up a new table once: the published small-batch "
-                 "rows (GPU slower at 64^4/64^2) depend on it. CPU column: cpu_sse (the thesis' CPU code is SSE, "
+        caption=("Lookup: one batch of lookups (GPU: the per-repetition sum of query upload + evaluate + "
+                 "download, from and to the pipeline's pinned buffers; CPU: evaluate), median over n repetitions "
+                 "with the interquartile range in brackets. With setup: the whole prepare + evaluate cycle as the "
+                 "caller sees it, from its host arrays to its results (the lookup plus upload + prefilter + bind; "
+                 "for the GPU also host_staging, the copies between the caller's pageable arrays and the pinned "
+                 "buffers, recorded as one phase per cycle), the time of a caller who looks up a new table once: "
+                 "the published small-batch rows (GPU slower at 64^4/64^2) depend on it. CPU column: cpu_sse (the thesis' CPU code is SSE, "
                  "one core), else the first of cpu_scalar, cpu_simd present. Speed-ups within one run (same "
                  "machine). Error: max |s − s_ref| / max|f| of the GPU row against the f64 oracle. GPU rows whose "
                  "evaluation is the same (same arithmetic, lookup medians within each other's interquartile range) "
