@@ -156,6 +156,21 @@ def test_gpu_records_time_the_device_assembly_and_seed_iterations():
     assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t4.rows)
 
 
+def test_gpu_rows_on_the_cpu_system_add_the_device_assembly_of_the_same_case():
+    runs = synthetic_runs()
+    recs = runs[0].system_records[scattered.OPERATION]
+    recs.append(_rec("gpu_cg_atomic", 0.2, device="gpu", assembly="gpu_atomic",
+                     phases=_phases(device_seed_iterations=0.0055, assemble=0.0005, solve=0.01)))
+    for f in (0.2, 0.3):
+        recs.append(_rec("gpu_sgs_mc", f, device="gpu", assembly="cpu",
+                         phases=_phases(device_seed_iterations=0.004, solve=0.02, solve_seed_iterations=0.3)))
+    t2 = scattered.table2(runs)
+    row = next(r for r in t2.data_rows("ours") if r.cells[0] == "gpu_sgs_mc")
+    assert row.cells[3] == "0.0045 †"  # 4 ms of iterations + the atomic assembly's 0.5 ms
+    assert row.cells[6] == "0.004 (no assembly)"  # no device assembly of the 30 % case to add
+    assert any(n.startswith("† ") for n in t2.notes)
+
+
 def test_multigrid_tables_take_only_their_own_schedule_and_size():
     runs = synthetic_runs()
     recs = runs[0].system_records[scattered.OPERATION]

@@ -102,6 +102,7 @@ NamedSolve solve_named(const std::string& name, const GridShape& grid, Mode mode
     out.x = Eigen::Map<const Eigen::VectorXf>(r.coeffs.data(), static_cast<Eigen::Index>(r.coeffs.size())).cast<double>();
     out.report = std::move(r.report);
     out.setup_seconds = seconds_since(t0) - times.get("solve") - times.get(phase::readback);
+    out.phases = times;
   } else {
     std::string known;
     for (const auto& n : solver_names()) known += " " + n;

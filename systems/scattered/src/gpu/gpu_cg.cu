@@ -2,10 +2,12 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <chrono>
 #include <sstream>
 
+#include "cg_device_loop.cuh"
 #include "splinebench/error.hpp"
 
 namespace splinebench::scattered::gpu::detail {
@@ -56,8 +58,7 @@ class Event {
 
 constexpr int kBlock = 256;
 constexpr int kLanesPerRow = 8;  // rows hold up to 49 (2-D) or 343 (3-D) entries
-constexpr int kDotBlocks = 264;  // two waves of an H100's 132 SMs; the second pass sums them
-
+// y = A x, kLanesPerRow lanes per CSR row.
 __global__ void spmv(int rows, const int* __restrict__ outer, const int* __restrict__ inner,
                      const float* __restrict__ value, const float* __restrict__ x, float* __restrict__ y) {
   const long long lane_global = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -70,58 +71,7 @@ __global__ void spmv(int rows, const int* __restrict__ outer, const int* __restr
   if (row < rows && lane == 0) y[row] = sum;
 }
 
-// First pass: each block's f64 partial sum of a[i] * b[i].
-__global__ void dot_partial(int n, const float* __restrict__ a, const float* __restrict__ b, double* partial) {
-  __shared__ double warp_sums[kBlock / 32];
-  double s = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = 0;
-    for (int w = 0; w < kBlock / 32; ++w) t += warp_sums[w];
-    partial[blockIdx.x] = t;
-  }
-}
-
-// Second pass: one thread sums the partials in a fixed order.
-__global__ void dot_final(int count, const double* partial, double* out) {
-  if (threadIdx.x == 0 && blockIdx.x == 0) {
-    double t = 0;
-    for (int i = 0; i < count; ++i) t += partial[i];
-    *out = t;
-  }
-}
-
-// x += alpha p; r -= alpha ap.
-__global__ void update_xr(int n, float alpha, const float* __restrict__ p, const float* __restrict__ ap, float* x,
-                          float* r) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    x[i] = fmaf(alpha, p[i], x[i]);
-    r[i] = fmaf(-alpha, ap[i], r[i]);
-  }
-}
-
-// p = r + beta p.
-__global__ void update_p(int n, float beta, const float* __restrict__ r, float* p) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = fmaf(beta, p[i], r[i]);
-}
-
 int blocks_for(long long threads) { return static_cast<int>((threads + kBlock - 1) / kBlock); }
-
-double device_dot(int n, const float* a, const float* b, DeviceArray<double>& partial, DeviceArray<double>& out) {
-  dot_partial<<<kDotBlocks, kBlock>>>(n, a, b, partial.get());
-  SC_LAUNCH("dot_partial");
-  dot_final<<<1, 32>>>(kDotBlocks, partial.get(), out.get());
-  SC_LAUNCH("dot_final");
-  double h = 0;
-  out.download(&h);
-  return h;
-}
 
 }  // namespace
 
@@ -140,7 +90,6 @@ DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* va
   const auto nnz = static_cast<std::size_t>(outer[n]);
   DeviceArray<int> d_outer(static_cast<std::size_t>(n) + 1), d_inner(nnz);
   DeviceArray<float> d_value(nnz), d_x(n), d_r(n), d_p(n), d_ap(n);
-  DeviceArray<double> d_partial(kDotBlocks), d_dot(1);
   auto t0 = Clock::now();
   d_outer.upload(outer);
   d_inner.upload(inner);
@@ -150,48 +99,42 @@ DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* va
   SC_CUDA(cudaMemset(d_x.get(), 0, sizeof(float) * static_cast<std::size_t>(n)));
   out.upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
+  const auto slots = static_cast<std::size_t>(std::max(max_iterations, 0)) + 1;
+  DeviceArray<double> d_partial(kCgDotBlocks), d_rr(slots), d_pap(1);
+  DeviceArray<int> d_state(2);  // state, stop_it
+  const CgScalars scalars{d_rr.get(), d_pap.get(), d_state.get(), d_state.get() + 1};
+  const int spmv_blocks = blocks_for(static_cast<long long>(n) * kLanesPerRow);
+  const auto apply = [&](const float* p, float* ap) {
+    spmv<<<spmv_blocks, kBlock>>>(n, d_outer.get(), d_inner.get(), d_value.get(), p, ap);
+    SC_LAUNCH("spmv");
+  };
+  const auto cuda_check = [](cudaError_t err, const char* what) { check(err, what, __FILE__, __LINE__); };
+
   Event start, stop;
   SC_CUDA(cudaEventRecord(start.get()));
   // x0 = 0: r0 = p0 = b.
-  double rr = device_dot(n, d_r.get(), d_r.get(), d_partial, d_dot);
-  const int spmv_blocks = blocks_for(static_cast<long long>(n) * kLanesPerRow);
-  const int vec_blocks = blocks_for(n);
-  for (int it = 1; it <= max_iterations; ++it) {
-    spmv<<<spmv_blocks, kBlock>>>(n, d_outer.get(), d_inner.get(), d_value.get(), d_p.get(), d_ap.get());
-    SC_LAUNCH("spmv");
-    const double pap = device_dot(n, d_p.get(), d_ap.get(), d_partial, d_dot);
-    if (!(pap > 0)) {
-      out.status = DeviceCgOutput::singular;
-      std::ostringstream msg;
-      msg << "p.Ap = " << pap << " at iteration " << it << ": not positive definite in f32";
-      out.message = msg.str();
-      break;
-    }
-    const double alpha = rr / pap;
-    update_xr<<<vec_blocks, kBlock>>>(n, static_cast<float>(alpha), d_p.get(), d_ap.get(), d_x.get(), d_r.get());
-    SC_LAUNCH("update_xr");
-    const double rr_next = device_dot(n, d_r.get(), d_r.get(), d_partial, d_dot);
-    const double rel = std::sqrt(rr_next) / bnorm;
-    out.iterations = it;
-    out.history.push_back(rel);
-    if (!std::isfinite(rel)) {
-      out.status = DeviceCgOutput::diverged;
-      out.message = "non-finite residual at iteration " + std::to_string(it);
-      break;
-    }
-    if (tolerance > 0 && rel <= tolerance) {
-      out.status = DeviceCgOutput::converged;
-      break;
-    }
-    update_p<<<vec_blocks, kBlock>>>(n, static_cast<float>(rr_next / rr), d_r.get(), d_p.get());
-    SC_LAUNCH("update_p");
-    rr = rr_next;
-  }
+  const CgDeviceLoopResult res = run_cg_device_loop(n, max_iterations, bnorm, tolerance, d_x.get(), d_r.get(), d_p.get(),
+                                                    d_ap.get(), d_partial.get(), scalars, apply, cuda_check);
   SC_CUDA(cudaEventRecord(stop.get()));
   SC_CUDA(cudaEventSynchronize(stop.get()));
   float ms = 0;
   SC_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   out.solve_s = ms * 1e-3;
+  std::vector<double> rr(slots);
+  d_rr.download(rr.data());
+  for (int it = 1; it <= res.iterations; ++it) out.history.push_back(std::sqrt(rr[static_cast<std::size_t>(it)]) / bnorm);
+  out.iterations = res.iterations;
+  if (res.state == kCgSingular) {
+    out.status = DeviceCgOutput::singular;
+    std::ostringstream msg;
+    msg << "p.Ap = " << res.pap << " at iteration " << res.stop_it << ": not positive definite in f32";
+    out.message = msg.str();
+  } else if (res.state == kCgDiverged) {
+    out.status = DeviceCgOutput::diverged;
+    out.message = "non-finite residual at iteration " + std::to_string(res.stop_it);
+  } else if (res.state == kCgConverged) {
+    out.status = DeviceCgOutput::converged;
+  }
   out.x.assign(static_cast<std::size_t>(n), std::nanf(""));  // poisoned: every entry must come back
   t0 = Clock::now();
   d_x.download(out.x.data());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cg_device_loop.cuh"
 #include "device_grid.cuh"
 #include "device_operator.hpp"
 #include "operator_device.hpp"
@@ -284,40 +285,34 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
     return out;
   }
 
+  const auto slots = static_cast<std::size_t>(std::max(max_iterations, 0)) + 1;
+  DeviceBuffer<double> partial(kCgDotBlocks), rr(slots), pap(1);
+  DeviceBuffer<int> state(2);  // state, stop_it
+  const CgScalars scalars{rr.get(), pap.get(), state.get(), state.get() + 1};
+  const auto apply = [&](const float* v, float* av) { op.apply(v, av); };
+  const auto check = [](cudaError_t err, const char* what) { cuda_check(err, what, __FILE__, __LINE__); };
+
   DeviceEvent start, stop;
   start.record();
-  double rr = dot(n, r.get(), r.get());
-  for (int it = 1; it <= max_iterations; ++it) {
-    op.apply(p.get(), ap.get());
-    const double pap = dot(n, p.get(), ap.get());
-    if (!(pap > 0)) {
-      out.status = OperatorCgOutput::singular;
-      out.message = "p.Ap = " + std::to_string(pap) + " at iteration " + std::to_string(it) +
-                    ": not positive definite in f32";
-      break;
-    }
-    const double alpha = rr / pap;
-    update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p.get(), ap.get(), x.get(), r.get());
-    SCG_LAUNCH("update_xr");
-    const double rr_next = dot(n, r.get(), r.get());
-    const double rel = std::sqrt(rr_next) / bnorm;
-    out.iterations = it;
-    out.history.push_back(rel);
-    if (!std::isfinite(rel)) {
-      out.status = OperatorCgOutput::diverged;
-      out.message = "non-finite residual at iteration " + std::to_string(it);
-      break;
-    }
-    if (tolerance > 0 && rel <= tolerance) {
-      out.status = OperatorCgOutput::converged;
-      break;
-    }
-    update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rr_next / rr), r.get(), p.get());
-    SCG_LAUNCH("update_p");
-    rr = rr_next;
-  }
+  const CgDeviceLoopResult res = run_cg_device_loop(n, max_iterations, bnorm, tolerance, x.get(), r.get(), p.get(),
+                                                    ap.get(), partial.get(), scalars, apply, check);
   stop.record();
   out.solve_s = stop.seconds_since(start);
+  std::vector<double> rr_host(slots);
+  rr.download(rr_host.data());
+  for (int it = 1; it <= res.iterations; ++it)
+    out.history.push_back(std::sqrt(rr_host[static_cast<std::size_t>(it)]) / bnorm);
+  out.iterations = res.iterations;
+  if (res.state == kCgSingular) {
+    out.status = OperatorCgOutput::singular;
+    out.message = "p.Ap = " + std::to_string(res.pap) + " at iteration " + std::to_string(res.stop_it) +
+                  ": not positive definite in f32";
+  } else if (res.state == kCgDiverged) {
+    out.status = OperatorCgOutput::diverged;
+    out.message = "non-finite residual at iteration " + std::to_string(res.stop_it);
+  } else if (res.state == kCgConverged) {
+    out.status = OperatorCgOutput::converged;
+  }
 
   // The true residual b - A x with this operator.
   op.apply(x.get(), ap.get());

@@ -3,16 +3,22 @@
 // within f32 rounding (tests/scattered/test_scattered_gpu_stationary.cpp).
 //
 //   jacobi_f32                 x += omega D^-1 (b - A x), into a second buffer.
-//   coloured_gauss_seidel_f32  per colour, one kernel computes every member's new value
-//                              from the current x, a second writes them (so members that
-//                              still couple, as in the seed's gs8x, see the same x, as on
-//                              the CPU); symmetric adds the reverse sweep.
+//   coloured_gauss_seidel_f32  per colour, every member's new value from the current x:
+//                              written in place where no two members of a colour
+//                              couple (a true multicolouring), else computed into a
+//                              buffer and then written (so members that still couple, as
+//                              in the seed's gs8x, see the same x, as on the CPU);
+//                              symmetric adds the reverse sweep.
 //
-// After every iteration b - A x is recomputed on the device (f32 products, f64 norm): it
-// fills the history and the divergence test of the CPU solvers (||r|| > factor x
-// max(||r_0||, ||b||) or not finite: `diverged`, the previous iterate returned). The
-// report's relres is recomputed on the host in f64 from the returned x. A zero diagonal is
-// `singular` before any iteration.
+// The off-diagonal entries travel in a slot-major ELL layout with the unknowns in colour
+// order (coalesced loads). The residual b - A x (f32 products, f64 norm) is measured on
+// the device without a round trip: after every iteration when a tolerance is set (it
+// fills the history), else every 16 iterations and at the last. It decides the stop and
+// the divergence rule of the CPU solvers (||r|| > factor x ||b||, x0 = 0, or not finite:
+// `diverged`, and the iterate of the last check before it is returned, with its iteration
+// count). The host reads the state every 16 iterations. The report's relres is
+// recomputed on the host in f64 from the returned x. A zero diagonal is `singular`
+// before any iteration.
 #pragma once
 
 #include <vector>
@@ -27,7 +33,7 @@ struct StationaryResult {
   SolveReport report;
 };
 
-// Phases: "upload", "solve", "readback". Throws splinebench::Unsupported without a device.
+// Phases: "upload", "solve" (the device's time of the iterations), "readback". Throws splinebench::Unsupported without a device.
 StationaryResult jacobi_f32(const NormalEquations& eq, double omega, const IterationControl& control,
                             PhaseTimes& times);
 StationaryResult coloured_gauss_seidel_f32(const NormalEquations& eq, const Colouring& colouring, bool symmetric,
