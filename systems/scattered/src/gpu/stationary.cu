@@ -1,11 +1,13 @@
 // Jacobi and coloured Gauss-Seidel on the device (gpu_stationary.hpp).
 //
 // Layout: the unknowns are visited in "positions", colour by colour (the identity for
-// Jacobi), and the off-diagonal entries are stored ELL-style, slot-major
-// (entry s of position p at s * n + p), so the threads of a warp read consecutive words:
-// a row of the 2-D system has 48 off-diagonal entries, and one thread per row over a CSR
-// row-major layout reads 32 rows' worth of scattered words per load. Rows shorter than
-// the widest are padded with their own column and a zero value.
+// Jacobi), each colour's run padded to a whole group of kGroup positions with dummies
+// (no unknown). A position's off-diagonal entries are summed by kLanes lanes of one warp
+// (kGroup positions per warp); entry k * kLanes + l of the positions of warp w lies at
+// (w * steps + k) * 32 + lane, so every load of a warp reads 128 consecutive bytes. One
+// thread per row over a row-major CSR reads 32 rows' scattered words per load, and a
+// colour of a 512^2 image (16 384 rows of 48 entries) gives one thread per row too few
+// warps to hide its latency. Rows shorter than the widest are padded with zero values.
 //
 // The loop never waits for the host inside a check interval: the residual norm goes to a
 // device history, a one-warp kernel decides the stop, and every later kernel of the
@@ -27,61 +29,81 @@ namespace {
 enum State : int { kRunning = 0, kConverged = 1, kDiverged = 2 };
 constexpr int kCheckEvery = 16;
 constexpr int kNormBlocks = 264;  // two waves of an H100's 132 SMs; a fixed count: the sums repeat bit for bit
+constexpr int kLanes = 8;         // lanes per position: 2-D rows have 48 off-diagonal entries, 3-D rows 342
+constexpr int kGroup = 32 / kLanes;
 
 struct Ell {
-  int n;
-  int width;               // off-diagonal slots per position
-  const int* col;          // [width * n], slot-major
-  const float* value;      // [width * n], slot-major
-  const float* diagonal;   // by position
-  const float* rhs;        // by position
-  const int* row_of;       // position -> unknown; nullptr: the identity
+  int rows;               // unknowns
+  int positions;          // a multiple of kGroup
+  int steps;              // ceil(width / kLanes)
+  const int* col;         // [positions * steps * kLanes], in the warp layout above
+  const float* value;
+  const float* diagonal;  // by position (1 for a dummy)
+  const float* rhs;       // by position (0 for a dummy)
+  const int* row_of;      // position -> unknown (-1: a dummy); nullptr: the identity
 };
 
-__device__ inline int row_at(const Ell& a, int pos) { return a.row_of ? a.row_of[pos] : pos; }
+__device__ inline int row_at(const Ell& a, int pos) { return a.row_of ? a.row_of[pos] : pos < a.rows ? pos : -1; }
 
-// rhs - (off-diagonal entries) . x at a position.
-__device__ inline float off_diagonal_residual(const Ell& a, int pos, const float* x) {
-  float s = a.rhs[pos];
-#pragma unroll 4
-  for (int k = 0; k < a.width; ++k) {
-    const long long e = static_cast<long long>(k) * a.n + pos;
+// rhs - (off-diagonal entries) . x at position t / kLanes, on the lane with t % kLanes == 0
+// (the others hold partial sums). Every lane of the warp must call it.
+__device__ inline float off_diagonal_residual(const Ell& a, long long t, const float* x) {
+  const long long warp = t / 32;
+  const int lane = static_cast<int>(t % 32);
+  float s = 0.f;
+#pragma unroll 2
+  for (int k = 0; k < a.steps; ++k) {
+    const long long e = (warp * a.steps + k) * 32 + lane;
     s = fmaf(-a.value[e], x[a.col[e]], s);
   }
-  return s;
+  for (int off = kLanes / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, kLanes);
+  return s + a.rhs[t / kLanes];
 }
 
 __global__ void jacobi_step(Ell a, float omega, const float* __restrict__ x, float* __restrict__ next,
                             const int* state) {
   if (*state != kRunning) return;
-  const int pos = blockIdx.x * blockDim.x + threadIdx.x;
-  if (pos >= a.n) return;
-  const float s = fmaf(-a.diagonal[pos], x[pos], off_diagonal_residual(a, pos, x));
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= static_cast<long long>(a.positions) * kLanes) return;  // whole warps
+  const float off = off_diagonal_residual(a, t, x);
+  const int pos = static_cast<int>(t / kLanes);
+  if (t % kLanes != 0 || pos >= a.rows) return;
+  const float s = fmaf(-a.diagonal[pos], x[pos], off);
   next[pos] = fmaf(omega / a.diagonal[pos], s, x[pos]);
 }
 
-// Colour members at positions [first, first + count): in place where no two members
-// couple (a true multicolouring), else into `next` for colour_write (the seed's gs8x,
-// whose members couple along the other axes and must all see the same x).
+// Colour members at positions [first, first + count) (count a multiple of kGroup): in
+// place where no two members couple (a true multicolouring), else into `next` for
+// colour_write (the seed's gs8x, whose members couple along the other axes and must all
+// see the same x).
 __global__ void colour_in_place(Ell a, int first, int count, float* x, const int* state) {
   if (*state != kRunning) return;
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m >= count) return;
-  const int pos = first + m;
-  x[row_at(a, pos)] = off_diagonal_residual(a, pos, x) / a.diagonal[pos];
+  const long long m = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (m >= static_cast<long long>(count) * kLanes) return;
+  const long long t = static_cast<long long>(first) * kLanes + m;
+  const float off = off_diagonal_residual(a, t, x);
+  const int pos = static_cast<int>(t / kLanes);
+  const int row = row_at(a, pos);
+  if (t % kLanes == 0 && row >= 0) x[row] = off / a.diagonal[pos];
 }
 
 __global__ void colour_values(Ell a, int first, int count, const float* x, float* next, const int* state) {
   if (*state != kRunning) return;
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m < count) next[m] = off_diagonal_residual(a, first + m, x) / a.diagonal[first + m];
+  const long long m = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (m >= static_cast<long long>(count) * kLanes) return;
+  const long long t = static_cast<long long>(first) * kLanes + m;
+  const float off = off_diagonal_residual(a, t, x);
+  const int pos = static_cast<int>(t / kLanes);
+  if (t % kLanes == 0) next[pos - first] = off / a.diagonal[pos];
 }
 
 __global__ void colour_write(Ell a, int first, int count, const float* __restrict__ next, float* x,
                              const int* state) {
   if (*state != kRunning) return;
   const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m < count) x[row_at(a, first + m)] = next[m];
+  if (m >= count) return;
+  const int row = row_at(a, first + m);
+  if (row >= 0) x[row] = next[m];
 }
 
 // Per-block partial sums of ||b - A x||^2 in f64, in a fixed grid-stride order.
@@ -89,9 +111,16 @@ __global__ void residual_norm_partial(Ell a, const float* __restrict__ x, double
   if (*state != kRunning) return;
   __shared__ double warp_sums[kThreads / 32];
   double sum = 0;
-  for (int pos = blockIdx.x * blockDim.x + threadIdx.x; pos < a.n; pos += gridDim.x * blockDim.x) {
-    const float r = fmaf(-a.diagonal[pos], x[row_at(a, pos)], off_diagonal_residual(a, pos, x));
-    sum += static_cast<double>(r) * r;
+  const long long total = static_cast<long long>(a.positions) * kLanes;  // whole warps
+  for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
+       t += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float off = off_diagonal_residual(a, t, x);
+    const int pos = static_cast<int>(t / kLanes);
+    const int row = row_at(a, pos);
+    if (t % kLanes == 0 && row >= 0) {
+      const float r = fmaf(-a.diagonal[pos], x[row], off);
+      sum += static_cast<double>(r) * r;
+    }
   }
   for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
@@ -133,54 +162,68 @@ void upload_vector(DeviceBuffer<T>& buf, const std::vector<T>& host) {
   if (!host.empty()) buf.upload(host.data());
 }
 
-// The ELL arrays on the host, positions in colour order; also whether every colour is
-// free of internal couplings (so its members can be written in place).
+// The arrays on the host in the warp layout, positions in colour order; each colour's
+// first position and padded count; whether every colour is free of internal couplings
+// (so its members can be written in place).
 struct HostEll {
-  int width = 0;
-  std::vector<int> col, row_of;
+  int positions = 0, steps = 0;
+  std::vector<int> col, row_of, colour_first, colour_count;
   std::vector<float> value, diagonal, rhs;
   bool independent_colours = true;
 };
 
 HostEll build_ell(const StationaryInput& in) {
   const int n = in.n;
-  const auto un = static_cast<std::size_t>(n);
   HostEll h;
   const bool coloured = !in.colour_offset.empty();
   std::vector<int> colour_of;
   if (coloured) {
-    h.row_of = in.members;
-    colour_of.assign(un, -1);
-    for (std::size_t c = 0; c + 1 < in.colour_offset.size(); ++c)
-      for (int m = in.colour_offset[c]; m < in.colour_offset[c + 1]; ++m)
-        colour_of[static_cast<std::size_t>(in.members[static_cast<std::size_t>(m)])] = static_cast<int>(c);
+    colour_of.assign(static_cast<std::size_t>(n), -1);
+    for (std::size_t c = 0; c + 1 < in.colour_offset.size(); ++c) {
+      h.colour_first.push_back(static_cast<int>(h.row_of.size()));
+      for (int m = in.colour_offset[c]; m < in.colour_offset[c + 1]; ++m) {
+        const int row = in.members[static_cast<std::size_t>(m)];
+        colour_of[static_cast<std::size_t>(row)] = static_cast<int>(c);
+        h.row_of.push_back(row);
+      }
+      while (h.row_of.size() % kGroup) h.row_of.push_back(-1);
+      h.colour_count.push_back(static_cast<int>(h.row_of.size()) - h.colour_first.back());
+    }
+    h.positions = static_cast<int>(h.row_of.size());
+  } else {
+    h.positions = (n + kGroup - 1) / kGroup * kGroup;
   }
-  auto row_of = [&](int pos) { return coloured ? h.row_of[static_cast<std::size_t>(pos)] : pos; };
+  auto row_of = [&](int pos) { return coloured ? h.row_of[static_cast<std::size_t>(pos)] : pos < n ? pos : -1; };
+  int width = 0;
   for (int row = 0; row < n; ++row) {
     int off = 0;
     for (int j = in.outer[row]; j < in.outer[row + 1]; ++j) off += in.inner[j] != row;
-    h.width = std::max(h.width, off);
+    width = std::max(width, off);
   }
-  const std::size_t slots = static_cast<std::size_t>(h.width) * un;
-  h.col.resize(slots);
+  h.steps = (width + kLanes - 1) / kLanes;
+  const auto per_warp = static_cast<std::size_t>(h.steps) * 32;
+  const std::size_t slots = static_cast<std::size_t>(h.positions) / kGroup * per_warp;
+  h.col.assign(slots, 0);
   h.value.assign(slots, 0.f);
-  h.diagonal.resize(un);
-  h.rhs.resize(un);
-  for (int pos = 0; pos < n; ++pos) {
+  h.diagonal.assign(static_cast<std::size_t>(h.positions), 1.f);
+  h.rhs.assign(static_cast<std::size_t>(h.positions), 0.f);
+  for (int pos = 0; pos < h.positions; ++pos) {
     const int row = row_of(pos);
+    if (row < 0) continue;
     h.diagonal[static_cast<std::size_t>(pos)] = in.diagonal[row];
     h.rhs[static_cast<std::size_t>(pos)] = in.rhs[row];
-    std::size_t k = 0;
+    const std::size_t base = static_cast<std::size_t>(pos / kGroup) * per_warp + static_cast<std::size_t>(pos % kGroup) * kLanes;
+    int k = 0;
     for (int j = in.outer[row]; j < in.outer[row + 1]; ++j) {
       const int c = in.inner[j];
       if (c == row) continue;
       if (coloured && colour_of[static_cast<std::size_t>(c)] == colour_of[static_cast<std::size_t>(row)])
         h.independent_colours = false;
-      h.col[k * un + static_cast<std::size_t>(pos)] = c;
-      h.value[k * un + static_cast<std::size_t>(pos)] = in.value[j];
+      const std::size_t e = base + static_cast<std::size_t>(k / kLanes) * 32 + static_cast<std::size_t>(k % kLanes);
+      h.col[e] = c;
+      h.value[e] = in.value[j];
       ++k;
     }
-    for (; k < static_cast<std::size_t>(h.width); ++k) h.col[k * un + static_cast<std::size_t>(pos)] = row;
   }
   return h;
 }
@@ -195,7 +238,8 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   const HostEll host = build_ell(in);
   auto t0 = Clock::now();
   DeviceBuffer<int> col, row_of, state(2);
-  DeviceBuffer<float> value, diagonal, rhs, x(un), other(un), snapshot(un), next(un + 1);
+  DeviceBuffer<float> value, diagonal, rhs, x(un), other(un), snapshot(un),
+      next(static_cast<std::size_t>(host.positions) + 1);
   upload_vector(col, host.col);
   upload_vector(value, host.value);
   upload_vector(diagonal, host.diagonal);
@@ -209,22 +253,29 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   SCG_CUDA(cudaDeviceSynchronize());
   out.upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  const Ell a{n, host.width, col.get(), value.get(), diagonal.get(), rhs.get(), row_of.get()};
-  const int colours = in.colour_offset.empty() ? 0 : static_cast<int>(in.colour_offset.size()) - 1;
+  const Ell a{n, host.positions, host.steps, col.get(), value.get(), diagonal.get(), rhs.get(), row_of.get()};
+  const int colours = static_cast<int>(host.colour_first.size());
+  const auto lanes_for = [](int positions) { return blocks_for(static_cast<long long>(positions) * kLanes); };
   const int* d_state = state.get();
   float* cur = x.get();
   float* alt = other.get();
+  // An in-place colour update right after the same colour's recomputes the same values
+  // from the same neighbours (the symmetric sweep's turn, and the start of the next
+  // iteration), so it is skipped: the iterates are those of the full sweeps, bit for bit.
+  int last_in_place = -1;
   auto sweep = [&](bool forward) {
     for (int step = 0; step < colours; ++step) {
       const int c = forward ? step : colours - 1 - step;
-      const int first = in.colour_offset[static_cast<std::size_t>(c)];
-      const int count = in.colour_offset[static_cast<std::size_t>(c) + 1] - first;
+      const int first = host.colour_first[static_cast<std::size_t>(c)];
+      const int count = host.colour_count[static_cast<std::size_t>(c)];
       if (count == 0) continue;
       if (host.independent_colours) {
-        colour_in_place<<<blocks_for(count), kThreads>>>(a, first, count, cur, d_state);
+        if (c == last_in_place) continue;
+        last_in_place = c;
+        colour_in_place<<<lanes_for(count), kThreads>>>(a, first, count, cur, d_state);
         SCG_LAUNCH("colour_in_place");
       } else {
-        colour_values<<<blocks_for(count), kThreads>>>(a, first, count, cur, next.get(), d_state);
+        colour_values<<<lanes_for(count), kThreads>>>(a, first, count, cur, next.get(), d_state);
         SCG_LAUNCH("colour_values");
         colour_write<<<blocks_for(count), kThreads>>>(a, first, count, next.get(), cur, d_state);
         SCG_LAUNCH("colour_write");
@@ -250,7 +301,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
     for (int k = 1; k <= batch; ++k) {
       const int it = launched + k;
       if (colours == 0) {
-        jacobi_step<<<blocks_for(n), kThreads>>>(a, static_cast<float>(in.omega), cur, alt, d_state);
+        jacobi_step<<<lanes_for(host.positions), kThreads>>>(a, static_cast<float>(in.omega), cur, alt, d_state);
         SCG_LAUNCH("jacobi_step");
         // A stopped state leaves alt unwritten: keep the iterate where the state stopped.
         std::swap(cur, alt);
