@@ -1,19 +1,28 @@
 // Jacobi and coloured Gauss-Seidel on the device (gpu_stationary.hpp).
 //
 // Layout: the unknowns are visited in "positions", colour by colour (the identity for
-// Jacobi), each colour's run padded to a whole group of kGroup positions with dummies
-// (no unknown). A position's off-diagonal entries are summed by kLanes lanes of one warp
-// (kGroup positions per warp); entry k * kLanes + l of the positions of warp w lies at
-// (w * steps + k) * 32 + lane, so every load of a warp reads 128 consecutive bytes. One
-// thread per row over a row-major CSR reads 32 rows' scattered words per load, and a
-// colour of a 512^2 image (16 384 rows of 48 entries) gives one thread per row too few
-// warps to hide its latency. Rows shorter than the widest are padded with zero values.
+// Jacobi), each colour's run padded to a whole group of 32 / L positions with dummies (no
+// unknown). A position's off-diagonal entries are summed by L lanes of one warp; entry
+// k * L + l of the positions of warp w lies at (w * steps + k) * 32 + lane, so every load
+// of a warp reads 128 consecutive bytes. Rows shorter than the widest are padded with
+// zero values.
+//   Jacobi, L = 1: a sweep covers the whole grid, one thread per unknown has parallelism
+//     to spare, and 32 consecutive rows gather x from consecutive words.
+//   Gauss-Seidel, L = 8: a colour of a 512^2 image is 16 384 (true multicolour) or
+//     32 768 (gs8x) rows; one thread per row is too few warps to hide the latency of 48
+//     dependent loads each (sgs_mc took 41 ms for 100 iterations that way, 18 ms with 8
+//     lanes; lab/NOTES.md).
+// A Gauss-Seidel iteration is one cooperative launch where the device allows it: every
+// colour's update, then a grid-wide barrier (and for gs8x the write of the colour's new
+// values, then another), so an iteration is not 8 to 32 launches and their gaps.
 //
 // The loop never waits for the host inside a check interval: the residual norm goes to a
 // device history, a one-warp kernel decides the stop, and every later kernel of the
 // interval returns at once when the state is set; the host reads the state every
 // kCheckEvery iterations and keeps a copy of the iterate there, which is what a diverged
 // run returns.
+#include <cooperative_groups.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,27 +35,30 @@ namespace splinebench::scattered::gpu::detail {
 
 namespace {
 
+namespace cg = cooperative_groups;
+
 enum State : int { kRunning = 0, kConverged = 1, kDiverged = 2 };
 constexpr int kCheckEvery = 16;
 constexpr int kNormBlocks = 264;  // two waves of an H100's 132 SMs; a fixed count: the sums repeat bit for bit
-constexpr int kLanes = 8;         // lanes per position: 2-D rows have 48 off-diagonal entries, 3-D rows 342
-constexpr int kGroup = 32 / kLanes;
+constexpr int kJacobiLanes = 1;
+constexpr int kColourLanes = 8;  // 2-D rows have 48 off-diagonal entries, 3-D rows 342
 
 struct Ell {
   int rows;               // unknowns
-  int positions;          // a multiple of kGroup
-  int steps;              // ceil(width / kLanes)
-  const int* col;         // [positions * steps * kLanes], in the warp layout above
+  int positions;          // a multiple of 32 / lanes
+  int steps;              // ceil(width / lanes)
+  const int* col;         // [positions * steps * lanes], in the warp layout above
   const float* value;
   const float* diagonal;  // by position (1 for a dummy)
   const float* rhs;       // by position (0 for a dummy)
-  const int* row_of;      // position -> unknown (-1: a dummy); nullptr: the identity
+  const int* row_of;      // position -> unknown (-1: a dummy); nullptr: the identity (dummies past rows)
 };
 
 __device__ inline int row_at(const Ell& a, int pos) { return a.row_of ? a.row_of[pos] : pos < a.rows ? pos : -1; }
 
-// rhs - (off-diagonal entries) . x at position t / kLanes, on the lane with t % kLanes == 0
+// rhs - (off-diagonal entries) . x at position t / Lanes, on the lane with t % Lanes == 0
 // (the others hold partial sums). Every lane of the warp must call it.
+template <int Lanes>
 __device__ inline float off_diagonal_residual(const Ell& a, long long t, const float* x) {
   const long long warp = t / 32;
   const int lane = static_cast<int>(t % 32);
@@ -56,68 +68,102 @@ __device__ inline float off_diagonal_residual(const Ell& a, long long t, const f
     const long long e = (warp * a.steps + k) * 32 + lane;
     s = fmaf(-a.value[e], x[a.col[e]], s);
   }
-  for (int off = kLanes / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, kLanes);
-  return s + a.rhs[t / kLanes];
+  for (int off = Lanes / 2; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off, Lanes);
+  return s + a.rhs[t / Lanes];
 }
 
 __global__ void jacobi_step(Ell a, float omega, const float* __restrict__ x, float* __restrict__ next,
                             const int* state) {
   if (*state != kRunning) return;
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= static_cast<long long>(a.positions) * kLanes) return;  // whole warps
-  const float off = off_diagonal_residual(a, t, x);
-  const int pos = static_cast<int>(t / kLanes);
-  if (t % kLanes != 0 || pos >= a.rows) return;
+  if (t >= static_cast<long long>(a.positions) * kJacobiLanes) return;  // whole warps
+  const float off = off_diagonal_residual<kJacobiLanes>(a, t, x);
+  const int pos = static_cast<int>(t / kJacobiLanes);
+  if (t % kJacobiLanes != 0 || pos >= a.rows) return;
   const float s = fmaf(-a.diagonal[pos], x[pos], off);
   next[pos] = fmaf(omega / a.diagonal[pos], s, x[pos]);
 }
 
-// Colour members at positions [first, first + count) (count a multiple of kGroup): in
-// place where no two members couple (a true multicolouring), else into `next` for
-// colour_write (the seed's gs8x, whose members couple along the other axes and must all
+// One colour's new values, positions [first, first + count) (count a multiple of the
+// group), for grid-stride threads starting at `thread` with stride `stride` (whole warps):
+// written to x where no two members couple (a true multicolouring), else to next for
+// write_colour (the seed's gs8x, whose members couple along the other axes and must all
 // see the same x).
-__global__ void colour_in_place(Ell a, int first, int count, float* x, const int* state) {
-  if (*state != kRunning) return;
-  const long long m = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (m >= static_cast<long long>(count) * kLanes) return;
-  const long long t = static_cast<long long>(first) * kLanes + m;
-  const float off = off_diagonal_residual(a, t, x);
-  const int pos = static_cast<int>(t / kLanes);
-  const int row = row_at(a, pos);
-  if (t % kLanes == 0 && row >= 0) x[row] = off / a.diagonal[pos];
+__device__ inline void update_colour(const Ell& a, int first, int count, bool in_place, float* x, float* next,
+                                     long long thread, long long stride) {
+  for (long long m = thread; m < static_cast<long long>(count) * kColourLanes; m += stride) {
+    const long long t = static_cast<long long>(first) * kColourLanes + m;
+    const float off = off_diagonal_residual<kColourLanes>(a, t, x);
+    if (t % kColourLanes != 0) continue;
+    const int pos = static_cast<int>(t / kColourLanes);
+    const float v = off / a.diagonal[pos];
+    if (!in_place) {
+      next[pos - first] = v;
+    } else if (const int row = row_at(a, pos); row >= 0) {
+      x[row] = v;
+    }
+  }
 }
 
-__global__ void colour_values(Ell a, int first, int count, const float* x, float* next, const int* state) {
-  if (*state != kRunning) return;
-  const long long m = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (m >= static_cast<long long>(count) * kLanes) return;
-  const long long t = static_cast<long long>(first) * kLanes + m;
-  const float off = off_diagonal_residual(a, t, x);
-  const int pos = static_cast<int>(t / kLanes);
-  if (t % kLanes == 0) next[pos - first] = off / a.diagonal[pos];
+__device__ inline void write_colour(const Ell& a, int first, int count, const float* next, float* x,
+                                    long long thread, long long stride) {
+  for (long long m = thread; m < count; m += stride)
+    if (const int row = row_at(a, first + static_cast<int>(m)); row >= 0) x[row] = next[m];
 }
 
-__global__ void colour_write(Ell a, int first, int count, const float* __restrict__ next, float* x,
-                             const int* state) {
+// The colours of one iteration, in order.
+struct SweepPlan {
+  int steps;
+  const int* colour;  // [steps]
+  const int* first;   // by colour
+  const int* count;   // by colour
+  bool in_place;
+};
+
+// A whole iteration in one cooperative launch: a grid-wide barrier after each colour (and
+// between a colour's values and their write). The barrier orders the writes before it
+// with the reads after it for every block.
+__global__ void sweep_cooperative(Ell a, SweepPlan plan, float* x, float* next, const int* state) {
+  if (*state != kRunning) return;  // every block reads the same state: all return or none
+  cg::grid_group grid = cg::this_grid();
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (int s = 0; s < plan.steps; ++s) {
+    const int c = plan.colour[s];
+    update_colour(a, plan.first[c], plan.count[c], plan.in_place, x, next, thread, stride);
+    grid.sync();
+    if (plan.in_place) continue;
+    write_colour(a, plan.first[c], plan.count[c], next, x, thread, stride);
+    grid.sync();
+  }
+}
+
+// The same, one colour per launch (devices without cooperative launch).
+__global__ void colour_update(Ell a, int first, int count, bool in_place, float* x, float* next, const int* state) {
   if (*state != kRunning) return;
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m >= count) return;
-  const int row = row_at(a, first + m);
-  if (row >= 0) x[row] = next[m];
+  update_colour(a, first, count, in_place, x, next, static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+                static_cast<long long>(gridDim.x) * blockDim.x);
+}
+
+__global__ void colour_write(Ell a, int first, int count, const float* next, float* x, const int* state) {
+  if (*state != kRunning) return;
+  write_colour(a, first, count, next, x, static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
+               static_cast<long long>(gridDim.x) * blockDim.x);
 }
 
 // Per-block partial sums of ||b - A x||^2 in f64, in a fixed grid-stride order.
+template <int Lanes>
 __global__ void residual_norm_partial(Ell a, const float* __restrict__ x, double* partial, const int* state) {
   if (*state != kRunning) return;
   __shared__ double warp_sums[kThreads / 32];
   double sum = 0;
-  const long long total = static_cast<long long>(a.positions) * kLanes;  // whole warps
+  const long long total = static_cast<long long>(a.positions) * Lanes;  // whole warps
   for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
        t += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const float off = off_diagonal_residual(a, t, x);
-    const int pos = static_cast<int>(t / kLanes);
+    const float off = off_diagonal_residual<Lanes>(a, t, x);
+    const int pos = static_cast<int>(t / Lanes);
     const int row = row_at(a, pos);
-    if (t % kLanes == 0 && row >= 0) {
+    if (t % Lanes == 0 && row >= 0) {
       const float r = fmaf(-a.diagonal[pos], x[row], off);
       sum += static_cast<double>(r) * r;
     }
@@ -162,19 +208,21 @@ void upload_vector(DeviceBuffer<T>& buf, const std::vector<T>& host) {
   if (!host.empty()) buf.upload(host.data());
 }
 
-// The arrays on the host in the warp layout, positions in colour order; each colour's
-// first position and padded count; whether every colour is free of internal couplings
-// (so its members can be written in place).
+// The arrays on the host in the warp layout for `lanes` lanes per position, positions in
+// colour order; each colour's first position and padded count; whether every colour is
+// free of internal couplings (so its members can be written in place).
 struct HostEll {
-  int positions = 0, steps = 0;
+  int lanes = 1, positions = 0, steps = 0;
   std::vector<int> col, row_of, colour_first, colour_count;
   std::vector<float> value, diagonal, rhs;
   bool independent_colours = true;
 };
 
-HostEll build_ell(const StationaryInput& in) {
+HostEll build_ell(const StationaryInput& in, int lanes) {
   const int n = in.n;
+  const int group = 32 / lanes;
   HostEll h;
+  h.lanes = lanes;
   const bool coloured = !in.colour_offset.empty();
   std::vector<int> colour_of;
   if (coloured) {
@@ -186,12 +234,12 @@ HostEll build_ell(const StationaryInput& in) {
         colour_of[static_cast<std::size_t>(row)] = static_cast<int>(c);
         h.row_of.push_back(row);
       }
-      while (h.row_of.size() % kGroup) h.row_of.push_back(-1);
+      while (h.row_of.size() % static_cast<std::size_t>(group)) h.row_of.push_back(-1);
       h.colour_count.push_back(static_cast<int>(h.row_of.size()) - h.colour_first.back());
     }
     h.positions = static_cast<int>(h.row_of.size());
   } else {
-    h.positions = (n + kGroup - 1) / kGroup * kGroup;
+    h.positions = (n + group - 1) / group * group;
   }
   auto row_of = [&](int pos) { return coloured ? h.row_of[static_cast<std::size_t>(pos)] : pos < n ? pos : -1; };
   int width = 0;
@@ -200,9 +248,9 @@ HostEll build_ell(const StationaryInput& in) {
     for (int j = in.outer[row]; j < in.outer[row + 1]; ++j) off += in.inner[j] != row;
     width = std::max(width, off);
   }
-  h.steps = (width + kLanes - 1) / kLanes;
+  h.steps = (width + lanes - 1) / lanes;
   const auto per_warp = static_cast<std::size_t>(h.steps) * 32;
-  const std::size_t slots = static_cast<std::size_t>(h.positions) / kGroup * per_warp;
+  const std::size_t slots = static_cast<std::size_t>(h.positions / group) * per_warp;
   h.col.assign(slots, 0);
   h.value.assign(slots, 0.f);
   h.diagonal.assign(static_cast<std::size_t>(h.positions), 1.f);
@@ -212,20 +260,48 @@ HostEll build_ell(const StationaryInput& in) {
     if (row < 0) continue;
     h.diagonal[static_cast<std::size_t>(pos)] = in.diagonal[row];
     h.rhs[static_cast<std::size_t>(pos)] = in.rhs[row];
-    const std::size_t base = static_cast<std::size_t>(pos / kGroup) * per_warp + static_cast<std::size_t>(pos % kGroup) * kLanes;
+    const std::size_t base =
+        static_cast<std::size_t>(pos / group) * per_warp + static_cast<std::size_t>(pos % group) * lanes;
     int k = 0;
     for (int j = in.outer[row]; j < in.outer[row + 1]; ++j) {
       const int c = in.inner[j];
       if (c == row) continue;
       if (coloured && colour_of[static_cast<std::size_t>(c)] == colour_of[static_cast<std::size_t>(row)])
         h.independent_colours = false;
-      const std::size_t e = base + static_cast<std::size_t>(k / kLanes) * 32 + static_cast<std::size_t>(k % kLanes);
+      const std::size_t e = base + static_cast<std::size_t>(k / lanes) * 32 + static_cast<std::size_t>(k % lanes);
       h.col[e] = c;
       h.value[e] = in.value[j];
       ++k;
     }
   }
   return h;
+}
+
+// The colour order of a Gauss-Seidel iteration (the first, and every later one). An
+// in-place colour update right after the same colour's recomputes the same values from
+// the same neighbours (the symmetric sweep's turn, and the start of the next iteration):
+// it is left out, so the iterates are those of the full sweeps, bit for bit.
+std::vector<int> colour_order(int colours, bool symmetric, bool in_place, bool first_iteration) {
+  std::vector<int> order;
+  for (int c = 0; c < colours; ++c) order.push_back(c);
+  if (symmetric)
+    for (int c = colours - 1; c >= 0; --c) order.push_back(c);
+  if (!in_place) return order;
+  std::vector<int> kept;
+  int last = first_iteration || !symmetric ? -1 : 0;  // a symmetric iteration ends on colour 0
+  for (int c : order) {
+    if (c == last) continue;
+    kept.push_back(c);
+    last = c;
+  }
+  return kept;
+}
+
+bool cooperative_launch_available() {
+  int device = 0, supported = 0;
+  SCG_CUDA(cudaGetDevice(&device));
+  SCG_CUDA(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
+  return supported != 0;
 }
 
 }  // namespace
@@ -235,9 +311,13 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   StationaryOutput out;
   const int n = in.n;
   const auto un = static_cast<std::size_t>(n);
-  const HostEll host = build_ell(in);
+  const bool coloured = !in.colour_offset.empty();
+  const HostEll host = build_ell(in, coloured ? kColourLanes : kJacobiLanes);
+  const int colours = static_cast<int>(host.colour_first.size());
+  const std::vector<int> order_first = colour_order(colours, in.symmetric, host.independent_colours, true);
+  const std::vector<int> order_next = colour_order(colours, in.symmetric, host.independent_colours, false);
   auto t0 = Clock::now();
-  DeviceBuffer<int> col, row_of, state(2);
+  DeviceBuffer<int> col, row_of, state(2), colour_first, colour_count, d_order_first, d_order_next;
   DeviceBuffer<float> value, diagonal, rhs, x(un), other(un), snapshot(un),
       next(static_cast<std::size_t>(host.positions) + 1);
   upload_vector(col, host.col);
@@ -245,6 +325,10 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   upload_vector(diagonal, host.diagonal);
   upload_vector(rhs, host.rhs);
   upload_vector(row_of, host.row_of);
+  upload_vector(colour_first, host.colour_first);
+  upload_vector(colour_count, host.colour_count);
+  upload_vector(d_order_first, order_first);
+  upload_vector(d_order_next, order_next);
   const int max_iterations = std::max(in.max_iterations, 0);
   DeviceBuffer<double> partial(kNormBlocks), history(static_cast<std::size_t>(max_iterations) + 1);
   SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
@@ -254,33 +338,46 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   out.upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
   const Ell a{n, host.positions, host.steps, col.get(), value.get(), diagonal.get(), rhs.get(), row_of.get()};
-  const int colours = static_cast<int>(host.colour_first.size());
-  const auto lanes_for = [](int positions) { return blocks_for(static_cast<long long>(positions) * kLanes); };
   const int* d_state = state.get();
   float* cur = x.get();
   float* alt = other.get();
-  // An in-place colour update right after the same colour's recomputes the same values
-  // from the same neighbours (the symmetric sweep's turn, and the start of the next
-  // iteration), so it is skipped: the iterates are those of the full sweeps, bit for bit.
-  int last_in_place = -1;
-  auto sweep = [&](bool forward) {
-    for (int step = 0; step < colours; ++step) {
-      const int c = forward ? step : colours - 1 - step;
+  float* next_values = next.get();
+
+  // The cooperative grid: as many blocks as stay resident at once.
+  int cooperative_blocks = 0;
+  if (coloured && cooperative_launch_available()) {
+    int per_sm = 0, device = 0, sms = 0;
+    SCG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_cooperative, kThreads, 0));
+    SCG_CUDA(cudaGetDevice(&device));
+    SCG_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    cooperative_blocks = per_sm * sms;
+  }
+  auto sweep = [&](bool first_iteration) {
+    const std::vector<int>& order = first_iteration ? order_first : order_next;
+    if (cooperative_blocks > 0) {
+      SweepPlan plan{static_cast<int>(order.size()), first_iteration ? d_order_first.get() : d_order_next.get(),
+                     colour_first.get(), colour_count.get(), host.independent_colours};
+      void* args[] = {const_cast<Ell*>(&a), &plan, &cur, &next_values, const_cast<int**>(&d_state)};
+      SCG_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(sweep_cooperative), cooperative_blocks, kThreads,
+                                           args, 0, nullptr));
+      return;
+    }
+    for (int c : order) {
       const int first = host.colour_first[static_cast<std::size_t>(c)];
       const int count = host.colour_count[static_cast<std::size_t>(c)];
       if (count == 0) continue;
-      if (host.independent_colours) {
-        if (c == last_in_place) continue;
-        last_in_place = c;
-        colour_in_place<<<lanes_for(count), kThreads>>>(a, first, count, cur, d_state);
-        SCG_LAUNCH("colour_in_place");
-      } else {
-        colour_values<<<lanes_for(count), kThreads>>>(a, first, count, cur, next.get(), d_state);
-        SCG_LAUNCH("colour_values");
-        colour_write<<<blocks_for(count), kThreads>>>(a, first, count, next.get(), cur, d_state);
-        SCG_LAUNCH("colour_write");
-      }
+      colour_update<<<blocks_for(static_cast<long long>(count) * kColourLanes), kThreads>>>(
+          a, first, count, host.independent_colours, cur, next_values, d_state);
+      SCG_LAUNCH("colour_update");
+      if (host.independent_colours) continue;
+      colour_write<<<blocks_for(count), kThreads>>>(a, first, count, next_values, cur, d_state);
+      SCG_LAUNCH("colour_write");
     }
+  };
+  auto residual_norm = [&](const float* v) {
+    if (coloured) residual_norm_partial<kColourLanes><<<kNormBlocks, kThreads>>>(a, v, partial.get(), d_state);
+    else residual_norm_partial<kJacobiLanes><<<kNormBlocks, kThreads>>>(a, v, partial.get(), d_state);
+    SCG_LAUNCH("residual_norm_partial");
   };
   // x0 = 0, so ||r0|| = ||b||.
   const double bnorm = in.bnorm;
@@ -300,18 +397,17 @@ StationaryOutput run_stationary(const StationaryInput& in) {
     const int batch = std::min(kCheckEvery, max_iterations - launched);
     for (int k = 1; k <= batch; ++k) {
       const int it = launched + k;
-      if (colours == 0) {
-        jacobi_step<<<lanes_for(host.positions), kThreads>>>(a, static_cast<float>(in.omega), cur, alt, d_state);
+      if (!coloured) {
+        jacobi_step<<<blocks_for(static_cast<long long>(host.positions) * kJacobiLanes), kThreads>>>(
+            a, static_cast<float>(in.omega), cur, alt, d_state);
         SCG_LAUNCH("jacobi_step");
         // A stopped state leaves alt unwritten: keep the iterate where the state stopped.
         std::swap(cur, alt);
       } else {
-        sweep(true);
-        if (in.symmetric) sweep(false);
+        sweep(it == 1);
       }
       if (every_iteration || k == batch) {
-        residual_norm_partial<<<kNormBlocks, kThreads>>>(a, cur, partial.get(), d_state);
-        SCG_LAUNCH("residual_norm_partial");
+        residual_norm(cur);
         residual_decide<<<1, 32>>>(partial.get(), history.get(), it, limit, converge_at, state.get());
         SCG_LAUNCH("residual_decide");
       }
@@ -329,7 +425,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
 
   // Jacobi's kernels after a stop leave both buffers alone but the host still swapped:
   // the stopped iterate is the one written at the stop's iteration.
-  if (colours == 0 && state_host[0] != kRunning && (launched - state_host[1]) % 2 == 1) std::swap(cur, alt);
+  if (!coloured && state_host[0] != kRunning && (launched - state_host[1]) % 2 == 1) std::swap(cur, alt);
   std::vector<double> hist(static_cast<std::size_t>(max_iterations) + 1, 0.0);
   history.download(hist.data());
   const float* result = cur;

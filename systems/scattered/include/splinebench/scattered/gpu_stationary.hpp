@@ -10,9 +10,10 @@
 //                              in the seed's gs8x, see the same x, as on the CPU);
 //                              symmetric adds the reverse sweep.
 //
-// The off-diagonal entries travel in an ELL layout with the unknowns in colour order, 8
-// lanes of a warp per unknown and every warp-wide load 128 consecutive bytes
-// (stationary.cu says why). The residual b - A x (f32 products, f64 norm) is measured on
+// The off-diagonal entries travel in an ELL layout with the unknowns in colour order and
+// every warp-wide load 128 consecutive bytes: one thread per unknown for Jacobi, 8 lanes
+// per unknown for Gauss-Seidel, whose iteration is one cooperative launch with a
+// grid-wide barrier per colour where the device allows it (stationary.cu says why). The residual b - A x (f32 products, f64 norm) is measured on
 // the device without a round trip: after every iteration when a tolerance is set (it
 // fills the history), else every 16 iterations and at the last. It decides the stop and
 // the divergence rule of the CPU solvers (||r|| > factor x ||b||, x0 = 0, or not finite:
