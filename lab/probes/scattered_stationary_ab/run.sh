@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
-# On the GPU machine: the GPU stationary solvers with one thread per unknown over a
-# slot-major ELL (stationary_thread_per_row.cu, the layout before the warp lanes) against
-# the shipped stationary.cu (8 lanes per unknown), on one image in one session,
-# interleaved: new, old, new, old. Each run is the driver's seed-count run and its run to
-# the tolerance (1000 iterations at most) for gpu_jacobi_damped, gpu_gs8x and gpu_sgs_mc.
-# The question it answers (lab/NOTES.md): how much do the lanes buy?
+# On the GPU machine: the shipped GPU stationary solvers (stationary.cu) against a variant
+# of stationary.cu, on one image in one session, interleaved: new, old, new, old. Each run
+# is the driver's seed-count run and its run to the tolerance (1000 iterations at most)
+# for gpu_jacobi_damped, gpu_gs8x and gpu_sgs_mc. The variants (lab/NOTES.md):
+#   stationary_thread_per_row.cu  one thread per unknown over a slot-major ELL (the layout
+#                                 before the warp lanes): how much do the lanes buy?
+#   stationary_cooperative.cu     a Gauss-Seidel iteration as one cooperative launch with a
+#                                 grid-wide barrier per colour: does it beat a launch per
+#                                 colour?
 #
-# Usage there:  lab/probes/scattered_stationary_ab/run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR
+# Usage there:  lab/probes/scattered_stationary_ab/run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR [VARIANT.cu]
 #   NEW_BUILD_DIR  a configured build with splinebench_scattered_cli built (the shipped code)
+#   VARIANT.cu     default stationary_thread_per_row.cu
 set -euo pipefail
 new_build=${1:?usage: run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR}
 image=${2:?}
 lambda=${3:?}
 out=${4:?}
 here=$(cd "$(dirname "$0")" && pwd)
+variant_file=${5:-$here/stationary_thread_per_row.cu}
 root=$(cd "$here/../../.." && pwd)
 mkdir -p "$out"
 old_src=$(mktemp -d)
 # The same tree with the old stationary.cu, built beside the new one.
 tar -C "$root" --exclude='./build*' --exclude=./.git --exclude=./results.device -cf - . | tar -C "$old_src" -xf -
-cp "$here/stationary_thread_per_row.cu" "$old_src/systems/scattered/src/gpu/stationary.cu"
+cp "$variant_file" "$old_src/systems/scattered/src/gpu/stationary.cu"
 cmake -S "$old_src" -B "$old_src/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$root/.deps/usr" -DCMAKE_INCLUDE_PATH="$root/.deps/usr/include" \
   > "$out/old-build.log" 2>&1

@@ -12,17 +12,11 @@
 //     32 768 (gs8x) rows; one thread per row is too few warps to hide the latency of 48
 //     dependent loads each (sgs_mc took 41 ms for 100 iterations that way, 18 ms with 8
 //     lanes; lab/NOTES.md).
-// A Gauss-Seidel iteration is one cooperative launch where the device allows it: every
-// colour's update, then a grid-wide barrier (and for gs8x the write of the colour's new
-// values, then another), so an iteration is not 8 to 32 launches and their gaps.
-//
 // The loop never waits for the host inside a check interval: the residual norm goes to a
 // device history, a one-warp kernel decides the stop, and every later kernel of the
 // interval returns at once when the state is set; the host reads the state every
 // kCheckEvery iterations and keeps a copy of the iterate there, which is what a diverged
 // run returns.
-#include <cooperative_groups.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,8 +28,6 @@
 namespace splinebench::scattered::gpu::detail {
 
 namespace {
-
-namespace cg = cooperative_groups;
 
 enum State : int { kRunning = 0, kConverged = 1, kDiverged = 2 };
 constexpr int kCheckEvery = 16;
@@ -63,7 +55,7 @@ __device__ inline float off_diagonal_residual(const Ell& a, long long t, const f
   const long long warp = t / 32;
   const int lane = static_cast<int>(t % 32);
   float s = 0.f;
-#pragma unroll 2
+#pragma unroll(Lanes == 1 ? 4 : 2)
   for (int k = 0; k < a.steps; ++k) {
     const long long e = (warp * a.steps + k) * 32 + lane;
     s = fmaf(-a.value[e], x[a.col[e]], s);
@@ -111,34 +103,7 @@ __device__ inline void write_colour(const Ell& a, int first, int count, const fl
     if (const int row = row_at(a, first + static_cast<int>(m)); row >= 0) x[row] = next[m];
 }
 
-// The colours of one iteration, in order.
-struct SweepPlan {
-  int steps;
-  const int* colour;  // [steps]
-  const int* first;   // by colour
-  const int* count;   // by colour
-  bool in_place;
-};
-
-// A whole iteration in one cooperative launch: a grid-wide barrier after each colour (and
-// between a colour's values and their write). The barrier orders the writes before it
-// with the reads after it for every block.
-__global__ void sweep_cooperative(Ell a, SweepPlan plan, float* x, float* next, const int* state) {
-  if (*state != kRunning) return;  // every block reads the same state: all return or none
-  cg::grid_group grid = cg::this_grid();
-  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
-  for (int s = 0; s < plan.steps; ++s) {
-    const int c = plan.colour[s];
-    update_colour(a, plan.first[c], plan.count[c], plan.in_place, x, next, thread, stride);
-    grid.sync();
-    if (plan.in_place) continue;
-    write_colour(a, plan.first[c], plan.count[c], next, x, thread, stride);
-    grid.sync();
-  }
-}
-
-// The same, one colour per launch (devices without cooperative launch).
+// One colour per launch.
 __global__ void colour_update(Ell a, int first, int count, bool in_place, float* x, float* next, const int* state) {
   if (*state != kRunning) return;
   update_colour(a, first, count, in_place, x, next, static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x,
@@ -297,13 +262,6 @@ std::vector<int> colour_order(int colours, bool symmetric, bool in_place, bool f
   return kept;
 }
 
-bool cooperative_launch_available() {
-  int device = 0, supported = 0;
-  SCG_CUDA(cudaGetDevice(&device));
-  SCG_CUDA(cudaDeviceGetAttribute(&supported, cudaDevAttrCooperativeLaunch, device));
-  return supported != 0;
-}
-
 }  // namespace
 
 StationaryOutput run_stationary(const StationaryInput& in) {
@@ -317,7 +275,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   const std::vector<int> order_first = colour_order(colours, in.symmetric, host.independent_colours, true);
   const std::vector<int> order_next = colour_order(colours, in.symmetric, host.independent_colours, false);
   auto t0 = Clock::now();
-  DeviceBuffer<int> col, row_of, state(2), colour_first, colour_count, d_order_first, d_order_next;
+  DeviceBuffer<int> col, row_of, state(2);
   DeviceBuffer<float> value, diagonal, rhs, x(un), other(un), snapshot(un),
       next(static_cast<std::size_t>(host.positions) + 1);
   upload_vector(col, host.col);
@@ -325,10 +283,6 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   upload_vector(diagonal, host.diagonal);
   upload_vector(rhs, host.rhs);
   upload_vector(row_of, host.row_of);
-  upload_vector(colour_first, host.colour_first);
-  upload_vector(colour_count, host.colour_count);
-  upload_vector(d_order_first, order_first);
-  upload_vector(d_order_next, order_next);
   const int max_iterations = std::max(in.max_iterations, 0);
   DeviceBuffer<double> partial(kNormBlocks), history(static_cast<std::size_t>(max_iterations) + 1);
   SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
@@ -343,25 +297,8 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   float* alt = other.get();
   float* next_values = next.get();
 
-  // The cooperative grid: as many blocks as stay resident at once.
-  int cooperative_blocks = 0;
-  if (coloured && cooperative_launch_available()) {
-    int per_sm = 0, device = 0, sms = 0;
-    SCG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep_cooperative, kThreads, 0));
-    SCG_CUDA(cudaGetDevice(&device));
-    SCG_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    cooperative_blocks = per_sm * sms;
-  }
   auto sweep = [&](bool first_iteration) {
     const std::vector<int>& order = first_iteration ? order_first : order_next;
-    if (cooperative_blocks > 0) {
-      SweepPlan plan{static_cast<int>(order.size()), first_iteration ? d_order_first.get() : d_order_next.get(),
-                     colour_first.get(), colour_count.get(), host.independent_colours};
-      void* args[] = {const_cast<Ell*>(&a), &plan, &cur, &next_values, const_cast<int**>(&d_state)};
-      SCG_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(sweep_cooperative), cooperative_blocks, kThreads,
-                                           args, 0, nullptr));
-      return;
-    }
     for (int c : order) {
       const int first = host.colour_first[static_cast<std::size_t>(c)];
       const int count = host.colour_count[static_cast<std::size_t>(c)];
