@@ -55,7 +55,7 @@ __device__ inline float off_diagonal_residual(const Ell& a, long long t, const f
   const long long warp = t / 32;
   const int lane = static_cast<int>(t % 32);
   float s = 0.f;
-#pragma unroll(Lanes == 1 ? 4 : 8)
+#pragma unroll(Lanes == 1 ? 4 : 2)
   for (int k = 0; k < a.steps; ++k) {
     const long long e = (warp * a.steps + k) * 32 + lane;
     s = fmaf(-a.value[e], x[a.col[e]], s);
