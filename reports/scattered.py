@@ -461,8 +461,8 @@ ARRAYS_DIR = "arrays"
 
 def plot_image(runs, out_dir) -> Figure | Skipped:
     """A reconstruction beside the full data and the sample mask (seed Fig. 6/7 layout): the
-    first 2-D case whose saved arrays are present, with the oracle's and the solvers' node
-    values."""
+    first 2-D case whose saved arrays are present: the original (where the run saved it),
+    the mask, and the oracle's and up to two solvers' node values on one grey scale."""
     stem, title = "scattered_image", "Seed 003: reconstructed image, original and sample mask"
     for run in runs:
         if getattr(run, "path", None) is None:
@@ -475,14 +475,17 @@ def plot_image(runs, out_dir) -> Figure | Skipped:
         import numpy as np
         mask = np.load(arrays / oracle["saved"]["mask"])
         panels = [("sample mask", mask, "gray")]
+        original = (oracle["saved"] or {}).get("original")
+        if original and (arrays / original).is_file():
+            panels.insert(0, ("original", np.load(arrays / original), "gray"))
         case = oracle["case_id"].rsplit("/", 1)[0]
         solvers = [r for r in recs if r["case_id"].rsplit("/", 1)[0] == case and (r["saved"] or {}).get("values")]
-        for r in solvers[:4]:
+        for r in solvers[:3]:
             if (arrays / r["saved"]["values"]).is_file():
                 label = "oracle" if r.get("impl") == "reference" else r.get("solver", r.get("impl"))
                 panels.append((f"{label}: RMS_g {_num(r.get('rms_g'))}", np.load(arrays / r["saved"]["values"]), "gray"))
         fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.6), squeeze=False)
-        values = [p[1] for p in panels[1:]]
+        values = [p[1] for p in panels if p[0] != "sample mask"]
         lo = min(float(v.min()) for v in values) if values else 0.0
         hi = max(float(v.max()) for v in values) if values else 1.0
         for ax, (label, image, cmap) in zip(axes.flat, panels):
@@ -492,8 +495,9 @@ def plot_image(runs, out_dir) -> Figure | Skipped:
             ax.axis("off")
         what = (f"{_data_label(oracle)}, {int(round(100 * float(oracle['fraction'])))} % samples, "
                 f"λ {oracle['lambda']}")
+        shown = "original: the full data; " if panels[0][0] == "original" else ""
         return _save(fig, out_dir, stem, title, f"{what}: spline values at the grid nodes from the saved "
-                     f"coefficients ({run.label}); mask: the sampled nodes.")
+                     f"coefficients ({run.label}); {shown}mask: the sampled nodes.")
     return Skipped(stem, title, "no run here holds the arrays of a 2-D case (driver --save-coefficients "
                    f"<run>/{ARRAYS_DIR}; they are not committed)")
 

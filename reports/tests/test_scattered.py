@@ -119,19 +119,20 @@ def test_image_figure_from_saved_arrays(tmp_path):
     arrays.mkdir(parents=True)
     mask = (np.random.default_rng(1).random((16, 12)) < 0.2).astype(np.float32)
     np.save(arrays / "mask_f0.2_lambda2.1.npy", mask)
+    np.save(arrays / "original.npy", np.full((16, 12), 2.0, np.float32))
     np.save(arrays / "values_f0.2_lambda2.1_reference.npy", np.ones((16, 12), np.float32))
     np.save(arrays / "values_f0.2_lambda2.1_cg.npy", np.ones((16, 12), np.float32))
     base = {"dims": 2, "shape": [16, 12], "data": "gravel", "fraction": 0.2, "lambda": 2.1, "status": "ok",
             "operation": scattered.OPERATION}
     recs = [dict(base, case_id="scattered/gravel/16x12/mirror/laplace0.2/lambda2.1/reference", impl="reference",
-                 rms_g=13.0, saved={"mask": "mask_f0.2_lambda2.1.npy",
+                 rms_g=13.0, saved={"original": "original.npy", "mask": "mask_f0.2_lambda2.1.npy",
                                     "values": "values_f0.2_lambda2.1_reference.npy"}),
             dict(base, case_id="scattered/gravel/16x12/mirror/laplace0.2/lambda2.1/cg", impl="cg", solver="cg",
                  rms_g=13.1, saved={"values": "values_f0.2_lambda2.1_cg.npy"})]
     run = SimpleNamespace(system_records={scattered.OPERATION: recs}, context={"run_id": "r1"}, path=run_dir,
                           label="dev/r1")
     fig = scattered.plot_image([run], tmp_path / "plots")
-    assert fig.png.exists() and "gravel" in fig.caption
+    assert fig.png.exists() and "gravel" in fig.caption and "original: the full data" in fig.caption
     missing = SimpleNamespace(system_records={scattered.OPERATION: recs}, context={}, path=tmp_path / "none",
                               label="x")
     skipped = scattered.plot_image([missing], tmp_path / "plots2")

@@ -173,6 +173,8 @@ json mg_json(const sc::SeedMultigrid& m) {
 //   mask_<tag>.npy              f32, the grid's shape: 1 at sampled nodes, 0 elsewhere
 //   coeffs_<tag>_<solver>.npy   f64 coefficients (solver "reference": the oracle)
 //   values_<tag>_<solver>.npy   f32 spline at the nodes (the reconstructed image)
+//   original.npy                f32, the full data the samples were taken from (once per run,
+//                               when there is one; not for samples from files without --data)
 // each written atomically; the record names its files in "saved".
 struct Saver {
   std::filesystem::path dir;
@@ -184,6 +186,11 @@ struct Saver {
     const std::string name = "mask_" + tag + ".npy";
     sb::npy::write(dir / name, shape, mask.data());
     return name;
+  }
+  std::string write_original(const std::vector<double>& values) const {
+    const std::vector<float> v32(values.begin(), values.end());
+    sb::npy::write(dir / "original.npy", shape, v32.data());
+    return "original.npy";
   }
   json write_solution(const std::string& tag, const std::string& solver, const std::vector<double>& coeffs,
                       const std::vector<double>& values) const {
@@ -540,6 +547,7 @@ int main(int argc, char** argv) {
       std::filesystem::create_directories(saver.dir);
       sb::io::check_output(saver.dir / "mask.npy");
     }
+    const std::string original = saver.on() && !field.values.empty() ? saver.write_original(field.values) : "";
 
     // The file is rewritten (atomically) after every record, so a run cut short (a device
     // time limit, a slow solver) keeps what it finished; "finished" says whether it ran out.
@@ -650,6 +658,7 @@ int main(int argc, char** argv) {
       const std::string tag = tag_stream.str();
       if (saver.on()) {
         oracle["saved"] = json::object();
+        if (!original.empty()) oracle["saved"]["original"] = original;
         if (!nodes.empty()) oracle["saved"]["mask"] = saver.write_mask(tag, field.grid.points(), nodes);
         if (ref.coeffs.size())
           oracle["saved"].update(saver.write_solution(tag, "reference", to_std(ref.coeffs),

@@ -1,8 +1,9 @@
 // Conjugate gradient on the GPU: the matrix (the CPU assembly's CSR, uploaded in f32),
 // vectors in f32, every dot product accumulated in f64 (two passes, so the sum is the
-// same from run to run). alpha and beta are formed on the host from the f64 dots, one
-// synchronisation per iteration. The returned report's relres is b - A x recomputed on
-// the host in f64 with the f64 matrix, from the downloaded f32 x.
+// same from run to run). alpha, beta and the stop are formed on the device from the f64
+// dots (src/gpu/cg_device_loop.cuh), so an iteration waits for the host nowhere; the host
+// reads the state every 16 iterations. The returned report's relres is b - A x recomputed
+// on the host in f64 with the f64 matrix, from the downloaded f32 x.
 //
 // A build without CUDA compiles the same interface; device_unavailable_reason() then
 // says so and the solver throws splinebench::Unsupported.

@@ -63,7 +63,7 @@ struct MatrixFreeCgResult {
   std::vector<float> coeffs;
   SolveReport report;                // history: recurrence relres per iteration
   double bytes_per_iteration = 0;    // matrix_free_cg_bytes_per_iteration
-  double seconds_per_iteration = 0;  // solve time / iterations (CUDA events; includes the host's alpha, beta)
+  double seconds_per_iteration = 0;  // solve time / iterations (CUDA events; alpha, beta and the stop on the device)
 };
 
 // Phases: "upload" (samples), "assemble_sort", "assemble_rhs", "solve", "readback".
