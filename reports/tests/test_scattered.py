@@ -206,3 +206,18 @@ def test_block_table_shows_gpu_rows():
     assert gpu[0].cells[4:] == ["0.871", "0.67", "1.3", "7.4", "7.36", "0.54"]
     assert not any(r.kind == "missing" and r.cells[0] == "GPU" for r in t9.rows)
     assert "Table 9" in render_markdown(t9)
+
+
+def test_mg_sweep_holds_the_other_parameters():
+    """The N panel takes only the runs at the sweep's base P (and the P panel the base N):
+    a run at another P must not stand in for its N."""
+    base = {"N": 3, "N0": 10, "N1": 10, "N2": 10, "M": 2, "M0": 10, "M1": 5, "M2": 10, "P": 2}
+    pts = []
+    for n, rms in ((1, 24.0), (2, 23.0), (3, 22.0), (4, 21.0)):
+        pts.append({"mg": dict(base, N=n), "rms_g": rms, "phases": _phases(solve_seed_iterations=float(n))})
+    for p, rms in ((1, 32.0), (3, 19.0)):
+        pts.append({"mg": dict(base, P=p), "rms_g": rms, "phases": _phases(solve_seed_iterations=9.0)})
+    by_n = scattered.mg_sweep_points(pts, "N")
+    assert [(x, r) for x, r, _ in by_n] == [(1, 24.0), (2, 23.0), (3, 22.0), (4, 21.0)]
+    by_p = scattered.mg_sweep_points(pts, "P")
+    assert [(x, r) for x, r, _ in by_p] == [(1, 32.0), (2, 22.0), (3, 19.0)]
