@@ -2,23 +2,22 @@
 # On the GPU machine: the shipped GPU stationary solvers (stationary.cu) against a variant
 # of stationary.cu, on one image in one session, interleaved: new, old, new, old. Each run
 # is the driver's seed-count run and its run to the tolerance (1000 iterations at most)
-# for gpu_jacobi_damped, gpu_gs8x and gpu_sgs_mc. The variants (lab/NOTES.md):
-#   stationary_thread_per_row.cu  one thread per unknown over a slot-major ELL (the layout
-#                                 before the warp lanes): how much do the lanes buy?
-#   stationary_cooperative.cu     a Gauss-Seidel iteration as one cooperative launch with a
-#                                 grid-wide barrier per colour: does it beat a launch per
-#                                 colour?
+# for gpu_jacobi_damped, gpu_gs8x and gpu_sgs_mc. The variants live in git, not here
+# (lab/NOTES.md says what each answered); write one out before copying the tree over:
+#   git show lab/scattered-stationary-thread-per-row:systems/scattered/src/gpu/stationary.cu > thread_per_row.cu
+#     one thread per unknown over a slot-major ELL (the layout before the warp lanes)
+#   git show lab/scattered-stationary-cooperative:systems/scattered/src/gpu/stationary.cu > cooperative.cu
+#     a Gauss-Seidel iteration as one cooperative launch with a grid-wide barrier per colour
 #
-# Usage there:  lab/probes/scattered_stationary_ab/run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR [VARIANT.cu]
+# Usage there:  lab/probes/scattered_stationary_ab/run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR VARIANT.cu
 #   NEW_BUILD_DIR  a configured build with splinebench_scattered_cli built (the shipped code)
-#   VARIANT.cu     default stationary_thread_per_row.cu
 set -euo pipefail
 new_build=${1:?usage: run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR}
 image=${2:?}
 lambda=${3:?}
 out=${4:?}
 here=$(cd "$(dirname "$0")" && pwd)
-variant_file=${5:-$here/stationary_thread_per_row.cu}
+variant_file=${5:?usage: run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR VARIANT.cu}
 root=$(cd "$here/../../.." && pwd)
 mkdir -p "$out"
 old_src=$(mktemp -d)
