@@ -9,6 +9,8 @@
 
 #include <cuda_runtime.h>
 
+#include "block_sums.cuh"
+
 namespace splinebench::scattered::gpu::detail {
 namespace {
 
@@ -28,19 +30,11 @@ struct CgScalars {
 __global__ void cg_dot_partial(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial,
                                const int* state) {
   if (*state != kCgRunning) return;
-  __shared__ double warp_sums[kCgThreads / 32];
   double s = 0;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = 0;
-    for (int w = 0; w < kCgThreads / 32; ++w) t += warp_sums[w];
-    partial[blockIdx.x] = t;
-  }
+  store_block_sum<kCgThreads>(s, partial);
 }
 
 // Sums cg_dot_partial's partials into *out with one warp in a fixed order (lane l takes
@@ -52,13 +46,8 @@ __global__ void cg_dot_partial(long long n, const float* __restrict__ a, const f
 __global__ void cg_dot_final_decide(const double* partial, double* out, CgScalars s, int it, bool check_pap,
                                     double bnorm, double tolerance) {
   if (blockIdx.x != 0 || threadIdx.x >= 32 || *s.state != kCgRunning) return;
-  const int lane = static_cast<int>(threadIdx.x);
-  double t = 0;
-#pragma unroll
-  for (int i = 0; i < (kCgDotBlocks + 31) / 32; ++i)
-    if (i * 32 + lane < kCgDotBlocks) t += partial[i * 32 + lane];
-  for (int off = 16; off > 0; off /= 2) t += __shfl_xor_sync(0xffffffffu, t, off);
-  if (lane != 0) return;
+  const double t = warp_sum_of_partials<kCgDotBlocks>(partial);
+  if (threadIdx.x != 0) return;
   *out = t;
   int decided = kCgRunning;
   if (check_pap) {

@@ -9,6 +9,8 @@
 #include <numeric>
 #include <vector>
 
+#include "block_sums.cuh"
+
 namespace splinebench::scattered::gpu::detail {
 
 namespace {
@@ -35,19 +37,11 @@ __global__ void permute(long long count, const int* index, const double* in, dou
 }
 
 __global__ void dot_partial(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial) {
-  __shared__ double warp_sums[kThreads / 32];
   double s = 0;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = 0;
-    for (int w = 0; w < kThreads / 32; ++w) t += warp_sums[w];
-    partial[blockIdx.x] = t;
-  }
+  store_block_sum<kThreads>(s, partial);
 }
 
 __global__ void dot_final(int count, const double* partial, double* out) {

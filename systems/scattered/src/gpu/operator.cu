@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "block_sums.cuh"
 #include "cg_device_loop.cuh"
 #include "device_grid.cuh"
 #include "device_operator.hpp"
@@ -24,19 +25,11 @@ __global__ void to_f32(long long n, const double* in, float* out) {
 // one thread sums them in index order (repeatable bits, as DotProduct).
 constexpr int kNormBlocks = 264;
 __global__ void squares_partial(long long n, const double* __restrict__ v, double* partial) {
-  __shared__ double warp_sums[kThreads / 32];
   double s = 0;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     s += v[i] * v[i];
-  for (int off = 16; off > 0; off /= 2) s += __shfl_down_sync(0xffffffffu, s, off);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = 0;
-    for (int w = 0; w < kThreads / 32; ++w) t += warp_sums[w];
-    partial[blockIdx.x] = t;
-  }
+  store_block_sum<kThreads>(s, partial);
 }
 
 __global__ void sum_partials(int count, double* partial) {

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "block_sums.cuh"
 #include "cuda_support.cuh"
 #include "device_stationary.hpp"
 
@@ -120,7 +121,6 @@ __global__ void colour_write(Ell a, int first, int count, const float* next, flo
 template <int Lanes>
 __global__ void residual_norm_partial(Ell a, const float* __restrict__ x, double* partial, const int* state) {
   if (*state != kRunning) return;
-  __shared__ double warp_sums[kThreads / 32];
   double sum = 0;
   const long long total = static_cast<long long>(a.positions) * Lanes;  // whole warps
   for (long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; t < total;
@@ -133,14 +133,7 @@ __global__ void residual_norm_partial(Ell a, const float* __restrict__ x, double
       sum += static_cast<double>(r) * r;
     }
   }
-  for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
-  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = sum;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = 0;
-    for (int w = 0; w < kThreads / 32; ++w) t += warp_sums[w];
-    partial[blockIdx.x] = t;
-  }
+  store_block_sum<kThreads>(sum, partial);
 }
 
 // One warp: the partials summed in a fixed order into history[it] (||r||, not squared),
@@ -149,13 +142,8 @@ __global__ void residual_norm_partial(Ell a, const float* __restrict__ x, double
 __global__ void residual_decide(const double* partial, double* history, int it, double limit, double converge_at,
                                 int* state) {
   if (*state != kRunning) return;
-  const int lane = static_cast<int>(threadIdx.x);
-  double t = 0;
-#pragma unroll
-  for (int i = 0; i < (kNormBlocks + 31) / 32; ++i)
-    if (i * 32 + lane < kNormBlocks) t += partial[i * 32 + lane];
-  for (int off = 16; off > 0; off /= 2) t += __shfl_xor_sync(0xffffffffu, t, off);
-  if (lane != 0) return;
+  const double t = warp_sum_of_partials<kNormBlocks>(partial);
+  if (threadIdx.x != 0) return;
   const double norm = sqrt(t);
   history[it] = norm;
   if (!isfinite(norm) || norm > limit) {
