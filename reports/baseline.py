@@ -30,7 +30,15 @@ RUN_FILES = (RESULTS_FILE, RESULTS_FILE + ".gz", "run.json")
 RECOMMENDED_RUNS = 5
 
 
+def validate_machine_label(label: str) -> None:
+    """The rule of the C++ side (runner::validate_machine_label): a label names one
+    folder under results/, so it cannot be empty, '.', '..' or hold a '/' (or a NUL)."""
+    if not label or label in (".", "..") or "/" in label or "\0" in label:
+        raise ReportError(f"machine label {label!r} cannot be a folder name (no '/', not empty, not '.' or '..')")
+
+
 def baseline_dir(results_root: Path, machine: str) -> Path:
+    validate_machine_label(machine)
     return Path(results_root) / machine / BASELINE_DIR
 
 
@@ -51,12 +59,64 @@ def baseline_run_dirs(path: Path) -> list[Path]:
     return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".") and has_results(p))
 
 
+def _promoted_run_ids(path: Path) -> list[str]:
+    """The run ids PROMOTED.json lists; ReportError when it cannot be read."""
+    provenance = Path(path) / PROVENANCE_FILE
+    try:
+        doc = json.loads(provenance.read_text(encoding="utf-8"))
+        return [str(entry["run_id"]) for entry in doc["runs"]]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise ReportError(f"{provenance}: cannot read the baseline's list of runs ({type(exc).__name__}: {exc}); "
+                          "promote the baseline again") from exc
+
+
 def load_baseline(path: Path) -> list[Run]:
+    """The baseline's runs, each checked: a run PROMOTED.json lists must be there with
+    its results (a baseline that silently lost a run would judge against less noise
+    data than it claims), and every run must load."""
+    path = Path(path)
     dirs = baseline_run_dirs(path)
+    if is_baseline(path) and not has_results(path):
+        listed = _promoted_run_ids(path)
+        present = {d.name for d in dirs}
+        missing = [run_id for run_id in listed if run_id not in present]
+        if missing:
+            raise ReportError(f"{path}: run(s) {', '.join(missing)} listed in {PROVENANCE_FILE} have no results file "
+                              f"in the baseline (expected {path}/<run-id>/{RESULTS_FILE}[.gz]); restore them, or "
+                              "promote the baseline again")
+        unlisted = sorted(present - set(listed))
+        if unlisted:
+            raise ReportError(f"{path}: run(s) {', '.join(unlisted)} are not listed in {PROVENANCE_FILE}; a baseline "
+                              "changes only through `python -m reports.compare --promote`")
     if not dirs:
         raise ReportError(f"{path}: baseline holds no run (promote some with `python -m reports.compare "
                           "--promote RUN_DIR ...`)")
-    return [load_run(d) for d in dirs]
+    runs = []
+    for d in dirs:
+        try:
+            runs.append(load_run(d))
+        except ReportError as exc:
+            raise ReportError(f"baseline run {d.name} cannot be loaded: {exc}") from exc
+    return runs
+
+
+def baseline_suite(runs: list[Run]) -> str:
+    """The one suite a baseline's runs measured; ReportError when they mix suites."""
+    suites = sorted({str(r.context.get("suite")) for r in runs})
+    if len(suites) != 1:
+        raise ReportError(f"the baseline's runs come from several suites ({', '.join(suites)}); a baseline holds "
+                          "runs of one suite: promote it again from runs of one suite")
+    return suites[0]
+
+
+def check_same_suite(base: list[Run], suite: str, where: str) -> None:
+    """A suite is judged only against a baseline of the same suite: other cases, other
+    repetitions, nothing comparable."""
+    base_suite = baseline_suite(base)
+    if base_suite != suite:
+        raise ReportError(f"{where} is of suite {suite!r}, but the baseline holds runs of suite {base_suite!r}: a "
+                          "run is judged only against a baseline of its own suite (run the gate with that suite, or "
+                          "judge against runs of the same suite with `python -m reports.compare BASE ... NEW`)")
 
 
 def problems_in(run: Run) -> list[str]:
@@ -94,6 +154,7 @@ def promote(run_dirs: list[Path] | Path, results_root: Path = DEFAULT_RESULTS_RO
         raise ReportError(f"refusing to promote runs of several machines together: {', '.join(machines)}")
     machine = machines[0]
     target = baseline_dir(results_root, machine)
+    suites = {str(r.context.get("suite")) for r in runs}
     unhealthy = {str(d): problems_in(r) for d, r in zip(run_dirs, runs) if problems_in(r)}
     if unhealthy and not force:
         lines = []
@@ -112,10 +173,16 @@ def promote(run_dirs: list[Path] | Path, results_root: Path = DEFAULT_RESULTS_RO
         previous = json.loads((target / PROVENANCE_FILE).read_text(encoding="utf-8")) if is_baseline(target) else {}
         for entry in previous.get("runs", []):
             entries[entry["run_id"]] = entry
-        for folder in baseline_run_dirs(target):
-            run_id = load_run(folder).context.get("run_id")
+        for kept in load_baseline(target):
+            run_id = kept.context.get("run_id")
+            folder = Path(kept.path)
+            suites.add(str(kept.context.get("suite")))
             sources[run_id] = folder
             entries.setdefault(run_id, {"run_id": run_id, "source": _source_name(folder)})
+    if len(suites) > 1:
+        raise ReportError(f"refusing to promote runs of several suites into one baseline ({', '.join(sorted(suites))}"
+                          "): a baseline measures the noise of one suite, and the gate judges a run only against "
+                          "a baseline of its own suite")
     for d, run in zip(run_dirs, runs):
         run_id = str(run.context.get("run_id"))
         if run_id in sources and add:
@@ -154,9 +221,6 @@ def promote(run_dirs: list[Path] | Path, results_root: Path = DEFAULT_RESULTS_RO
     if len(shas) > 1:
         warnings.append(f"the baseline's runs come from {len(shas)} commits: their spread then includes "
                         "any change between those commits, not only noise")
-    suites = sorted({str(e.get("suite")) for e in ordered if e.get("suite")})
-    if len(suites) > 1:
-        warnings.append(f"the baseline's runs come from several suites ({', '.join(suites)})")
     if len(ordered) < RECOMMENDED_RUNS:
         warnings.append(f"the baseline holds {len(ordered)} run(s); with fewer than {RECOMMENDED_RUNS} the "
                         "run-to-run noise is poorly known and only large changes are confirmed")

@@ -15,8 +15,13 @@ The nightly regression gate (`./run_all.sh nightly` calls it):
 
 --judge does 2-4 for a run folder that exists (made by the gate, or any run).
 
+Before any round, the machine label and the baseline are checked: a label that is
+not one folder name, a baseline that does not load (or lost a run PROMOTED.json
+lists) or holds another suite's runs end the gate at once.
+
 Exit status: 0 pass; 1 regression (see reports.compare); 2 no baseline yet, the
-suite could not run, or bad input.
+suite could not run, or bad input; 128 + the signal (130 for Ctrl-C) when
+interrupted, after removing the unfinished rounds.
 """
 from __future__ import annotations
 
@@ -25,16 +30,18 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from .baseline import (DEFAULT_RESULTS_ROOT, RECOMMENDED_RUNS, REPO_ROOT, baseline_dir, load_baseline)
+from .baseline import (DEFAULT_RESULTS_ROOT, RECOMMENDED_RUNS, REPO_ROOT, baseline_dir, check_same_suite,
+                       load_baseline, validate_machine_label)
 from .build import build_report
 from .compare import (DEFAULT_ALPHA, DEFAULT_MIN_ABS, DEFAULT_PHASES, DEFAULT_THRESHOLD, CompareResult,
                       format_report, markdown_report, result_json, run_compare, verdict_table)
-from .errors import ReportError
+from .errors import MachineMismatchError, ReportError
 from .gate_rounds import merge_round_dirs
 from .loader import RESULTS_FILE, Run, load_run
 from .plots.trend import plot_trend
@@ -55,7 +62,37 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: unwinds like KeyboardInterrupt, so that every
+    `finally` and cleanup runs, and carries the signal for the exit status."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_interrupted(signum, _frame):
+    raise Interrupted(signum)
+
+
 # --- 1. rounds ------------------------------------------------------------------------------
+
+def _wait_or_stop(proc: subprocess.Popen) -> int:
+    """Waits for a round; when the gate is interrupted meanwhile, hands the signal on
+    (the round's own interrupt handling removes its temporaries), waits a little for
+    it to end, then kills it."""
+    try:
+        return proc.wait()
+    except BaseException as exc:
+        if proc.poll() is None:
+            signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+            try:
+                proc.send_signal(signum)
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        raise
 
 def run_rounds(binary: Path, suite_args: list[str], rounds: int, machine: str, results_root: Path,
                extra: list[str] = (), env: dict | None = None) -> Path:
@@ -66,27 +103,33 @@ def run_rounds(binary: Path, suite_args: list[str], rounds: int, machine: str, r
     staging = machine_dir / f".gate-rounds-{os.getpid()}"
     staging.mkdir(parents=True, exist_ok=False)
     round_dirs, loads = [], []
-    for index in range(rounds):
-        run_dir_file = staging / f"round{index + 1}.path"
-        command = [str(binary), "run", *suite_args, "--results-dir", str(staging / "runs"), "--machine", machine,
-                   "--run-dir-file", str(run_dir_file), *extra]
-        loads.append([round(v, 2) for v in os.getloadavg()])
-        print(f"== round {index + 1} of {rounds}: {shlex.join(command)}", file=sys.stderr, flush=True)
-        proc = subprocess.run(command, env=env)
-        # A run with failed or errored cases exits non-zero but is complete; the
-        # compare reports those cases. Without results.json the round did not run.
-        run_dir = Path(run_dir_file.read_text().strip()) if run_dir_file.exists() else None
-        if run_dir is None or not (run_dir / RESULTS_FILE).exists():
-            raise ReportError(f"round {index + 1}: `splinebench run` exited with status {proc.returncode} and "
-                              f"wrote no results (rounds so far are in {staging})")
-        round_dirs.append(run_dir)
-    run_id = json.loads((round_dirs[0] / RESULTS_FILE).read_text(encoding="utf-8"))["context"]["run_id"]
-    target = machine_dir / run_id
-    suffix = 2
-    while target.exists():
-        target = machine_dir / f"{run_id}-{suffix}"
-        suffix += 1
-    merge_round_dirs(round_dirs, target, loads)
+    try:
+        for index in range(rounds):
+            run_dir_file = staging / f"round{index + 1}.path"
+            command = [str(binary), "run", *suite_args, "--results-dir", str(staging / "runs"), "--machine",
+                       machine, "--run-dir-file", str(run_dir_file), *extra]
+            loads.append([round(v, 2) for v in os.getloadavg()])
+            print(f"== round {index + 1} of {rounds}: {shlex.join(command)}", file=sys.stderr, flush=True)
+            returncode = _wait_or_stop(subprocess.Popen(command, env=env))
+            # A run with failed or errored cases exits non-zero but is complete; the
+            # compare reports those cases. Without results.json the round did not run.
+            run_dir = Path(run_dir_file.read_text().strip()) if run_dir_file.exists() else None
+            if run_dir is None or not (run_dir / RESULTS_FILE).exists():
+                raise ReportError(f"round {index + 1}: `splinebench run` exited with status {returncode} and "
+                                  f"wrote no results (rounds so far are in {staging})")
+            round_dirs.append(run_dir)
+        run_id = json.loads((round_dirs[0] / RESULTS_FILE).read_text(encoding="utf-8"))["context"]["run_id"]
+        target = machine_dir / run_id
+        suffix = 2
+        while target.exists():
+            target = machine_dir / f"{run_id}-{suffix}"
+            suffix += 1
+        merge_round_dirs(round_dirs, target, loads)
+    except ReportError:
+        raise  # the rounds stay for a look: the message names their folder
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # interrupted: nothing half-made stays
+        raise
     shutil.rmtree(staging)
     return target
 
@@ -142,26 +185,35 @@ def _load_note(run: Run) -> str:
 
 def judge(run_dir: Path, results_root: Path = DEFAULT_RESULTS_ROOT, threshold: float = DEFAULT_THRESHOLD,
           alpha: float = DEFAULT_ALPHA, min_abs: float = DEFAULT_MIN_ABS, allow_missing: bool = False,
-          phases: tuple[str, ...] = DEFAULT_PHASES, build: bool = True) -> int:
-    """Steps 2-4 for an existing run folder; returns the exit status."""
+          phases: tuple[str, ...] = DEFAULT_PHASES, build: bool = True, force: bool = False) -> int:
+    """Steps 2-4 for an existing run folder; returns the exit status. `force`
+    compares with a baseline made on other hardware (the verdict says so)."""
     new = load_run(run_dir)
-    report_dir = Path(new.path) / "report"
-    report_dir.mkdir(parents=True, exist_ok=True)
     suite = str(new.context.get("suite"))
-    history = machine_history(results_root, new.machine, suite).runs
     base_path = baseline_dir(results_root, new.machine)
     base = load_baseline(base_path) if base_path.exists() else None
     result: CompareResult | None = None
+    forced = False
     if base is not None:
-        result, _ = run_compare(base, new, threshold, alpha, phases, min_abs, allow_missing)
+        check_same_suite(base, suite, f"run {new.context.get('run_id')}")
+        try:
+            result, forced = run_compare(base, new, threshold, alpha, phases, min_abs, allow_missing, force)
+        except MachineMismatchError as exc:
+            raise MachineMismatchError(
+                f"{exc} The run is kept at {_display(new.path)}: judge it anyway with `python -m reports.gate "
+                f"--judge {shlex.quote(_display(new.path))} --force`, or promote a baseline made on this "
+                "machine.") from exc
+    report_dir = Path(new.path) / "report"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    history = machine_history(results_root, new.machine, suite).runs
     slower = {(r.case_id, r.threads, r.phase) for r in result.slower} if result else set()
     trend = plot_trend(history, new, base or [], report_dir / "plots", threshold, slower, phases) if build else None
 
     if result is not None:
         status = 1 if result.failed else 0
         table = verdict_table(result)
-        text = format_report(result, base, new, forced=False)
-        markdown = markdown_report(result, base, new, forced=False)
+        text = format_report(result, base, new, forced=forced)
+        markdown = markdown_report(result, base, new, forced=forced)
         doc = result_json(result)
     else:
         status = 2
@@ -234,17 +286,60 @@ def _parser() -> argparse.ArgumentParser:
                         help=f"false discovery rate over all case-phases (default {DEFAULT_ALPHA:g})")
     parser.add_argument("--allow-missing", action="store_true",
                         help="cases of the baseline missing or skipped in this run are warnings, not failures")
+    parser.add_argument("--force", action="store_true",
+                        help="compare with a baseline made on other hardware anyway (the verdict says so)")
     return parser
+
+
+def _suite_name(args) -> str | None:
+    """The suite the rounds will run, as its runs will record it; None when the suite
+    file cannot be read (`splinebench run` then says why)."""
+    if args.suite_file is None:
+        return args.suite
+    try:
+        name = json.loads(Path(args.suite_file).read_text(encoding="utf-8")).get("name")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
+def check_before_rounds(args) -> None:
+    """What would make the rounds' hour worthless, found before the first: a baseline
+    that does not load, or holds runs of another suite."""
+    base_path = baseline_dir(args.results_root, args.machine)
+    if not base_path.exists():
+        return
+    base = load_baseline(base_path)
+    suite = _suite_name(args)
+    if suite is not None:
+        check_same_suite(base, suite, f"the gate's suite ({'--suite-file' if args.suite_file else '--suite'})")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    handlers = {}
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            handlers[signum] = signal.signal(signum, _raise_interrupted)
+    except ValueError:
+        pass  # not the main thread (a caller's worker): its own handling applies
+    try:
+        return _main(args)
+    except Interrupted as exc:
+        print(f"reports.gate: interrupted by {exc}; the unfinished rounds were removed", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+def _main(args) -> int:
     try:
         if args.rounds < 1:
             raise ReportError(f"--rounds must be >= 1, got {args.rounds}")
-        if not args.machine:
-            raise ReportError("--machine must not be empty")
+        if args.judge is None:
+            validate_machine_label(args.machine)
         if args.judge is not None:
             run_dir = args.judge
         else:
@@ -253,11 +348,12 @@ def main(argv: list[str] | None = None) -> int:
             suite_args = (["--suite-file", str(args.suite_file)] if args.suite_file is not None
                           else ["--suite", args.suite])
             extra = ["--impl", args.impl] if args.impl else []
+            check_before_rounds(args)
             run_dir = run_rounds(args.bin, suite_args, args.rounds, args.machine, args.results_root, extra)
         if args.run_dir_file is not None:
             args.run_dir_file.write_text(f"{Path(run_dir).resolve()}\n", encoding="utf-8")
         return judge(run_dir, args.results_root, args.threshold, args.alpha, args.min_abs_ms * 1e-3,
-                     args.allow_missing, build=not args.no_report)
+                     args.allow_missing, build=not args.no_report, force=args.force)
     except ReportError as exc:
         print(f"reports.gate: error: {exc}", file=sys.stderr)
         return 2

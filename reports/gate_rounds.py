@@ -140,9 +140,13 @@ def merge_round_dirs(round_dirs: list[Path], into: Path, loadavg: list[list[floa
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    (staging / RESULTS_FILE).write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
-    if manifest is not None:
-        manifest[ROUNDS_KEY] = merged["context"][ROUNDS_KEY]
-        (staging / RUN_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    staging.rename(into)
+    try:
+        (staging / RESULTS_FILE).write_text(json.dumps(merged, indent=1) + "\n", encoding="utf-8")
+        if manifest is not None:
+            manifest[ROUNDS_KEY] = merged["context"][ROUNDS_KEY]
+            (staging / RUN_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        staging.rename(into)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # a failed or interrupted merge leaves nothing
+        raise
     return into
