@@ -9,7 +9,8 @@
 #                          in rounds, compared with results/<machine>/baseline/; verdict and
 #                          trend in the run's report; exit 0 pass, 1 regression, 2 no baseline
 # Environment: SPLINEBENCH_MACHINE (results label, default: short host name),
-#              SPLINEBENCH_BUILD_DIR (default: build), SPLINEBENCH_JOBS (default: nproc),
+#              SPLINEBENCH_BUILD_DIR (default: build; `test` builds in <it>-test, with the
+#              test-only implementations), SPLINEBENCH_JOBS (default: nproc),
 #              SPLINEBENCH_NIGHTLY_ROUNDS (nightly: rounds of the suite, default 5),
 #              SPLINEBENCH_RUN_DIR_FILE (nightly: write the run folder's path there).
 set -euo pipefail
@@ -69,10 +70,12 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && \
 fi
 
 # --- 3. Configure and build (Release) -----------------------------------------------
-log "building in $build_dir ($jobs jobs)"
-# Test-only implementations (impls/registry.def) only in the build the tests use.
+# Test-only implementations (impls/registry.def) only in the build the tests use, which
+# has its own folder: flipping the option in one build folder would rebuild everything
+# at each change of action, and the gate must never see a test-only implementation.
 test_impls=OFF
-[ "$action" = test ] && test_impls=ON
+if [ "$action" = test ]; then test_impls=ON; build_dir="$build_dir-test"; fi
+log "building in $build_dir ($jobs jobs)"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSPLINEBENCH_TEST_IMPLS=$test_impls >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 bin="$root/$build_dir/bin/splinebench"
