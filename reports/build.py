@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from .accuracy_table import accuracy_table
+from .citations import check_report_items
 from . import iir2d
 from . import scattered
 from .errors import ReportError
@@ -20,6 +21,7 @@ from .flex_allocation import flex_vs_fixed_table
 from .index_page import StudySection, write_index
 from .loader import Run, load_runs
 from .plots.accuracy import plot_accuracy
+from .plots.style import Figure
 from .plots.prefilter_axes import plot_prefilter_axes
 from .plots.speedup import plot_speedup
 from .plots.throughput import plot_prefilter_throughput, plot_reconstruction_throughput
@@ -70,7 +72,8 @@ def study_sections(folders: list[Path]) -> list[StudySection]:
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
                  first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = ()) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
-    (the nightly gate's verdict and trend)."""
+    (the nightly gate's verdict and trend). Refuses (ReportError, no table or page
+    written) a report whose own tables or figures cite a run not in `runs` (reports/citations.py)."""
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
     reproduced = [make(runs) for make in ALL_REPRODUCED]
@@ -87,7 +90,7 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
         ("Implementations", [status]),
     ]
-    # Seed 004: its experiment (splinebench-iir2d runs) and its idea in the prefilter.
+    # Seed 004: its experiment (iir2d suite runs) and its idea in the prefilter.
     if items := iir2d.report_items(runs, plot_dir):
         sections.append(("Seed 004: 2-D IIR filter, fixed vs flexible allocation", items))
     if items := scattered.report_items(runs, plot_dir):
@@ -96,6 +99,18 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
         sections.append(("Fixed vs flexible allocation in the prefilter", [flex]))
     if studies:
         sections.append(("Studies", list(studies)))
+    own = [item for _, items in sections[len(first_sections):] for item in items]
+    try:
+        # Only what this call drew from `runs`: the caller's first sections name runs of their
+        # own (the gate's verdict names the baseline's runs under results/<machine>/baseline/).
+        check_report_items(own, runs)
+    except ReportError:
+        # Refused before any table or page is written; the figures this call drew go too.
+        for item in own:
+            if isinstance(item, Figure):
+                for path in (item.png, item.svg):
+                    Path(path).unlink(missing_ok=True)
+        raise
     tables = [item for _, items in sections for item in items if isinstance(item, Table)]
     table_files = write_tables(tables, out_dir)
     return write_index(out_dir, runs, sections, table_files, command)

@@ -63,7 +63,7 @@ def flex_vs_fixed_table(runs: list[Run]) -> Table:
     if not found:
         table.add(Row(["—"], kind="missing", note="no run measured both gpu_flex and gpu_flex_fixed on one case"))
         return table
-    pooled = sorted({(run.context.get("run_id", "?"), str(run.context.get("git_sha", "?"))[:10]) for run in runs
+    pooled = sorted({(run.run_id, str(run.context.get("git_sha", "?"))[:10]) for run in runs
                      if any(r.impl in (FLEX, FIXED) for r in run.records)})
     table.notes.append("Runs pooled (run id @ revision): " + ", ".join(f"{i} @ {sha}" for i, sha in pooled) +
                        ". Runs at different revisions measure different code: compare a row's runs in the "

@@ -1,5 +1,5 @@
 """The seed-004 experiment (2-D IIR filter, fixed vs flexible allocation) in the report:
-Fig. 3 redrawn from a `splinebench-iir2d run` (time against the window size M at
+Fig. 3 redrawn from a `splinebench run --suite iir2d` (time against the window size M at
 2048^2, one line per scheme, the seed's claims as text), a table of the ratio at
 M = 31 and the crossover M* with the seed's beside ours, the launch-chain table
 that says how much of the fixed scheme is launch overhead, and a table of the cases
@@ -209,7 +209,7 @@ def plot_fig3(run: dict, out_dir: str | Path, suffix: str = "") -> Figure | Skip
     ax.legend(fontsize=8, loc="upper left", frameon=False)
     device = (run.get("context", {}).get("gpu") or {}).get("name", "unknown device")
     caption = (f"Median GPU time per filtering of a 2048x2048 float image (gauss coefficients, sum|b| = 0.9), "
-               f"{device}, run {run.get('context', {}).get('run_id', '?')}.")
+               f"{device}, run {run.get('run_id') or run.get('context', {}).get('run_id', '?')}.")
     fig.suptitle(title, fontweight="bold")
     fig.text(0.01, 0.005, caption, fontsize=8, color="#333")
     fig.subplots_adjust(bottom=0.18)
@@ -242,7 +242,7 @@ def section(run_dir: str | Path, plot_dir: str | Path) -> list:
 
 def run_doc(run) -> dict:
     """The iir2d records of a loaded run (reports.loader.Run) in the form this module reads."""
-    return {"context": run.context, "records": run.system_records.get(OPERATION, [])}
+    return {"context": run.context, "records": run.system_records.get(OPERATION, []), "run_id": run.run_id}
 
 
 def report_items(runs: list, plot_dir: str | Path) -> list:

@@ -38,7 +38,7 @@ CONTEXT_ROWS = (
     ("commit", lambda r: str(r.context.get("git_sha", "?")) + (" (dirty tree)" if r.context.get("git_dirty") else "")),
     ("date", lambda r: r.context.get("date", "?")),
     ("suite", lambda r: r.context.get("suite", "?")),
-    ("run id", lambda r: r.context.get("run_id", "?")),
+    ("run id", lambda r: r.run_id),
     ("compiler", lambda r: r.context.get("compiler") or "?"),
     ("CUDA compiler", lambda r: r.context.get("cuda_compiler") or "—"),
     ("build type", lambda r: r.context.get("build_type") or "?"),

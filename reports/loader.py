@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ VERDICTS = ("pass", "fail", "n/a")
 DEVICES = ("cpu", "gpu")
 
 # Context fields without which a report cannot say where numbers came from.
+# A run id, `YYYYMMDD-HHMMSS-<suite>` (results/README.md), as a folder name or where a
+# table, caption or README cites a run.
+RUN_ID = re.compile(r"\d{8}-\d{6}(?:-[A-Za-z0-9_.+-]*[A-Za-z0-9_+])?")
 REQUIRED_CONTEXT = ("machine", "run_id", "suite", "date", "git_sha")
 
 
@@ -119,6 +123,14 @@ class Run:
     @property
     def machine(self) -> str:
         return str(self.context["machine"])
+
+    @property
+    def run_id(self) -> str:
+        """The id under which a reader finds the run: its folder's name when that has the
+        run-id form (a system driver's run is saved under a folder named at `--out`, which
+        may differ from the id its context recorded), else the context's run id."""
+        folder = self.path.name if self.path is not None else ""
+        return folder if RUN_ID.fullmatch(folder) else str(self.context["run_id"])
 
     @property
     def gpu_name(self) -> str | None:
@@ -340,9 +352,9 @@ def _int(item: dict, key: str, where: str, minimum: int) -> int:
 
 def load_runs(paths: list[str | Path]) -> list[Run]:
     """Loads several runs and gives each a distinct label: the machine, plus the
-    run id where two runs share a machine."""
+    run id (`Run.run_id`, the folder a reader finds) where two runs share a machine."""
     runs = [load_run(p) for p in paths]
     machines = [r.machine for r in runs]
     for run in runs:
-        run.label = run.machine if machines.count(run.machine) == 1 else f"{run.machine}/{run.context['run_id']}"
+        run.label = run.machine if machines.count(run.machine) == 1 else f"{run.machine}/{run.run_id}"
     return runs

@@ -17,9 +17,12 @@ def _fmt(value: float | None, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
 
-def write_convergence_report(folder: Path, context: dict[str, Any], records: list[dict]) -> Path:
+def write_convergence_report(folder: Path, context: dict[str, Any], records: list[dict],
+                             out: Path | None = None) -> Path:
+    """`out`: where the section goes (default: the run's report/ folder; reports.machine
+    writes it beside the machine's report instead)."""
     import matplotlib.pyplot as plt
-    out = folder / "report"
+    out = out if out is not None else folder / "report"
     fits = context.get("fits", [])
     dims_list = sorted({r["dims"] for r in records})
     cols = 2 if len(dims_list) > 1 else 1

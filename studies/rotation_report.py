@@ -45,8 +45,12 @@ def _panel_figure(out: Path, stem: str, title: str, panels: list[tuple[str, np.n
     return figure(fig, out, stem, caption, svg=False)
 
 
-def write_rotation_report(folder: Path, context: dict[str, Any], records: list[dict], arrays: Path) -> Path:
-    out = folder / "report"
+def write_rotation_report(folder: Path, context: dict[str, Any], records: list[dict], arrays: Path | None,
+                          out: Path | None = None) -> Path:
+    """`arrays`: the study's float arrays, which live only while it runs; None (a section
+    rebuilt later from the committed records) gives the table and the paragraph without
+    the pictures. `out`: where the section goes (default: the run's report/ folder)."""
+    out = out if out is not None else folder / "report"
     images = list(dict.fromkeys(r["image"] for r in records))
     rows = []
     for r in sorted(records, key=lambda r: (images.index(r["image"]), METHOD_ORDER.index(r["method"])
@@ -64,7 +68,7 @@ def write_rotation_report(folder: Path, context: dict[str, Any], records: list[d
 
     figures = []
     accurate = ("reference", "cpu_scalar", "gpu_naive", "gpu_flex", "cpu_simd")
-    for image in images:
+    for image in images if arrays is not None else []:
         original = np.load(arrays / f"{image}-original.npy")
         lo, hi = float(original.min()), float(original.max())
         panels = [("original", original)]
@@ -81,7 +85,10 @@ def write_rotation_report(folder: Path, context: dict[str, Any], records: list[d
                                      panels, lo, hi, "SNR on the inscribed disk (studies/rotation.py)."))
 
     zoom = context.get("zoom")
-    if zoom:
+    if arrays is None:
+        figures.append("The images are drawn only when the study runs (`python -m studies.rotation`): "
+                       "its float arrays are not kept.")
+    elif zoom:
         source = np.load(arrays / "zoom-source.npy")
         lo, hi = float(source.min()), float(source.max())
         panels = [(LABEL[m], np.load(arrays / f"zoom-{m}.npy")) for m in METHOD_ORDER]

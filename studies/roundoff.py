@@ -25,8 +25,11 @@ METRICS = (("prefilter", "rel_l2", "prefilter_rel_l2", "prefilter ‖c − c_ref
            ("interp", "max_rel_to_maxf", "interp_max_rel_to_maxf", "interpolation max |s − s_ref| / max|f|"))
 
 
-def write_report(folder: Path) -> Path:
+def write_report(folder: Path, out: Path | None = None) -> Path:
+    """`out`: where the section goes (default: the run's report/ folder; reports.machine
+    writes it beside the machine's report instead)."""
     import matplotlib.pyplot as plt
+    out = out if out is not None else folder / "report"
     run = load_harness_run(folder)
     records = [r for r in run.records if r.ok]
     dims_list = sorted({r.dims for r in records})
@@ -60,7 +63,7 @@ def write_report(folder: Path) -> Path:
         handles, labels = axes.flat[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="center right", fontsize=7)
         fig.tight_layout(rect=(0, 0, 0.8, 1))
-        figures.append(figure(fig, folder / "report", f"roundoff-{part}", f"{label} against N per D; solid: "
+        figures.append(figure(fig, out, f"roundoff-{part}", f"{label} against N per D; solid: "
                               "noise, dotted: smooth data; black: the bound of the pass-by-pass f32 tolerance."))
 
     # Table: per D and N, on noise, the worst error of the f32 implementations against the
@@ -95,7 +98,7 @@ def write_report(folder: Path) -> Path:
                       "its tolerance", "ratio", "f64 path prefilter", "f64 path interp"], table_rows)
     context = section_context(run, "roundoff")
     paragraph = _paragraph(records, worst_ratio)
-    return write_section(folder / "report", "Round-off against N and D", context, paragraph, table, figures,
+    return write_section(out, "Round-off against N and D", context, paragraph, table, figures,
                          command=f"python -m studies.roundoff --machine {run.context.get('machine')}")
 
 

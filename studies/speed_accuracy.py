@@ -85,8 +85,11 @@ def scipy_points(tool: Splinebench) -> list[dict]:
     return points
 
 
-def write_report(folder: Path, scipy: list[dict]) -> Path:
+def write_report(folder: Path, scipy: list[dict], out: Path | None = None) -> Path:
+    """`out`: where the section goes (default: the run's report/ folder; reports.machine
+    writes it beside the machine's report instead)."""
     import matplotlib.pyplot as plt
+    out = out if out is not None else folder / "report"
     run = load_harness_run(folder)
     records = [r for r in run.records if r.ok and workload(r)]
     keys = [k for k in TITLES if any(workload(r) == k for r in records)]
@@ -121,12 +124,12 @@ def write_report(folder: Path, scipy: list[dict]) -> Path:
         ax.set_xlabel("prefilter rel. L2 error" if key == "prefilter-3d" else "max |s − s_ref| / max|f|")
         ax.set_ylabel("samples/s" if key == "prefilter-3d" else "queries/s")
     fig.tight_layout()
-    figs = [figure(fig, folder / "report", "speed_accuracy", "Up and left is better. Error against the f64 "
+    figs = [figure(fig, out, "speed_accuracy", "Up and left is better. Error against the f64 "
                    "oracle on white noise; throughput from the median repetition (SciPy: one timed call).")]
     table = md_table(["workload", "implementation", "device", "evaluation", "error", "throughput (/s)", "source"],
                      rows)
     context = section_context(run, "speed_accuracy")
-    return write_section(folder / "report", "Speed against accuracy", context, _paragraph(rows), table, figs,
+    return write_section(out, "Speed against accuracy", context, _paragraph(rows), table, figs,
                          command=f"python -m studies.speed_accuracy --machine {run.context.get('machine')}")
 
 

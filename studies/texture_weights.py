@@ -27,8 +27,11 @@ def _row_values(record) -> list[float | None]:
     return [q.get(k) for k in QUANTILES] + [record.accuracy_value("interp", "max_rel_to_maxf")]
 
 
-def write_report(folder: Path) -> Path:
+def write_report(folder: Path, out: Path | None = None) -> Path:
+    """`out`: where the section goes (default: the run's report/ folder; reports.machine
+    writes it beside the machine's report instead)."""
     import matplotlib.pyplot as plt
+    out = out if out is not None else folder / "report"
     run = load_harness_run(folder)
     records = [r for r in run.records if r.ok and r.queries > 0]
     impls = list(dict.fromkeys(r.impl for r in records))
@@ -69,13 +72,13 @@ def write_report(folder: Path) -> Path:
     axes.flat[0].set_ylabel("|s − s_ref| / max|f|")
     axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
-    figs = [figure(fig, folder / "report", "texture_weights", "Per record: median (circle) to maximum (triangle) "
+    figs = [figure(fig, out, "texture_weights", "Per record: median (circle) to maximum (triangle) "
                    "of the error over the checked queries; short bar: the implementation's tolerance (for the "
                    "texture rows the derived 8-bit-weight bound).")]
     table = md_table(["data", "D", "shape", "implementation", "p50", "p90", "p99", "p99.9", "max", "tolerance",
                       "max / tolerance"], rows)
     context = section_context(run, "texture_weights")
-    return write_section(folder / "report", "Texture weights: error distribution against the derived bound",
+    return write_section(out, "Texture weights: error distribution against the derived bound",
                          context, _paragraph(records), table, figs,
                          command=f"python -m studies.texture_weights --machine {run.context.get('machine')}")
 

@@ -66,7 +66,7 @@ def device_caption(runs: Sequence[Run]) -> str:
         c = run.context
         sha = str(c.get("git_sha", "?"))[:10] + (" (dirty)" if c.get("git_dirty") else "")
         parts.append(f"{run.label}: CPU {run.cpu_model or '?'}, GPU {run.gpu_name or 'none'}; "
-                     f"run {c.get('run_id', '?')}, commit {sha}")
+                     f"run {run.run_id}, commit {sha}")
     return " | ".join(parts)
 
 
@@ -147,7 +147,8 @@ def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Pa
     fig.suptitle(title, fontweight="bold")
     full_caption = f"{caption} Device — {device_caption(runs)}"
     width_chars = int(fig.get_figwidth() * 13)
-    wrapped = "\n".join(textwrap.wrap(full_caption, width_chars))
+    # Not at hyphens: a run id (20261126-061711-scattered-moon) stays whole, as a reader searches for it.
+    wrapped = "\n".join(textwrap.wrap(full_caption, width_chars, break_on_hyphens=False))
     lines = wrapped.count("\n") + 1
     fig.text(0.01, 0.005, wrapped, ha="left", va="bottom", fontsize=8.5, color="#333")
     bottom_in = 0.18 * lines + 0.25

@@ -119,6 +119,6 @@ def plot_trend(history: Sequence[Run], current: Run, baseline: Sequence[Run], ou
                f"baseline's median over its {len(baseline)} run(s)" if baseline else
                "Each point: one run's time for the case divided by this run's (no baseline yet)")
     caption += (f"; error bars: that run's interquartile range; the last run (dotted line) is "
-                f"{current.context.get('run_id')}; the {len(ordered)} most recent runs of suite "
+                f"{current.run_id}; the {len(ordered)} most recent runs of suite "
                 f"`{current.context.get('suite')}` on this machine.")
     return style.finish(fig, axes, title, caption, [current], out_dir, stem, extra)
