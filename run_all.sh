@@ -2,7 +2,12 @@
 # splinebench's two entry points on a fresh Debian 12 machine:
 #   ./run_all.sh [SUITE]   install what is missing, build (Release), run SUITE (default
 #                          `quick`) on every backend available here, write
-#                          results/<machine>/<run-id>/ and its report (index.html)
+#                          results/<machine>/<run-id>/, then the machine's report,
+#                          report/<machine>/index.html (from every run of results/<machine>/)
+#   ./run_all.sh report [MACHINE]
+#                          the Python set-up only, then one report per machine from the runs
+#                          committed in results/MACHINE (default: this machine's label; `all`:
+#                          every machine) into report/MACHINE/ (git-ignored)
 #   ./run_all.sh test      same set-up, then every test (ctest, then pytest)
 #   ./run_all.sh nightly [SUITE]
 #                          same set-up, then the regression gate: SUITE (default `nightly`)
@@ -69,6 +74,13 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && \
   esac
 fi
 
+if [ "$action" = report ]; then
+  # --- Reports from the committed runs (results/README.md, "Reports"); nothing to build --
+  target=${2:-$machine}
+  log "reports of results/$target into report/"
+  exec "$venv/bin/python" -m reports.machine "$target" --results results --out-root report
+fi
+
 # --- 3. Configure and build (Release) -----------------------------------------------
 # Test-only implementations (impls/registry.def) only in the build the tests use, which
 # has its own folder: flipping the option in one build folder would rebuild everything
@@ -109,8 +121,8 @@ run_dir_file=$(mktemp)
 trap 'rm -f "$run_dir_file"' EXIT
 "$bin" run --suite "$action" --results-dir results --machine "$machine" --run-dir-file "$run_dir_file"
 run_dir=$(cat "$run_dir_file")
-log "building the report"
-"$venv/bin/python" -m reports.build "$run_dir"
+log "building the report of results/$machine (every run there, this one included)"
+"$venv/bin/python" -m reports.machine "$machine" --results results --out-root report >/dev/null
 echo
 echo "results: $run_dir/results.json"
-echo "report:  $run_dir/report/index.html"
+echo "report:  $root/report/$machine/index.html"
