@@ -479,7 +479,8 @@ def plot_mg_sweep(runs, out_dir) -> Figure | Skipped:
 
 
 # Where a run keeps the arrays `splinebench_scattered --save-coefficients` writes, for
-# the image figure: <run>/arrays/ (git-ignored: the figure is committed, not the arrays).
+# the image figure: <run>/arrays/ (git-ignored, like the reports: the figure is drawn on the
+# machine that holds them).
 ARRAYS_DIR = "arrays"
 
 
