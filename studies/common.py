@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from reports.atomic_file import write_atomically
+from reports.errors import ReportError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = "splinebench-study"
@@ -33,7 +34,10 @@ class StudyError(Exception):
 def write_atomic(path: Path, data: bytes) -> None:
     """Writes `path` whole or not at all (reports/atomic_file.py), making its folder first."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, data)
+    try:
+        write_atomically(path, data)
+    except ReportError as exc:  # a read-only file in the way: the study's own error
+        raise StudyError(str(exc)) from exc
 
 
 def save_npy_atomic(path: Path, array: np.ndarray) -> None:
