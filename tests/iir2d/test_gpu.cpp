@@ -74,9 +74,9 @@ TEST(Iir2dGpu, AdversarialOrdersAndStallsWriteEveryElementOnce) {
   const auto x = noise(s, 5);
   GpuFilter f(s, w);
   f.upload(x.data());
-  const auto plain = filtered(f, s, Scheme::fixed);
-  for (Scheme scheme : {Scheme::flex_tiles, Scheme::flex_tiles16}) {
-    const int T = scheme == Scheme::flex_tiles ? 32 : 16;
+  const auto plain = filter_f32_warp_order(s, x, w);  // every scheme's bits
+  for (Scheme scheme : schemes_with(Launch::tiles)) {
+    const int T = scheme_info(scheme).tile;
     const std::int64_t TH = (s.rows + T - 1) / T, TW = (s.cols + T - 1) / T;
     std::vector<std::vector<std::int64_t>> orders(4);
     for (std::int64_t t = 0; t < TH * TW; ++t) orders[1].push_back(t);  // row-major
@@ -105,22 +105,24 @@ TEST(Iir2dGpu, AdversarialOrdersAndStallsWriteEveryElementOnce) {
       }
     }
   }
-  for (bool reverse : {false, true})
-    for (std::uint64_t seed : {1u, 2u, 3u}) {
-      TestHooks h;
-      h.instrument = true;
-      h.stalls = true;
-      h.stall_seed = seed;
-      h.reverse_blocks = reverse;
-      const auto y = filtered(f, s, Scheme::flex_locks, &h);
-      const Diagnostics d = f.diagnostics();
-      EXPECT_FALSE(d.watchdog_fired);
-      EXPECT_EQ(d.out_of_array_reads, 0u);
-      EXPECT_TRUE(bitwise_equal(y, plain)) << "reverse " << reverse;
-      std::size_t not_once = 0;
-      for (auto c : d.write_counts) not_once += c != 1;
-      EXPECT_EQ(not_once, 0u) << "reverse " << reverse;
-    }
+  for (Scheme scheme : schemes_with(Launch::locks))
+    for (bool reverse : {false, true})
+      for (std::uint64_t seed : {1u, 2u, 3u}) {
+        TestHooks h;
+        h.instrument = true;
+        h.stalls = true;
+        h.stall_seed = seed;
+        h.reverse_blocks = reverse;
+        const auto y = filtered(f, s, scheme, &h);
+        const Diagnostics d = f.diagnostics();
+        SCOPED_TRACE(std::string(scheme_name(scheme)) + " reverse " + std::to_string(reverse));
+        EXPECT_FALSE(d.watchdog_fired);
+        EXPECT_EQ(d.out_of_array_reads, 0u);
+        EXPECT_TRUE(bitwise_equal(y, plain));
+        std::size_t not_once = 0;
+        for (auto c : d.write_counts) not_once += c != 1;
+        EXPECT_EQ(not_once, 0u);
+      }
 }
 
 TEST(Iir2dGpu, RepeatedRunsAreBitwiseEqual) {
@@ -152,13 +154,15 @@ TEST(Iir2dGpu, RepeatedRunsAreBitwiseEqual) {
 // case and about 1 s when the deterministic defects show on their first try.
 TEST(Iir2dGpu, EachListingDefectIsCaught) {
   IIR2D_REQUIRE_GPU();
+  if (schemes_with(Launch::locks).empty()) GTEST_SKIP() << "schemes.def has no lock scheme";
+  const Scheme locks = schemes_with(Launch::locks).front();
   constexpr double kWatchdog = 0.25;  // s; a correct run of this shape with stalls takes ~10-30 ms
   const Shape s{96, 200};
   const Window w = random_window(5, 4, 0.9);
   const auto x = noise(s, 6);
   GpuFilter f(s, w);
   f.upload(x.data());
-  const auto plain = filtered(f, s, Scheme::fixed);
+  const auto plain = filter_f32_warp_order(s, x, w);
   auto hooks = [&](unsigned defect, bool stalls, std::uint64_t seed) {
     TestHooks h;
     h.instrument = true;
@@ -170,7 +174,7 @@ TEST(Iir2dGpu, EachListingDefectIsCaught) {
   };
   for (const auto& [stalls, seed] : {std::pair{true, 100}, std::pair{true, 101}, std::pair{true, 102}, std::pair{false, 100}}) {
     const TestHooks h = hooks(0, stalls, seed);
-    const auto y = filtered(f, s, Scheme::flex_locks, &h);
+    const auto y = filtered(f, s, locks, &h);
     const Diagnostics diag = f.diagnostics();
     ASSERT_FALSE(diag.watchdog_fired) << "the control run needs more than " << kWatchdog << " s: raise kWatchdog";
     ASSERT_TRUE(bitwise_equal(y, plain));
@@ -189,12 +193,12 @@ TEST(Iir2dGpu, EachListingDefectIsCaught) {
     for (int t = 0; t < d.tries && !caught; ++t) {
       // (iii) shows best at full speed; the others with stalls that vary the claim order.
       const TestHooks h = hooks(d.bit, d.bit != kDefectNoOrdering, 100 + t);
-      const auto y = filtered(f, s, Scheme::flex_locks, &h);
+      const auto y = filtered(f, s, locks, &h);
       const Diagnostics diag = f.diagnostics();
       caught += !bitwise_equal(y, plain) || not_written_once(diag) || diag.out_of_array_reads || diag.watchdog_fired;
     }
     // The broken kernel, however it ended, leaves no error behind: the next run is right.
-    EXPECT_TRUE(bitwise_equal(filtered(f, s, Scheme::flex_locks), plain)) << "after " << d.name;
+    EXPECT_TRUE(bitwise_equal(filtered(f, s, locks), plain)) << "after " << d.name;
     EXPECT_FALSE(f.diagnostics().watchdog_fired) << "after " << d.name;
     if (d.bit == kDefectNoOrdering && !caught) {
       not_observed = std::string(d.name) + ": not observed in " + std::to_string(d.tries) +
@@ -205,7 +209,7 @@ TEST(Iir2dGpu, EachListingDefectIsCaught) {
   }
   TestHooks two;
   two.lock_defects = kDefectStaleRow | kDefectNoBoundary;
-  EXPECT_THROW(f.run(Scheme::flex_locks, &two), sb::Error);
+  EXPECT_THROW(f.run(locks, &two), sb::Error);
   // Reported as a skip (after the other defects were checked) so the log says so.
   if (!not_observed.empty()) GTEST_SKIP() << not_observed;
 }
@@ -234,7 +238,11 @@ TEST(Iir2dGpu, MoreThanTwoToThe31Pixels) {
     GTEST_SKIP() << e.what();
   }
   f->upload(x.data());
-  for (Scheme scheme : {Scheme::flex_tiles, Scheme::flex_tiles16, Scheme::flex_locks}) {
+  // The flexible schemes (one launch or a few for the whole image): their indexing is
+  // their own; the fixed steps index through the same 64-bit element arithmetic.
+  std::vector<Scheme> flexible = schemes_with(Launch::tiles);
+  for (Scheme l : schemes_with(Launch::locks)) flexible.push_back(l);
+  for (Scheme scheme : flexible) {
     f->poison_output();
     f->run(scheme);
     f->download(x.data());  // x is not needed on the host any more
@@ -266,5 +274,5 @@ TEST(Iir2dGpu, PinnedRowsDeadlockWithoutCoResidency) {
   const auto x = noise(s, 9);
   GpuFilter f(s, w);
   f.upload(x.data());
-  EXPECT_TRUE(bitwise_equal(filtered(f, s, Scheme::flex_tiles), filter_f32_warp_order(s, x, w)));
+  EXPECT_TRUE(bitwise_equal(filtered(f, s, all_schemes().front()), filter_f32_warp_order(s, x, w)));
 }

@@ -73,13 +73,15 @@ TEST(Iir2dSanitizer, InstrumentedStalledFlexibleRuns) {
   const auto want = filter_f32_warp_order(s, x, w);
   GpuFilter f(s, w);
   f.upload(x.data());
-  for (Scheme scheme : {Scheme::flex_locks, Scheme::flex_tiles, Scheme::flex_tiles16}) {
+  std::vector<Scheme> flexible = schemes_with(Launch::locks);
+  for (Scheme t : schemes_with(Launch::tiles)) flexible.push_back(t);
+  for (Scheme scheme : flexible) {
     SCOPED_TRACE(scheme_name(scheme));
     TestHooks h;
     h.instrument = true;
     h.stalls = true;
     h.stall_seed = 5;
-    h.reverse_blocks = scheme == Scheme::flex_locks;
+    h.reverse_blocks = scheme_info(scheme).launch == Launch::locks;
     const auto y = filtered(f, s, scheme, &h);
     const Diagnostics d = f.diagnostics();
     EXPECT_TRUE(bitwise_equal(y, want));

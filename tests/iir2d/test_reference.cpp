@@ -13,7 +13,6 @@
 #include "splinebench/iir2d/accuracy.hpp"
 #include "splinebench/iir2d/coefficients.hpp"
 #include "splinebench/iir2d/gpu.hpp"
-#include "splinebench/iir2d/plan.hpp"
 #include "splinebench/iir2d/reference.hpp"
 
 namespace sb = splinebench;
@@ -334,65 +333,40 @@ TEST(Iir2dReference, UnstableWindowIsFlaggedAndReportedAsStatus) {
   EXPECT_EQ(output_status(yok.data(), 64), Status::ok);
 }
 
+// schemes.def is the one list: every name round-trips, is unique, has a tolerance and
+// a launch the dispatch knows, and an unknown name's error lists the registry.
 TEST(Iir2dReference, SchemesAreNamed) {
-  for (Scheme s : all_schemes()) EXPECT_EQ(parse_scheme(scheme_name(s)), s);
-  EXPECT_THROW(parse_scheme("fast"), sb::Error);
+  ASSERT_FALSE(scheme_registry().empty());
+  ASSERT_EQ(all_schemes().size(), scheme_registry().size());
+  std::set<std::string> names;
+  std::size_t by_launch = 0;
+  for (Launch l : {Launch::steps, Launch::graph, Launch::locks, Launch::tiles}) by_launch += schemes_with(l).size();
+  EXPECT_EQ(by_launch, all_schemes().size());
+  for (std::size_t k = 0; k < all_schemes().size(); ++k) {
+    const Scheme s = all_schemes()[k];
+    const SchemeInfo& info = scheme_info(s);
+    SCOPED_TRACE(info.name);
+    EXPECT_EQ(info.scheme, s);
+    EXPECT_EQ(scheme_registry()[k].scheme, s);
+    EXPECT_EQ(parse_scheme(scheme_name(s)), s);
+    EXPECT_TRUE(names.insert(info.name).second);
+    EXPECT_NE(std::string(info.launch_model), "");
+    ASSERT_NE(info.tolerance, nullptr);
+    EXPECT_GT(info.tolerance(31, 0.9).max_rel, 0.0);
+    EXPECT_NE(info.tolerance(31, 0.9).basis, "");
+    if (info.launch == Launch::tiles) {
+      EXPECT_TRUE(info.tile == 16 || info.tile == 32) << "the tile kernel is built for T = 16 and 32";
+    } else {
+      EXPECT_EQ(info.tile, 0);
+    }
+  }
+  try {
+    parse_scheme("fast");
+    ADD_FAILURE() << "parse_scheme accepted an unknown name";
+  } catch (const sb::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(scheme_names()), std::string::npos) << e.what();
+  }
 #ifndef SPLINEBENCH_IIR2D_WITH_CUDA
   EXPECT_NE(gpu_unavailable_reason().find("not built"), std::string::npos);
 #endif
-}
-
-// The shipped suite file is the built-in seed plan (so `--plan seed` and
-// `--suite-file harness/suites/iir2d.json` run the same cases), and it covers the
-// experiment: 2048^2 at every M in 1..31, the three other sizes at M = 3 and 31, the
-// degenerate shapes, a window larger than the image.
-TEST(Iir2dSuite, ShippedFileIsTheSeedPlan) {
-  const ExperimentPlan file = load_suite_file(SPLINEBENCH_IIR2D_SUITE_FILE);
-  const ExperimentPlan seed = seed_plan();
-  EXPECT_EQ(file.name, "iir2d");
-  EXPECT_EQ(file.repetitions, seed.repetitions);
-  EXPECT_EQ(file.warmups, seed.warmups);
-  EXPECT_EQ(file.cases, seed.cases);
-  std::set<int> fig3;
-  bool one_by_n = false, n_by_one = false, big_window = false;
-  for (const auto& c : seed.cases) {
-    if (c.shape.rows == 2048 && c.shape.cols == 2048 && c.family == "gauss") fig3.insert(c.M);
-    one_by_n |= c.shape.rows == 1;
-    n_by_one |= c.shape.cols == 1;
-    big_window |= c.M > std::min(c.shape.rows, c.shape.cols);
-  }
-  EXPECT_EQ(fig3.size(), 31u);
-  EXPECT_TRUE(one_by_n && n_by_one && big_window);
-}
-
-TEST(Iir2dSuite, BadSuitesAreRefusedByName) {
-  auto message = [](const std::string& text) -> std::string {
-    try {
-      parse_suite(nlohmann::json::parse(text));
-    } catch (const sb::Error& e) {
-      return e.what();
-    }
-    return "";
-  };
-  const std::string sweep = R"({"name": "a", "shapes": [[4, 4]], "M": [3], "families": ["gauss"]})";
-  EXPECT_EQ(message(R"({"name": "s", "operation": "iir2d", "sweeps": [)" + sweep + "]}"), "");
-  EXPECT_NE(message(R"({"name": "s", "sweeps": [)" + sweep + "]}").find("operation"), std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [], "x": 1})").find("unknown key 'x'"),
-            std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": []})").find("sweeps"), std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[0, 4]], "M": [3], "families": ["gauss"]}]})")
-                .find("H, W >= 1"),
-            std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[4, 4]], "M": [65], "families": ["gauss"]}]})")
-                .find("M must be an integer in [1, 64]"),
-            std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[4, 4]], "M": {"from": 5, "to": 2}, "families": ["gauss"]}]})")
-                .find("M.to"),
-            std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [{"name": "a", "shapes": [[4, 4]], "M": [3], "families": ["nope"]}]})")
-                .find("unknown family"),
-            std::string::npos);
-  EXPECT_NE(message(R"({"name": "s", "operation": "iir2d", "sweeps": [)" + sweep + "," + sweep + "]}").find("used twice"),
-            std::string::npos);
-  EXPECT_THROW(load_suite_file("/nonexistent/iir2d.json"), sb::Error);
 }

@@ -44,12 +44,6 @@ constexpr int kLockBlocks = 512;  // the seed's 512 blocks per stage
 
 }  // namespace
 
-const std::vector<Scheme>& all_schemes() {
-  static const std::vector<Scheme> s{Scheme::fixed, Scheme::fixed_graph, Scheme::flex_locks, Scheme::flex_tiles,
-                                     Scheme::flex_tiles16};
-  return s;
-}
-
 struct GpuFilter::Impl {
   Shape shape;
   Window window;
@@ -144,9 +138,10 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
   Impl& s = *impl_;
   const TestHooks none;
   const TestHooks& h = hooks ? *hooks : none;
-  if (h.lock_defects && (scheme != Scheme::flex_locks || (h.lock_defects & (h.lock_defects - 1)) ||
+  const SchemeInfo& info = scheme_info(scheme);
+  if (h.lock_defects && (info.launch != Launch::locks || (h.lock_defects & (h.lock_defects - 1)) ||
                          h.lock_defects > kDefectNoBoundary))
-    throw Error("iir2d: lock defects apply to flex_locks only, one known defect at a time");
+    throw Error("iir2d: lock defects apply to the lock scheme only, one known defect at a time");
   kern::Watch w;
   w.abort = s.abort.p;
   w.watchdog_ns = static_cast<unsigned long long>(h.watchdog_s * 1e9);
@@ -162,10 +157,10 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
   }
   IIR2D_CUDA(cudaMemsetAsync(s.abort.p, 0, sizeof(unsigned), s.stream));
 
-  const int T = scheme == Scheme::flex_tiles16 ? 16 : 32;
+  const int T = info.launch == Launch::tiles ? info.tile : 32;
   const std::int64_t TH = (s.shape.rows + T - 1) / T, TW = (s.shape.cols + T - 1) / T;
   const std::int64_t* order = nullptr;
-  if (scheme == Scheme::flex_tiles || scheme == Scheme::flex_tiles16) {
+  if (info.launch == Launch::tiles) {
     if (!h.tile_order.empty()) {
       if (static_cast<std::int64_t>(h.tile_order.size()) != TH * TW)
         throw Error("iir2d: the tile order has the wrong length");
@@ -186,27 +181,24 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
       order = o.p;
     }
   }
-  if (scheme == Scheme::fixed_graph && !s.graph) s.graph = s.capture(false);
-  const int tile_grid = (scheme == Scheme::flex_tiles || scheme == Scheme::flex_tiles16)
-                            ? kern::prepare_tiles(T, s.window.M, TH * TW)
-                            : 0;
+  if (info.launch == Launch::graph && !s.graph) s.graph = s.capture(false);
+  const int tile_grid = info.launch == Launch::tiles ? kern::prepare_tiles(T, s.window.M, TH * TW) : 0;
 
   IIR2D_CUDA(cudaEventRecord(s.e0, s.stream));
-  switch (scheme) {
-    case Scheme::fixed:
+  switch (info.launch) {
+    case Launch::steps:
       kern::launch_fixed_steps(s.image(), s.stream);
       break;
-    case Scheme::fixed_graph:
+    case Launch::graph:
       IIR2D_CUDA(cudaGraphLaunch(s.graph, s.stream));
       break;
-    case Scheme::flex_locks:
+    case Launch::locks:
       IIR2D_CUDA(cudaMemsetAsync(s.progress.p, 0, s.progress.n * sizeof(int), s.stream));
       IIR2D_CUDA(cudaMemsetAsync(s.locks.p, 0, s.locks.n * sizeof(int), s.stream));
       kern::launch_locks(s.image(), s.progress.p + 1, s.locks.p, kLockBlocks, h.lock_defects, h.reverse_blocks, w,
                          s.stream);
       break;
-    case Scheme::flex_tiles:
-    case Scheme::flex_tiles16:
+    case Launch::tiles:
       IIR2D_CUDA(cudaMemsetAsync(s.ticket.p, 0, sizeof(unsigned long long), s.stream));
       IIR2D_CUDA(cudaMemsetAsync(s.row_progress.p, 0, static_cast<std::size_t>(TH) * sizeof(int), s.stream));
       kern::launch_tiles(s.image(), T, tile_grid, order, s.ticket.p, s.row_progress.p, w, s.stream);

@@ -8,11 +8,6 @@ namespace {
 constexpr const char* kWhy = "not built: configured without a CUDA compiler";
 }
 
-const std::vector<Scheme>& all_schemes() {
-  static const std::vector<Scheme> s{Scheme::fixed, Scheme::fixed_graph, Scheme::flex_locks, Scheme::flex_tiles,
-                                     Scheme::flex_tiles16};
-  return s;
-}
 std::string gpu_unavailable_reason() { return kWhy; }
 
 struct GpuFilter::Impl {};

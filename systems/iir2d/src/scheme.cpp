@@ -1,23 +1,53 @@
+// The scheme registry (schemes.def) as the rest of the code reads it.
 #include "splinebench/error.hpp"
 #include "splinebench/iir2d/gpu.hpp"
 
 namespace splinebench::iir2d {
 
-const char* scheme_name(Scheme s) {
-  switch (s) {
-    case Scheme::fixed: return "fixed";
-    case Scheme::fixed_graph: return "fixed_graph";
-    case Scheme::flex_locks: return "flex_locks";
-    case Scheme::flex_tiles: return "flex_tiles";
-    case Scheme::flex_tiles16: return "flex_tiles16";
-  }
-  return "?";
+const std::vector<SchemeInfo>& scheme_registry() {
+  static const std::vector<SchemeInfo> r{
+#define SPLINEBENCH_IIR2D_SCHEME(name, launch, tile, model, deterministic, any_m, shapes, tolerance) \
+  {Scheme::name, #name, Launch::launch, tile, model, deterministic, any_m, shapes, &tolerance},
+#include "splinebench/iir2d/schemes.def"
+#undef SPLINEBENCH_IIR2D_SCHEME
+  };
+  return r;
+}
+
+const SchemeInfo& scheme_info(Scheme s) {
+  for (const SchemeInfo& i : scheme_registry())
+    if (i.scheme == s) return i;
+  throw Error("iir2d: scheme " + std::to_string(static_cast<int>(s)) + " is not in schemes.def");
+}
+
+const std::vector<Scheme>& all_schemes() {
+  static const std::vector<Scheme> all = [] {
+    std::vector<Scheme> v;
+    for (const SchemeInfo& i : scheme_registry()) v.push_back(i.scheme);
+    return v;
+  }();
+  return all;
+}
+
+std::vector<Scheme> schemes_with(Launch launch) {
+  std::vector<Scheme> v;
+  for (const SchemeInfo& i : scheme_registry())
+    if (i.launch == launch) v.push_back(i.scheme);
+  return v;
+}
+
+const char* scheme_name(Scheme s) { return scheme_info(s).name; }
+
+std::string scheme_names() {
+  std::string names;
+  for (const SchemeInfo& i : scheme_registry()) names += (names.empty() ? "" : ", ") + std::string(i.name);
+  return names;
 }
 
 Scheme parse_scheme(const std::string& name) {
-  for (Scheme s : {Scheme::fixed, Scheme::fixed_graph, Scheme::flex_locks, Scheme::flex_tiles, Scheme::flex_tiles16})
-    if (name == scheme_name(s)) return s;
-  throw Error("iir2d: unknown scheme '" + name + "' (fixed, fixed_graph, flex_locks, flex_tiles, flex_tiles16)");
+  for (const SchemeInfo& i : scheme_registry())
+    if (name == i.name) return i.scheme;
+  throw Error("iir2d: unknown scheme '" + name + "' (schemes: " + scheme_names() + ")");
 }
 
 }  // namespace splinebench::iir2d

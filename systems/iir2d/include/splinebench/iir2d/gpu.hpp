@@ -11,6 +11,7 @@
 //   flex_tiles    ours: T x T tiles taken from a ticket counter in wavefront order,
 //   flex_tiles16  per-tile-row progress (release/acquire), the tile and its M - 1 halo in
 //                 shared memory (T = 32 and T = 16)
+// The list itself is schemes.def: everything here that enumerates schemes derives from it.
 #pragma once
 
 #include <cstdint>
@@ -18,14 +19,45 @@
 #include <string>
 #include <vector>
 
+#include "splinebench/iir2d/accuracy.hpp"
 #include "splinebench/iir2d/filter.hpp"
 
 namespace splinebench::iir2d {
 
-enum class Scheme { fixed, fixed_graph, flex_locks, flex_tiles, flex_tiles16 };
+enum class Scheme {
+#define SPLINEBENCH_IIR2D_SCHEME(name, ...) name,
+#include "splinebench/iir2d/schemes.def"
+#undef SPLINEBENCH_IIR2D_SCHEME
+};
+
+// How the host runs a scheme; the CUDA dispatch switches on this, not on the scheme.
+enum class Launch {
+  steps,  // one launch per wavefront step t = i + j
+  graph,  // the same launches, captured once as a CUDA Graph
+  locks,  // one launch per stage of rows claimed with locks
+  tiles,  // one launch, T x T tiles from a ticket counter
+};
+
+// A line of schemes.def.
+struct SchemeInfo {
+  Scheme scheme;
+  const char* name;
+  Launch launch;
+  int tile;                  // T of a tile scheme, 0 otherwise
+  const char* launch_model;  // "per-wavefront launches", "graph", "flexible: locks", ...
+  bool deterministic;
+  bool any_m;
+  const char* shapes;
+  Tolerance (*tolerance)(int M, double gain);  // the bound its verdict uses
+};
+
+const std::vector<SchemeInfo>& scheme_registry();  // in schemes.def order
+const SchemeInfo& scheme_info(Scheme s);
 const std::vector<Scheme>& all_schemes();
+std::vector<Scheme> schemes_with(Launch launch);  // in registry order
 const char* scheme_name(Scheme s);
-Scheme parse_scheme(const std::string& name);  // throws splinebench::Error on others
+std::string scheme_names();  // "fixed, fixed_graph, ...": for messages
+Scheme parse_scheme(const std::string& name);  // throws splinebench::Error naming the schemes
 
 // "" when the schemes can run here; otherwise why not ("not built: ...", "no CUDA
 // device: ...").
