@@ -76,6 +76,8 @@ TEST(ScatteredBlocks, SpecParsingAndRefusals) {
   EXPECT_THROW(sc::parse_block_spec("0x1x1", g3), sb::Error);
   EXPECT_THROW(sc::parse_block_spec("9x1x1", g3), sb::Error);
   EXPECT_THROW(sc::parse_block_spec("-2", g3), sb::Error);
+  EXPECT_THROW(sc::parse_block_spec("99999999999999999999", g3), sb::Error);  // beyond int64
+  EXPECT_THROW(sc::parse_block_spec("4294967298x1x1", g3), sb::Error);       // 2^32 + 2: not cut to an int
   EXPECT_THROW(sc::make_blocks(g3, sb::Mode::periodic, sc::parse_block_spec("2x1x1", g3)), sb::Unsupported);
   EXPECT_NO_THROW(sc::make_blocks(g3, sb::Mode::periodic, sc::parse_block_spec("1x1x1", g3)));
 }

@@ -1,6 +1,7 @@
 #include "splinebench/types.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
 
 #include "splinebench/error.hpp"
@@ -54,6 +55,27 @@ std::string GridShape::to_string() const {
   std::ostringstream out;
   for (int d = 0; d < dims; ++d) out << (d ? "x" : "") << extent[d];
   return out.str();
+}
+
+std::vector<std::int64_t> parse_extents(std::string_view text, std::string_view what) {
+  const auto refuse = [&] {
+    throw Error(std::string(what) + " must be integers >= 1 joined by 'x' (e.g. 64x64); got '" +
+                std::string(text) + "'");
+  };
+  std::vector<std::int64_t> extents;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t x = std::min(text.find('x', at), text.size());
+    const std::string_view part = text.substr(at, x - at);
+    // from_chars alone would take a leading '-' and say nothing of a '+': digits only.
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos) refuse();
+    std::int64_t value = 0;
+    const auto [end, err] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (err != std::errc() || end != part.data() + part.size() || value < 1) refuse();  // out of range, or 0
+    extents.push_back(value);
+    if (x == text.size()) return extents;
+    at = x + 1;
+  }
 }
 
 void GridShape::validate() const {

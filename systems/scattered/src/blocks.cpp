@@ -5,6 +5,7 @@
 
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/assembly.hpp"
+#include "splinebench/types.hpp"
 
 namespace splinebench::scattered {
 
@@ -25,24 +26,16 @@ std::string BlockSpec::to_string() const {
 
 BlockSpec parse_block_spec(const std::string& text, const GridShape& grid, int padding) {
   if (padding < 0) fail("block padding must be >= 0, got " + std::to_string(padding));
-  std::vector<int> counts;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t x = std::min(text.find('x', at), text.size());
-    const std::string part = text.substr(at, x - at);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6)
-      fail("--blocks wants counts like 2x2x2, got '" + text + "'");
-    counts.push_back(std::stoi(part));
-    at = x + 1;
-  }
-  if (counts.size() == 1) counts.assign(static_cast<std::size_t>(grid.dims), counts[0]);
-  if (static_cast<int>(counts.size()) != grid.dims)
-    fail("--blocks '" + text + "' names " + std::to_string(counts.size()) + " axes for a " +
+  std::vector<std::int64_t> given = parse_extents(text, "--blocks");
+  if (given.size() == 1) given.assign(static_cast<std::size_t>(grid.dims), given[0]);
+  if (static_cast<int>(given.size()) != grid.dims)
+    fail("--blocks '" + text + "' names " + std::to_string(given.size()) + " axes for a " +
          std::to_string(grid.dims) + "-D grid");
   for (int d = 0; d < grid.dims; ++d)
-    if (counts[d] < 1 || counts[d] > grid.extent[d])
+    if (given[d] > grid.extent[d])
       fail("--blocks '" + text + "': axis " + std::to_string(d) + " of " + std::to_string(grid.extent[d]) +
-           " nodes cannot be cut into " + std::to_string(counts[d]) + " blocks");
+           " nodes cannot be cut into " + std::to_string(given[d]) + " blocks");
+  const std::vector<int> counts(given.begin(), given.end());  // each <= its axis's extent
   return BlockSpec{counts, padding};
 }
 

@@ -51,4 +51,10 @@ struct GridShape {
   friend bool operator==(const GridShape&, const GridShape&) = default;
 };
 
+// Extents written as text, joined by 'x' as GridShape::to_string writes them ("64x64",
+// "256x128x128", "7"): each a decimal integer >= 1, no sign, no spaces. Throws Error
+// naming `what` (the option or field the text came from) and the text otherwise. It does
+// not limit the number of axes: GridShape::make(parse_extents(text, "--shape")) does.
+std::vector<std::int64_t> parse_extents(std::string_view text, std::string_view what);
+
 }  // namespace splinebench
