@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "gpu_common/cuda_check.hpp"
+#include "splinebench/cuda/check.hpp"
 
 namespace splinebench::bench {
 namespace {

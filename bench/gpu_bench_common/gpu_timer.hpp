@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpu_common/device_buffer.hpp"
 #include "measurement.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 
 namespace splinebench::bench {
 

@@ -31,11 +31,11 @@
 
 #include "gpu_bench_common/benchmark.hpp"
 #include "gpu_bench_common/gpu_timer.hpp"
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/texture_field.hpp"
 #include "gpu_flex/flex_launch.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/oracle_batch.hpp"

@@ -7,7 +7,7 @@
 #include "external_implementation.hpp"
 #include "splinebench/implementation.hpp"
 #if SPLINEBENCH_WITH_CUDA
-#include "gpu_common/cuda_check.hpp"
+#include "splinebench/cuda/check.hpp"
 #endif
 
 namespace splinebench::impls {

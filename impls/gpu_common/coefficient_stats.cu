@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/texture_field.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/evaluate_global_kernel.cuh"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

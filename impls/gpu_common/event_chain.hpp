@@ -7,34 +7,21 @@
 
 #include <vector>
 
-#include "gpu_common/cuda_check.hpp"
+#include "splinebench/cuda/event.hpp"
 
 namespace splinebench::gpu {
 
 class EventChain {
  public:
-  explicit EventChain(int count) : events_(static_cast<std::size_t>(count)) {
-    for (auto& e : events_) SB_CUDA_CHECK(cudaEventCreate(&e));
-  }
-  ~EventChain() {
-    for (auto e : events_)
-      if (e) cudaEventDestroy(e);
-  }
-  EventChain(const EventChain&) = delete;
-  EventChain& operator=(const EventChain&) = delete;
+  explicit EventChain(int count) : events_(static_cast<std::size_t>(count)) {}
 
   int size() const { return static_cast<int>(events_.size()); }
-  void record(int i, cudaStream_t stream) { SB_CUDA_CHECK(cudaEventRecord(events_.at(i), stream)); }
+  void record(int i, cudaStream_t stream) { events_.at(i).record(stream); }
   // Seconds between events `from` and `to` (waits for `to`).
-  double seconds(int from, int to) {
-    SB_CUDA_CHECK(cudaEventSynchronize(events_.at(to)));
-    float ms = 0;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, events_.at(from), events_.at(to)));
-    return ms * 1e-3;
-  }
+  double seconds(int from, int to) { return events_.at(to).seconds_since(events_.at(from)); }
 
  private:
-  std::vector<cudaEvent_t> events_;
+  std::vector<Event> events_;
 };
 
 }  // namespace splinebench::gpu

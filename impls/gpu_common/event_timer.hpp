@@ -3,37 +3,23 @@
 
 #include <cuda_runtime.h>
 
-#include "cuda_check.hpp"
+#include "splinebench/cuda/event.hpp"
 #include "splinebench/phase_times.hpp"
 
 namespace splinebench::gpu {
 
 class EventTimer {
  public:
-  EventTimer() {
-    SB_CUDA_CHECK(cudaEventCreate(&start_));
-    SB_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~EventTimer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-
-  void start(cudaStream_t stream) { SB_CUDA_CHECK(cudaEventRecord(start_, stream)); }
+  void start(cudaStream_t stream) { start_.record(stream); }
   // Waits for the region to finish and returns its duration in seconds.
   double stop(cudaStream_t stream) {
-    SB_CUDA_CHECK(cudaEventRecord(stop_, stream));
-    SB_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    SB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms * 1e-3;
+    stop_.record(stream);
+    return stop_.seconds_since(start_);
   }
 
  private:
-  cudaEvent_t start_{};
-  cudaEvent_t stop_{};
+  Event start_;
+  Event stop_;
 };
 
 // Scope form: ScopedGpuPhase p(timer, stream, times, phase::prefilter);

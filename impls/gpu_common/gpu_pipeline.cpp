@@ -3,9 +3,9 @@
 #include <cstring>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
 #include "gpu_common/axis_limits.hpp"
 #include "gpu_common/prefilter_step.hpp"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

@@ -13,9 +13,9 @@
 #include <memory>
 #include <string>
 
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/event_timer.hpp"
 #include "gpu_common/event_chain.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/implementation.hpp"
 
 namespace splinebench::gpu {

@@ -4,11 +4,11 @@
 #include <cmath>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
 #include "gpu_common/axis_math.cuh"
 #include "gpu_common/prefilter_step.hpp"
 #include "gpu_common/prefilter_step_kernel.cuh"
 #include "splinebench/bspline_math.hpp"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

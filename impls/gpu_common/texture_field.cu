@@ -19,12 +19,12 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/axis_limits.hpp"
 #include "gpu_common/axis_math.cuh"
 #include "gpu_common/texture_eval_kernel.cuh"
 #include "gpu_common/texture_field.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

@@ -20,12 +20,12 @@
 #include <memory>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/event_timer.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
 #include "gpu_common/prefilter_step.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/implementation.hpp"
 

@@ -32,9 +32,10 @@
 #include <climits>
 #include <vector>
 
-#include "gpu_common/cuda_check.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_flex/flex_tile.cuh"
+#include "splinebench/cuda/adversarial_pause.cuh"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu::flex {
@@ -48,19 +49,6 @@ struct FlexArgs {
   std::uint64_t seed;
   int adversarial;
 };
-
-// A pseudo-random pause of up to 20 us, and 200 us for one call in eight: with it,
-// blocks take tickets and start tiles in an order unrelated to their launch order.
-__device__ void adversarial_pause(std::uint64_t seed, long long salt, int where) {
-  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(salt) * 0x9E3779B97F4A7C15ull) ^
-                    (static_cast<std::uint64_t>(where + 1) * 0xBF58476D1CE4E5B9ull);
-  h ^= h >> 31;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 29;
-  unsigned ns = static_cast<unsigned>(h % 20000u);
-  if (((h >> 40) & 7u) == 0) ns = 200000u;
-  for (unsigned slept = 0; slept < ns; slept += 1000u) __nanosleep(1000u);
-}
 
 template <int C>
 __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ FlexArgs a) {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_plan.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::gpu::flex {

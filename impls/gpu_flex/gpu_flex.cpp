@@ -10,11 +10,11 @@
 #include <cstring>
 #include <memory>
 
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
 

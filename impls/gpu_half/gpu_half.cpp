@@ -17,13 +17,13 @@
 #include <sstream>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
 #include "gpu_common/texture_tolerance.hpp"
 #include "gpu_half/half_storage.hpp"
 #include "gpu_half/half_tolerance.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

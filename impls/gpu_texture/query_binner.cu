@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "gpu_common/cuda_check.hpp"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu {

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "gpu_common/device_buffer.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::gpu {

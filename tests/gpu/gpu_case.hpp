@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_common/cuda_check.hpp"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/implementation.hpp"
 #include "splinebench/types.hpp"
 

@@ -12,11 +12,11 @@
 
 #include "common/accuracy.hpp"
 #include "gpu_case.hpp"
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/prefilter_step.hpp"
 #include "gpu_common/texture_field.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/oracle_batch.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"

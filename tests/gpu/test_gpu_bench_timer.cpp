@@ -8,7 +8,7 @@
 
 #include "gpu_bench_common/gpu_timer.hpp"
 #include "gpu_case.hpp"
-#include "gpu_common/cuda_check.hpp"
+#include "splinebench/cuda/check.hpp"
 
 namespace splinebench::bench {
 namespace {

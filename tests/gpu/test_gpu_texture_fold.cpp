@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "gpu_case.hpp"
-#include "gpu_common/cuda_check.hpp"
 #include "gpu_common/texture_field.hpp"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/datasets.hpp"
 #include "splinebench/registry.hpp"
 

@@ -25,12 +25,12 @@
 #include <vector>
 
 #include "common/accuracy.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/datasets.hpp"
 #include "flex_emulate.hpp"
 #include "flex_order.hpp"
 #include "flex_test_cases.hpp"
-#include "gpu_common/cuda_check.hpp"
-#include "gpu_common/device_buffer.hpp"
 #include "gpu_flex/flex_launch.hpp"
 #include "gpu_flex/flex_tile.cuh"
 #include "splinebench/oracle_batch.hpp"

@@ -13,8 +13,8 @@
 
 #include <cuda/atomic>
 
-#include "cuda_check.hpp"
 #include "device_common.cuh"
+#include "splinebench/cuda/check.hpp"
 #include "splinebench/iir2d/gpu.hpp"
 
 namespace splinebench::iir2d {
@@ -52,9 +52,9 @@ DeadlockDemo run_deadlock_demo(double timeout_s) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw Unsupported("iir2d: " + why);
   DeadlockDemo d;
   int device = 0, sms = 0, per_sm = 0;
-  IIR2D_CUDA(cudaGetDevice(&device));
-  IIR2D_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  IIR2D_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pinned_rows, 32, 0));
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pinned_rows, 32, 0));
   d.resident_capacity = static_cast<std::int64_t>(sms) * per_sm;
   d.blocks = 4 * d.resident_capacity;
 
@@ -64,27 +64,27 @@ DeadlockDemo run_deadlock_demo(double timeout_s) {
   unsigned long long* gave_up = nullptr;
   unsigned* abort_host = nullptr;
   unsigned* abort_dev = nullptr;
-  IIR2D_CUDA(cudaMalloc(&progress, static_cast<std::size_t>(d.blocks) * sizeof(int)));
-  IIR2D_CUDA(cudaMalloc(&gave_up, sizeof(unsigned long long)));
-  IIR2D_CUDA(cudaMalloc(&timed_out, sizeof(unsigned)));
-  IIR2D_CUDA(cudaMemset(timed_out, 0, sizeof(unsigned)));
-  IIR2D_CUDA(cudaHostAlloc(&abort_host, sizeof(unsigned), cudaHostAllocMapped));
+  SB_CUDA_CHECK(cudaMalloc(&progress, static_cast<std::size_t>(d.blocks) * sizeof(int)));
+  SB_CUDA_CHECK(cudaMalloc(&gave_up, sizeof(unsigned long long)));
+  SB_CUDA_CHECK(cudaMalloc(&timed_out, sizeof(unsigned)));
+  SB_CUDA_CHECK(cudaMemset(timed_out, 0, sizeof(unsigned)));
+  SB_CUDA_CHECK(cudaHostAlloc(&abort_host, sizeof(unsigned), cudaHostAllocMapped));
   *abort_host = 0;
-  IIR2D_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&abort_dev), abort_host, 0));
-  IIR2D_CUDA(cudaMemset(progress, 0, static_cast<std::size_t>(d.blocks) * sizeof(int)));
-  IIR2D_CUDA(cudaMemset(gave_up, 0, sizeof(unsigned long long)));
+  SB_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&abort_dev), abort_host, 0));
+  SB_CUDA_CHECK(cudaMemset(progress, 0, static_cast<std::size_t>(d.blocks) * sizeof(int)));
+  SB_CUDA_CHECK(cudaMemset(gave_up, 0, sizeof(unsigned long long)));
 
   cudaStream_t stream = nullptr;
-  IIR2D_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const auto start = std::chrono::steady_clock::now();
   const auto limit_ns = static_cast<unsigned long long>((timeout_s + 1.0) * 1e9);
   pinned_rows<<<static_cast<unsigned>(d.blocks), 32, 0, stream>>>(progress, abort_dev, timed_out, gave_up, d.blocks,
                                                                    limit_ns);
-  IIR2D_CUDA(cudaGetLastError());
+  SB_CUDA_CHECK(cudaGetLastError());
   for (;;) {
     const cudaError_t q = cudaStreamQuery(stream);
     if (q == cudaSuccess) break;
-    if (q != cudaErrorNotReady) IIR2D_CUDA(q);
+    if (q != cudaErrorNotReady) SB_CUDA_CHECK(q);
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_s) {
       d.deadlocked = true;
       *reinterpret_cast<volatile unsigned*>(abort_host) = 1;  // the device reads it through the mapping
@@ -92,21 +92,21 @@ DeadlockDemo run_deadlock_demo(double timeout_s) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  IIR2D_CUDA(cudaStreamSynchronize(stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   d.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   unsigned long long n = 0;
-  IIR2D_CUDA(cudaMemcpy(&n, gave_up, sizeof(n), cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpy(&n, gave_up, sizeof(n), cudaMemcpyDeviceToHost));
   d.gave_up = static_cast<std::int64_t>(n);
   unsigned device_timeout = 0;
-  IIR2D_CUDA(cudaMemcpy(&device_timeout, timed_out, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpy(&device_timeout, timed_out, sizeof(unsigned), cudaMemcpyDeviceToHost));
   d.deadlocked = d.deadlocked || device_timeout != 0;
   // Blocks that gave up returned normally: no error is pending, and the device takes the
   // next kernel (the test runs a scheme afterwards to show it).
-  IIR2D_CUDA(cudaStreamDestroy(stream));
-  IIR2D_CUDA(cudaFree(progress));
-  IIR2D_CUDA(cudaFree(timed_out));
-  IIR2D_CUDA(cudaFree(gave_up));
-  IIR2D_CUDA(cudaFreeHost(abort_host));
+  SB_CUDA_CHECK(cudaStreamDestroy(stream));
+  SB_CUDA_CHECK(cudaFree(progress));
+  SB_CUDA_CHECK(cudaFree(timed_out));
+  SB_CUDA_CHECK(cudaFree(gave_up));
+  SB_CUDA_CHECK(cudaFreeHost(abort_host));
   return d;
 }
 

@@ -1,5 +1,6 @@
 // What the kernels share: the window sum (its rounding depth is the one the tolerance
-// assumes, accuracy.hpp gpu_sum_depth), the watchdog clock and the test-only pauses.
+// assumes, accuracy.hpp gpu_sum_depth), the watchdog clock (the test-only pauses are
+// splinebench/cuda/adversarial_pause.cuh).
 #pragma once
 
 #include <cstdint>
@@ -47,18 +48,6 @@ __device__ __forceinline__ std::uint64_t global_ns() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
-}
-
-// A pseudo-random pause of up to 20 us, 200 us for one call in eight (test stalls).
-__device__ inline void test_pause(std::uint64_t seed, long long salt, int where) {
-  std::uint64_t h = seed ^ (static_cast<std::uint64_t>(salt) * 0x9E3779B97F4A7C15ull) ^
-                    (static_cast<std::uint64_t>(where + 1) * 0xBF58476D1CE4E5B9ull);
-  h ^= h >> 31;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 29;
-  unsigned ns = static_cast<unsigned>(h % 20000u);
-  if (((h >> 40) & 7u) == 0) ns = 200000u;
-  for (unsigned slept = 0; slept < ns; slept += 1000u) __nanosleep(1000u);
 }
 
 }  // namespace splinebench::iir2d::dev

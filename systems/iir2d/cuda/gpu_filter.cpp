@@ -5,30 +5,14 @@
 
 #include <cuda_runtime_api.h>
 
-#include "cuda_check.hpp"
 #include "kernels.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/iir2d/gpu.hpp"
 
 namespace splinebench::iir2d {
 
 namespace {
-
-template <typename T>
-struct DeviceArray {
-  T* p = nullptr;
-  std::size_t n = 0;
-  void alloc(std::size_t count) {
-    free();
-    if (count) IIR2D_CUDA(cudaMalloc(reinterpret_cast<void**>(&p), count * sizeof(T)));
-    n = count;
-  }
-  void free() {
-    if (p) cudaFree(p);
-    p = nullptr;
-    n = 0;
-  }
-  ~DeviceArray() { free(); }
-};
 
 // Wavefront order of the T x T tiles: anti-diagonal d = ti + tj, then ti.
 std::vector<std::int64_t> wavefront_order(std::int64_t TH, std::int64_t TW) {
@@ -49,19 +33,19 @@ struct GpuFilter::Impl {
   Window window;
   cudaStream_t stream = nullptr;
   cudaEvent_t e0 = nullptr, e1 = nullptr;
-  DeviceArray<float> x, y, b;
-  DeviceArray<int> progress, locks;  // locks scheme (progress with its guard word)
-  DeviceArray<unsigned long long> ticket;
-  DeviceArray<int> row_progress;
-  std::map<int, DeviceArray<std::int64_t>> orders;  // T -> wavefront order
-  DeviceArray<std::int64_t> custom_order;
-  DeviceArray<std::uint32_t> counts;
-  DeviceArray<unsigned long long> oob;
-  DeviceArray<unsigned> abort;
+  gpu::DeviceBuffer<float> x, y, b;
+  gpu::DeviceBuffer<int> progress, locks;  // locks scheme (progress with its guard word)
+  gpu::DeviceBuffer<unsigned long long> ticket;
+  gpu::DeviceBuffer<int> row_progress;
+  std::map<int, gpu::DeviceBuffer<std::int64_t>> orders;  // T -> wavefront order
+  gpu::DeviceBuffer<std::int64_t> custom_order;
+  gpu::DeviceBuffer<std::uint32_t> counts;
+  gpu::DeviceBuffer<unsigned long long> oob;
+  gpu::DeviceBuffer<unsigned> abort;
   cudaGraphExec_t graph = nullptr, empty_graph = nullptr;
   bool instrumented = false;
 
-  kern::Image image() const { return kern::Image{x.p, y.p, shape.rows, shape.cols, window.M, b.p}; }
+  kern::Image image() const { return kern::Image{x.data(), y.data(), shape.rows, shape.cols, window.M, b.data()}; }
   ~Impl() {
     if (graph) cudaGraphExecDestroy(graph);
     if (empty_graph) cudaGraphExecDestroy(empty_graph);
@@ -72,13 +56,13 @@ struct GpuFilter::Impl {
   cudaGraphExec_t capture(bool empty) {
     cudaGraph_t g = nullptr;
     cudaGraphExec_t exec = nullptr;
-    IIR2D_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    SB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     if (empty) kern::launch_empty_steps(shape.rows, shape.cols, stream);
     else kern::launch_fixed_steps(image(), stream);
-    IIR2D_CUDA(cudaStreamEndCapture(stream, &g));
-    const cudaError_t e = cudaGraphInstantiate(&exec, g, 0);
+    SB_CUDA_CHECK(cudaStreamEndCapture(stream, &g));
+    const cudaError_t instantiate = cudaGraphInstantiate(&exec, g, 0);
     cudaGraphDestroy(g);
-    IIR2D_CUDA(e);
+    SB_CUDA_CHECK(instantiate);
     return exec;
   }
 };
@@ -91,28 +75,28 @@ GpuFilter::GpuFilter(const Shape& shape, const Window& window) : impl_(std::make
   s.window = window;
   const std::size_t px = static_cast<std::size_t>(shape.pixels());
   std::size_t free_b = 0, total_b = 0;
-  IIR2D_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  SB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   // x, y, and the tile order (8 B per 16 x 16 tile at most), with 5 % to spare.
   const std::size_t need = px * 8 + px / 32 + (std::size_t{64} << 20);
   if (need > free_b * 0.95)
     throw Unsupported("iir2d: " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " needs about " +
                       std::to_string(need >> 20) + " MiB of device memory, " + std::to_string(free_b >> 20) +
                       " MiB free");
-  IIR2D_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-  IIR2D_CUDA(cudaEventCreate(&s.e0));
-  IIR2D_CUDA(cudaEventCreate(&s.e1));
-  s.x.alloc(px);
-  s.y.alloc(px);
-  s.b.alloc(window.b.size());
-  IIR2D_CUDA(cudaMemcpyAsync(s.b.p, window.b.data(), window.b.size() * sizeof(float), cudaMemcpyHostToDevice,
-                             s.stream));
-  IIR2D_CUDA(cudaStreamSynchronize(s.stream));
-  s.progress.alloc(static_cast<std::size_t>(shape.rows) + 1);
-  s.locks.alloc(static_cast<std::size_t>(shape.rows));
-  s.ticket.alloc(1);
-  s.row_progress.alloc(static_cast<std::size_t>((shape.rows + 15) / 16));
-  s.oob.alloc(1);
-  s.abort.alloc(1);
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  SB_CUDA_CHECK(cudaEventCreate(&s.e0));
+  SB_CUDA_CHECK(cudaEventCreate(&s.e1));
+  s.x.resize(px);
+  s.y.resize(px);
+  s.b.resize(window.b.size());
+  SB_CUDA_CHECK(cudaMemcpyAsync(s.b.data(), window.b.data(), window.b.size() * sizeof(float),
+                                cudaMemcpyHostToDevice, s.stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  s.progress.resize(static_cast<std::size_t>(shape.rows) + 1);
+  s.locks.resize(static_cast<std::size_t>(shape.rows));
+  s.ticket.resize(1);
+  s.row_progress.resize(static_cast<std::size_t>((shape.rows + 15) / 16));
+  s.oob.resize(1);
+  s.abort.resize(1);
 }
 
 GpuFilter::~GpuFilter() = default;
@@ -120,18 +104,20 @@ GpuFilter::~GpuFilter() = default;
 // Copies go on the scheme's stream (non-blocking: no implicit order with the legacy
 // default stream) and are waited for.
 void GpuFilter::upload(const float* x) {
-  IIR2D_CUDA(cudaMemcpyAsync(impl_->x.p, x, impl_->x.n * sizeof(float), cudaMemcpyHostToDevice, impl_->stream));
-  IIR2D_CUDA(cudaStreamSynchronize(impl_->stream));
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(impl_->x.data(), x, impl_->x.size() * sizeof(float), cudaMemcpyHostToDevice, impl_->stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
 }
 
 void GpuFilter::poison_output() {
-  IIR2D_CUDA(cudaMemsetAsync(impl_->y.p, 0xFF, impl_->y.n * sizeof(float), impl_->stream));
-  IIR2D_CUDA(cudaStreamSynchronize(impl_->stream));
+  SB_CUDA_CHECK(cudaMemsetAsync(impl_->y.data(), 0xFF, impl_->y.size() * sizeof(float), impl_->stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
 }
 
 void GpuFilter::download(float* y) const {
-  IIR2D_CUDA(cudaMemcpyAsync(y, impl_->y.p, impl_->y.n * sizeof(float), cudaMemcpyDeviceToHost, impl_->stream));
-  IIR2D_CUDA(cudaStreamSynchronize(impl_->stream));
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(y, impl_->y.data(), impl_->y.size() * sizeof(float), cudaMemcpyDeviceToHost, impl_->stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
 }
 
 double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
@@ -143,19 +129,19 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
                          h.lock_defects > kDefectNoBoundary))
     throw Error("iir2d: lock defects apply to the lock scheme only, one known defect at a time");
   kern::Watch w;
-  w.abort = s.abort.p;
+  w.abort = s.abort.data();
   w.watchdog_ns = static_cast<unsigned long long>(h.watchdog_s * 1e9);
   w.stalls = h.stalls;
   w.seed = h.stall_seed;
   s.instrumented = h.instrument;
   if (h.instrument) {
-    if (!s.counts.p) s.counts.alloc(s.y.n);
-    IIR2D_CUDA(cudaMemsetAsync(s.counts.p, 0, s.counts.n * sizeof(std::uint32_t), s.stream));
-    IIR2D_CUDA(cudaMemsetAsync(s.oob.p, 0, sizeof(unsigned long long), s.stream));
-    w.write_counts = s.counts.p;
-    w.out_of_array = s.oob.p;
+    if (!s.counts.data()) s.counts.resize(s.y.size());
+    SB_CUDA_CHECK(cudaMemsetAsync(s.counts.data(), 0, s.counts.size() * sizeof(std::uint32_t), s.stream));
+    SB_CUDA_CHECK(cudaMemsetAsync(s.oob.data(), 0, sizeof(unsigned long long), s.stream));
+    w.write_counts = s.counts.data();
+    w.out_of_array = s.oob.data();
   }
-  IIR2D_CUDA(cudaMemsetAsync(s.abort.p, 0, sizeof(unsigned), s.stream));
+  SB_CUDA_CHECK(cudaMemsetAsync(s.abort.data(), 0, sizeof(unsigned), s.stream));
 
   const int T = info.launch == Launch::tiles ? info.tile : 32;
   const std::int64_t TH = (s.shape.rows + T - 1) / T, TW = (s.shape.cols + T - 1) / T;
@@ -164,67 +150,67 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
     if (!h.tile_order.empty()) {
       if (static_cast<std::int64_t>(h.tile_order.size()) != TH * TW)
         throw Error("iir2d: the tile order has the wrong length");
-      s.custom_order.alloc(h.tile_order.size());
-      IIR2D_CUDA(cudaMemcpyAsync(s.custom_order.p, h.tile_order.data(),
-                                 h.tile_order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice, s.stream));
-      IIR2D_CUDA(cudaStreamSynchronize(s.stream));
-      order = s.custom_order.p;
+      s.custom_order.resize(h.tile_order.size());
+      SB_CUDA_CHECK(cudaMemcpyAsync(s.custom_order.data(), h.tile_order.data(),
+                                    h.tile_order.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice, s.stream));
+      SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+      order = s.custom_order.data();
     } else {
       auto& o = s.orders[T];
-      if (!o.p) {
+      if (!o.data()) {
         const auto host = wavefront_order(TH, TW);
-        o.alloc(host.size());
-        IIR2D_CUDA(cudaMemcpyAsync(o.p, host.data(), host.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice,
-                                   s.stream));
-        IIR2D_CUDA(cudaStreamSynchronize(s.stream));
+        o.resize(host.size());
+        SB_CUDA_CHECK(cudaMemcpyAsync(o.data(), host.data(), host.size() * sizeof(std::int64_t),
+                                      cudaMemcpyHostToDevice, s.stream));
+        SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
       }
-      order = o.p;
+      order = o.data();
     }
   }
   if (info.launch == Launch::graph && !s.graph) s.graph = s.capture(false);
   const int tile_grid = info.launch == Launch::tiles ? kern::prepare_tiles(T, s.window.M, TH * TW) : 0;
 
-  IIR2D_CUDA(cudaEventRecord(s.e0, s.stream));
+  SB_CUDA_CHECK(cudaEventRecord(s.e0, s.stream));
   switch (info.launch) {
     case Launch::steps:
       kern::launch_fixed_steps(s.image(), s.stream);
       break;
     case Launch::graph:
-      IIR2D_CUDA(cudaGraphLaunch(s.graph, s.stream));
+      SB_CUDA_CHECK(cudaGraphLaunch(s.graph, s.stream));
       break;
     case Launch::locks:
-      IIR2D_CUDA(cudaMemsetAsync(s.progress.p, 0, s.progress.n * sizeof(int), s.stream));
-      IIR2D_CUDA(cudaMemsetAsync(s.locks.p, 0, s.locks.n * sizeof(int), s.stream));
-      kern::launch_locks(s.image(), s.progress.p + 1, s.locks.p, kLockBlocks, h.lock_defects, h.reverse_blocks, w,
-                         s.stream);
+      SB_CUDA_CHECK(cudaMemsetAsync(s.progress.data(), 0, s.progress.size() * sizeof(int), s.stream));
+      SB_CUDA_CHECK(cudaMemsetAsync(s.locks.data(), 0, s.locks.size() * sizeof(int), s.stream));
+      kern::launch_locks(s.image(), s.progress.data() + 1, s.locks.data(), kLockBlocks, h.lock_defects,
+                         h.reverse_blocks, w, s.stream);
       break;
     case Launch::tiles:
-      IIR2D_CUDA(cudaMemsetAsync(s.ticket.p, 0, sizeof(unsigned long long), s.stream));
-      IIR2D_CUDA(cudaMemsetAsync(s.row_progress.p, 0, static_cast<std::size_t>(TH) * sizeof(int), s.stream));
-      kern::launch_tiles(s.image(), T, tile_grid, order, s.ticket.p, s.row_progress.p, w, s.stream);
+      SB_CUDA_CHECK(cudaMemsetAsync(s.ticket.data(), 0, sizeof(unsigned long long), s.stream));
+      SB_CUDA_CHECK(cudaMemsetAsync(s.row_progress.data(), 0, static_cast<std::size_t>(TH) * sizeof(int), s.stream));
+      kern::launch_tiles(s.image(), T, tile_grid, order, s.ticket.data(), s.row_progress.data(), w, s.stream);
       break;
   }
-  IIR2D_CUDA(cudaGetLastError());
-  IIR2D_CUDA(cudaEventRecord(s.e1, s.stream));
-  IIR2D_CUDA(cudaEventSynchronize(s.e1));
+  SB_CUDA_CHECK(cudaGetLastError());
+  SB_CUDA_CHECK(cudaEventRecord(s.e1, s.stream));
+  SB_CUDA_CHECK(cudaEventSynchronize(s.e1));
   float ms = 0;
-  IIR2D_CUDA(cudaEventElapsedTime(&ms, s.e0, s.e1));
+  SB_CUDA_CHECK(cudaEventElapsedTime(&ms, s.e0, s.e1));
   return ms * 1e-3;
 }
 
 Diagnostics GpuFilter::diagnostics() const {
   const Impl& s = *impl_;
   Diagnostics d;
-  IIR2D_CUDA(cudaStreamSynchronize(s.stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(s.stream));
   unsigned abort = 0;
-  IIR2D_CUDA(cudaMemcpy(&abort, s.abort.p, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpy(&abort, s.abort.data(), sizeof(unsigned), cudaMemcpyDeviceToHost));
   d.watchdog_fired = abort != 0;
   if (s.instrumented) {
-    d.write_counts.resize(s.counts.n);
-    IIR2D_CUDA(cudaMemcpy(d.write_counts.data(), s.counts.p, s.counts.n * sizeof(std::uint32_t),
-                          cudaMemcpyDeviceToHost));
+    d.write_counts.resize(s.counts.size());
+    SB_CUDA_CHECK(cudaMemcpy(d.write_counts.data(), s.counts.data(), s.counts.size() * sizeof(std::uint32_t),
+                             cudaMemcpyDeviceToHost));
     unsigned long long oob = 0;
-    IIR2D_CUDA(cudaMemcpy(&oob, s.oob.p, sizeof(oob), cudaMemcpyDeviceToHost));
+    SB_CUDA_CHECK(cudaMemcpy(&oob, s.oob.data(), sizeof(oob), cudaMemcpyDeviceToHost));
     d.out_of_array_reads = oob;
   }
   return d;
@@ -233,14 +219,14 @@ Diagnostics GpuFilter::diagnostics() const {
 double GpuFilter::empty_chain(bool graph) {
   Impl& s = *impl_;
   if (graph && !s.empty_graph) s.empty_graph = s.capture(true);
-  IIR2D_CUDA(cudaEventRecord(s.e0, s.stream));
-  if (graph) IIR2D_CUDA(cudaGraphLaunch(s.empty_graph, s.stream));
+  SB_CUDA_CHECK(cudaEventRecord(s.e0, s.stream));
+  if (graph) SB_CUDA_CHECK(cudaGraphLaunch(s.empty_graph, s.stream));
   else kern::launch_empty_steps(s.shape.rows, s.shape.cols, s.stream);
-  IIR2D_CUDA(cudaGetLastError());
-  IIR2D_CUDA(cudaEventRecord(s.e1, s.stream));
-  IIR2D_CUDA(cudaEventSynchronize(s.e1));
+  SB_CUDA_CHECK(cudaGetLastError());
+  SB_CUDA_CHECK(cudaEventRecord(s.e1, s.stream));
+  SB_CUDA_CHECK(cudaEventSynchronize(s.e1));
   float ms = 0;
-  IIR2D_CUDA(cudaEventElapsedTime(&ms, s.e0, s.e1));
+  SB_CUDA_CHECK(cudaEventElapsedTime(&ms, s.e0, s.e1));
   return ms * 1e-3;
 }
 

@@ -23,6 +23,7 @@
 
 #include "device_common.cuh"
 #include "kernels.hpp"
+#include "splinebench/cuda/adversarial_pause.cuh"
 #include "splinebench/iir2d/gpu.hpp"
 
 namespace splinebench::iir2d::kern {
@@ -127,7 +128,7 @@ __global__ void __launch_bounds__(32) locks_kernel(const LockArgs a) {
         } else {
           backoff = 0;
         }
-        if (state == kCompute && a.w.stalls) dev::test_pause(a.w.seed, own * 1315423911ll + r, 2);
+        if (state == kCompute && a.w.stalls) gpu::adversarial_pause(a.w.seed, own * 1315423911ll + r, 2);
         s_state = state;
       }
     }

@@ -36,8 +36,9 @@
 #include <cuda/atomic>
 
 #include "device_common.cuh"
-#include "cuda_check.hpp"
 #include "kernels.hpp"
+#include "splinebench/cuda/adversarial_pause.cuh"
+#include "splinebench/cuda/check.hpp"
 
 namespace splinebench::iir2d::kern {
 
@@ -139,7 +140,7 @@ __global__ void __launch_bounds__(kThreads) tiles_kernel(const TileArgs a) {
   for (long long round = 0;; ++round) {
     // The next ticket's tile, for everyone: its own x can be loaded before the wait.
     if (threadIdx.x == 0) {
-      if (a.w.stalls) dev::test_pause(a.w.seed, blockIdx.x * 1000003ll + round, 0);
+      if (a.w.stalls) gpu::adversarial_pause(a.w.seed, blockIdx.x * 1000003ll + round, 0);
       const unsigned long long t = atomicAdd(a.ticket, 1ull);
       s_tile = t < static_cast<unsigned long long>(TH * TW) ? a.order[t] : -1;
     }
@@ -245,7 +246,7 @@ __global__ void __launch_bounds__(kThreads) tiles_kernel(const TileArgs a) {
     }
     __syncthreads();  // every write of the tile issued before thread 0 publishes
     if (threadIdx.x == 0) {
-      if (a.w.stalls) dev::test_pause(a.w.seed, tile, 1);
+      if (a.w.stalls) gpu::adversarial_pause(a.w.seed, tile, 1);
       __threadfence();
       cuda::atomic_ref<int, cuda::thread_scope_device> done(a.row_progress[ti]);
       done.store(static_cast<int>(tj + 1), cuda::memory_order_release);
@@ -261,14 +262,12 @@ std::size_t smem_bytes(int T, int M, bool tables) {
 template <int T, int R>
 int grid_of(int M) {
   int device = 0, sms = 0, per_sm = 0;
-  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   const std::size_t bytes = smem_bytes(T, M, R == 0);
-  cuda_check(cudaFuncSetAttribute(tiles_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(bytes)),
-             "cudaFuncSetAttribute(tiles_kernel)");
-  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiles_kernel<T, R>, kThreads, bytes),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  SB_CUDA_CHECK(cudaFuncSetAttribute(tiles_kernel<T, R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(bytes)));
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiles_kernel<T, R>, kThreads, bytes));
   if (per_sm < 1) throw Unsupported("iir2d: the tile kernel does not fit on an SM at M = " + std::to_string(M));
   return sms * per_sm;
 }

@@ -167,11 +167,11 @@ double wall_since(std::chrono::steady_clock::time_point t0) {
 void gather_rhs(const DeviceGrid& grid, const DeviceSamples& s, double* rhs, cudaStream_t stream) {
   const long long rows = grid.layout().rows;
   RhsPolicy policy;
-  for (int a = 0; a < 3; ++a) policy.x[a] = s.coord[a].get();
-  policy.cell = s.cell.get();
-  policy.value = s.value.get();
-  rhs_gather<<<blocks_for(rows), kThreads, 0, stream>>>(rows, grid.view(), policy, s.cell_start.get(), rhs);
-  SCG_LAUNCH("rhs_gather");
+  for (int a = 0; a < 3; ++a) policy.x[a] = s.coord[a].data();
+  policy.cell = s.cell.data();
+  policy.value = s.value.data();
+  rhs_gather<<<blocks_for(rows), kThreads, 0, stream>>>(rows, grid.view(), policy, s.cell_start.data(), rhs);
+  SB_CUDA_CHECK_LAUNCH("rhs_gather");
 }
 
 HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool gather) {
@@ -192,41 +192,44 @@ HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool
     out.sort_s = sorted.sort_s;
   } else {
     upload(samples, raw);
-    SCG_CUDA(cudaDeviceSynchronize());
+    SB_CUDA_CHECK(cudaDeviceSynchronize());
     out.upload_s = wall_since(t0);
   }
   DeviceBuffer<int> outer(static_cast<std::size_t>(rows) + 1), length(static_cast<std::size_t>(rows) + 1),
       inner(nnz);
   DeviceBuffer<double> value(nnz), rhs(static_cast<std::size_t>(rows));
   // Poisoned (all bits set: index -1, value NaN) so an entry no thread writes shows.
-  SCG_CUDA(cudaMemset(inner.get(), 0xFF, nnz * sizeof(int)));
-  SCG_CUDA(cudaMemset(value.get(), 0xFF, nnz * sizeof(double)));
-  SCG_CUDA(cudaMemset(rhs.get(), 0xFF, static_cast<std::size_t>(rows) * sizeof(double)));
+  SB_CUDA_CHECK(cudaMemset(inner.data(), 0xFF, nnz * sizeof(int)));
+  SB_CUDA_CHECK(cudaMemset(value.data(), 0xFF, nnz * sizeof(double)));
+  SB_CUDA_CHECK(cudaMemset(rhs.data(), 0xFF, static_cast<std::size_t>(rows) * sizeof(double)));
 
-  DeviceEvent start, patterned, done;
+  Event start, patterned, done;
   start.record();
-  row_lengths<<<blocks_for(rows + 1), kThreads>>>(rows, g, length.get());
-  SCG_LAUNCH("row_lengths");
+  row_lengths<<<blocks_for(rows + 1), kThreads>>>(rows, g, length.data());
+  SB_CUDA_CHECK_LAUNCH("row_lengths");
   std::size_t scan_bytes = 0;
-  SCG_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, length.get(), outer.get(), static_cast<int>(rows + 1)));
+  SB_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, length.data(), outer.data(), static_cast<int>(rows + 1)));
   DeviceBuffer<unsigned char> temp(std::max<std::size_t>(scan_bytes, 1));
-  SCG_CUDA(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, length.get(), outer.get(), static_cast<int>(rows + 1)));
+  SB_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, length.data(), outer.data(), static_cast<int>(rows + 1)));
   patterned.record();
   const long long entry_threads = rows * layout.max_row;
   if (gather) {
-    entries<true><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.get(), inner.get(), value.get(),
-                                                           sorted.coord[0].get(), sorted.coord[1].get(),
-                                                           sorted.coord[2].get(), sorted.cell_start.get());
-    SCG_LAUNCH("entries<gather>");
-    gather_rhs(grid, sorted, rhs.get());
+    entries<true><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.data(), inner.data(),
+                                                           value.data(), sorted.coord[0].data(), sorted.coord[1].data(),
+                                                           sorted.coord[2].data(), sorted.cell_start.data());
+    SB_CUDA_CHECK_LAUNCH("entries<gather>");
+    gather_rhs(grid, sorted, rhs.data());
   } else {
-    entries<false><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.get(), inner.get(),
-                                                            value.get(), nullptr, nullptr, nullptr, nullptr);
-    SCG_LAUNCH("entries<atomic>");
-    SCG_CUDA(cudaMemsetAsync(rhs.get(), 0, static_cast<std::size_t>(rows) * sizeof(double)));
-    shoot<<<blocks_for(raw.count), kThreads>>>(raw.count, g, raw.coord[0].get(), raw.coord[1].get(), raw.coord[2].get(),
-                                               raw.value.get(), outer.get(), value.get(), rhs.get());
-    SCG_LAUNCH("shoot");
+    entries<false><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.data(), inner.data(),
+                                                            value.data(), nullptr, nullptr, nullptr, nullptr);
+    SB_CUDA_CHECK_LAUNCH("entries<atomic>");
+    SB_CUDA_CHECK(cudaMemsetAsync(rhs.data(), 0, static_cast<std::size_t>(rows) * sizeof(double)));
+    shoot<<<blocks_for(raw.count), kThreads>>>(raw.count, g, raw.coord[0].data(), raw.coord[1].data(),
+                                               raw.coord[2].data(), raw.value.data(), outer.data(), value.data(),
+                                               rhs.data());
+    SB_CUDA_CHECK_LAUNCH("shoot");
   }
   done.record();
   out.pattern_s = patterned.seconds_since(start);

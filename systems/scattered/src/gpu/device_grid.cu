@@ -68,19 +68,19 @@ DeviceGrid::DeviceGrid(const GridLayout& layout) : layout_(layout) {
     AxisView& v = view_.axis[a];
     v.n = ax.n;
     v.mode = ax.mode;
-    v.offset = d.offset.get();
-    v.node = d.node.get();
-    v.touch_offset = d.touch_offset.get();
-    v.touch_cell = d.touch_cell.get();
-    v.touch_mask = d.touch_mask.get();
-    v.plain = d.plain.get();
-    v.stencil_f32 = d.stencil_f32.get();
+    v.offset = d.offset.data();
+    v.node = d.node.data();
+    v.touch_offset = d.touch_offset.data();
+    v.touch_cell = d.touch_cell.data();
+    v.touch_mask = d.touch_mask.data();
+    v.plain = d.plain.data();
+    v.stencil_f32 = d.stencil_f32.data();
     for (int p = 0; p < 3; ++p) {
       upload_vector(d.integral[p], ax.integral[p]);
       const std::vector<float> f32(ax.integral[p].begin(), ax.integral[p].end());
       upload_vector(d.integral_f32[p], f32);
-      v.integral[p] = d.integral[p].get();
-      v.integral_f32[p] = d.integral_f32[p].get();
+      v.integral[p] = d.integral[p].data();
+      v.integral_f32[p] = d.integral_f32[p].data();
     }
   }
   view_.terms = layout.terms;
@@ -108,48 +108,48 @@ void upload_and_sort(const DeviceGrid& grid, const SampleArrays& samples, Device
   const auto t0 = std::chrono::steady_clock::now();
   DeviceSamplesUnsorted raw;
   upload(samples, raw);
-  SCG_CUDA(cudaDeviceSynchronize());
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
   out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  DeviceEvent start, stop;
+  Event start, stop;
   start.record();
   DeviceBuffer<int> cell_in(n), index_in(n), index(n);
   out.cell.resize(n);
   DeviceBuffer<int> cell_count(rows + 1);
-  SCG_CUDA(cudaMemset(cell_count.get(), 0, (rows + 1) * sizeof(int)));
-  linear_cells<<<blocks_for(n), kThreads>>>(n, grid.view(), raw.coord[0].get(), raw.coord[1].get(), raw.coord[2].get(),
-                                           cell_in.get(), index_in.get(), cell_count.get());
-  SCG_LAUNCH("linear_cells");
+  SB_CUDA_CHECK(cudaMemset(cell_count.data(), 0, (rows + 1) * sizeof(int)));
+  linear_cells<<<blocks_for(n), kThreads>>>(n, grid.view(), raw.coord[0].data(), raw.coord[1].data(),
+                                            raw.coord[2].data(), cell_in.data(), index_in.data(), cell_count.data());
+  SB_CUDA_CHECK_LAUNCH("linear_cells");
   int end_bit = 1;
   while (end_bit < 31 && (1LL << end_bit) < static_cast<long long>(rows)) ++end_bit;
   std::size_t sort_bytes = 0, scan_bytes = 0;
-  SCG_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, cell_in.get(), out.cell.get(), index_in.get(),
-                                           index.get(), n, 0, end_bit));
+  SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, cell_in.data(), out.cell.data(), index_in.data(),
+                                                index.data(), n, 0, end_bit));
   out.cell_start.resize(rows + 1);
-  SCG_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count.get(), out.cell_start.get(),
-                                         static_cast<int>(rows + 1)));
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cell_count.data(), out.cell_start.data(),
+                                              static_cast<int>(rows + 1)));
   DeviceBuffer<unsigned char> temp(std::max(std::max(sort_bytes, scan_bytes), std::size_t{1}));
-  SCG_CUDA(cub::DeviceRadixSort::SortPairs(temp.get(), sort_bytes, cell_in.get(), out.cell.get(), index_in.get(),
-                                           index.get(), n, 0, end_bit));
-  SCG_CUDA(cub::DeviceScan::ExclusiveSum(temp.get(), scan_bytes, cell_count.get(), out.cell_start.get(),
-                                         static_cast<int>(rows + 1)));
+  SB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, cell_in.data(), out.cell.data(),
+                                                index_in.data(), index.data(), n, 0, end_bit));
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, cell_count.data(), out.cell_start.data(),
+                                              static_cast<int>(rows + 1)));
   for (int a = 0; a < 3; ++a) {
     out.coord[a].resize(n);
-    permute<<<blocks_for(n), kThreads>>>(n, index.get(), raw.coord[a].get(), out.coord[a].get());
-    SCG_LAUNCH("permute");
+    permute<<<blocks_for(n), kThreads>>>(n, index.data(), raw.coord[a].data(), out.coord[a].data());
+    SB_CUDA_CHECK_LAUNCH("permute");
   }
   out.value.resize(n);
-  permute<<<blocks_for(n), kThreads>>>(n, index.get(), raw.value.get(), out.value.get());
-  SCG_LAUNCH("permute");
+  permute<<<blocks_for(n), kThreads>>>(n, index.data(), raw.value.data(), out.value.data());
+  SB_CUDA_CHECK_LAUNCH("permute");
   stop.record();
   out.sort_s = stop.seconds_since(start);
 }
 
 double DotProduct::operator()(long long n, const float* a, const float* b) {
-  dot_partial<<<kBlocks, kThreads>>>(n, a, b, partial_.get());
-  SCG_LAUNCH("dot_partial");
-  dot_final<<<1, 32>>>(kBlocks, partial_.get(), result_.get());
-  SCG_LAUNCH("dot_final");
+  dot_partial<<<kBlocks, kThreads>>>(n, a, b, partial_.data());
+  SB_CUDA_CHECK_LAUNCH("dot_partial");
+  dot_final<<<1, 32>>>(kBlocks, partial_.data(), result_.data());
+  SB_CUDA_CHECK_LAUNCH("dot_final");
   double h = 0;
   result_.download(&h);
   return h;

@@ -118,7 +118,7 @@ class Hierarchy {
       for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
       levels_.push_back(std::move(owned));
       if (l > 0) {
-        SCG_CUDA(cudaDeviceSynchronize());
+        SB_CUDA_CHECK(cudaDeviceSynchronize());
         out.setup_s += wall_since(t0);
       }
     }
@@ -140,23 +140,23 @@ class Hierarchy {
     const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
     const double bn = std::sqrt(dot(l, b, b));
     if (bn == 0) {  // as the CPU's CG: the solution of A x = 0
-      SCG_CUDA(cudaMemset(x, 0, bytes));
+      SB_CUDA_CHECK(cudaMemset(x, 0, bytes));
       return 0;
     }
     if (zero_start) {
-      SCG_CUDA(cudaMemset(x, 0, bytes));
-      SCG_CUDA(cudaMemcpy(lv.r.get(), b, bytes, cudaMemcpyDeviceToDevice));
+      SB_CUDA_CHECK(cudaMemset(x, 0, bytes));
+      SB_CUDA_CHECK(cudaMemcpy(lv.r.data(), b, bytes, cudaMemcpyDeviceToDevice));
     } else {
-      lv.op->apply(x, lv.ap.get());
-      residual<<<blocks_for(n), kThreads>>>(n, b, lv.ap.get(), lv.r.get());
-      SCG_LAUNCH("residual");
+      lv.op->apply(x, lv.ap.data());
+      residual<<<blocks_for(n), kThreads>>>(n, b, lv.ap.data(), lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("residual");
     }
-    SCG_CUDA(cudaMemcpy(lv.p.get(), lv.r.get(), bytes, cudaMemcpyDeviceToDevice));
-    double rr = dot(l, lv.r.get(), lv.r.get());
+    SB_CUDA_CHECK(cudaMemcpy(lv.p.data(), lv.r.data(), bytes, cudaMemcpyDeviceToDevice));
+    double rr = dot(l, lv.r.data(), lv.r.data());
     int it = 0;
     while (it < iterations) {
-      lv.op->apply(lv.p.get(), lv.ap.get());
-      const double pap = dot(l, lv.p.get(), lv.ap.get());
+      lv.op->apply(lv.p.data(), lv.ap.data());
+      const double pap = dot(l, lv.p.data(), lv.ap.data());
       if (!(pap > 0)) {
         if (rr == 0) break;  // solved exactly
         std::ostringstream msg;
@@ -164,17 +164,17 @@ class Hierarchy {
         throw Breakdown{std::isfinite(pap) ? MgDeviceOutput::singular : MgDeviceOutput::diverged, msg.str()};
       }
       const double alpha = rr / pap;
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.get(), lv.ap.get(), x, lv.r.get());
-      SCG_LAUNCH("update_xr");
-      const double rr_next = dot(l, lv.r.get(), lv.r.get());
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.data(), lv.ap.data(), x, lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("update_xr");
+      const double rr_next = dot(l, lv.r.data(), lv.r.data());
       ++it;
       ++out_.level_iterations[static_cast<std::size_t>(l)];
       if (history) history->push_back(std::sqrt(rr_next) / hist_norm);
       if (!std::isfinite(rr_next))
         throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on level " + std::to_string(l)};
       if (tolerance > 0 && std::sqrt(rr_next) <= tolerance * bn) break;
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rr_next / rr), lv.r.get(), lv.p.get());
-      SCG_LAUNCH("update_p");
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rr_next / rr), lv.r.data(), lv.p.data());
+      SB_CUDA_CHECK_LAUNCH("update_p");
       rr = rr_next;
     }
     return it;
@@ -187,18 +187,18 @@ class Hierarchy {
     DeviceLevel& lv = level(l);
     const long long n = lv.n;
     const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
-    SCG_CUDA(cudaMemset(x, 0, bytes));
+    SB_CUDA_CHECK(cudaMemset(x, 0, bytes));
     const double bn = std::sqrt(dot(l, b, b));
     if (bn == 0) return;
-    float* z = lv.d.get();  // the coarsest level smooths nothing: its d is free
-    SCG_CUDA(cudaMemcpy(lv.r.get(), b, bytes, cudaMemcpyDeviceToDevice));
-    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z);
-    SCG_LAUNCH("scale");
-    SCG_CUDA(cudaMemcpy(lv.p.get(), z, bytes, cudaMemcpyDeviceToDevice));
-    double rz = dot(l, lv.r.get(), z);
+    float* z = lv.d.data();  // the coarsest level smooths nothing: its d is free
+    SB_CUDA_CHECK(cudaMemcpy(lv.r.data(), b, bytes, cudaMemcpyDeviceToDevice));
+    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z);
+    SB_CUDA_CHECK_LAUNCH("scale");
+    SB_CUDA_CHECK(cudaMemcpy(lv.p.data(), z, bytes, cudaMemcpyDeviceToDevice));
+    double rz = dot(l, lv.r.data(), z);
     for (int it = 0; it < iterations; ++it) {
-      lv.op->apply(lv.p.get(), lv.ap.get());
-      const double pap = dot(l, lv.p.get(), lv.ap.get());
+      lv.op->apply(lv.p.data(), lv.ap.data());
+      const double pap = dot(l, lv.p.data(), lv.ap.data());
       if (!(pap > 0) || !(rz > 0)) {
         if (rz == 0) break;  // solved exactly
         std::ostringstream msg;
@@ -206,17 +206,17 @@ class Hierarchy {
         throw Breakdown{std::isfinite(pap) ? MgDeviceOutput::singular : MgDeviceOutput::diverged, msg.str()};
       }
       const double alpha = rz / pap;
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.get(), lv.ap.get(), x, lv.r.get());
-      SCG_LAUNCH("update_xr");
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.data(), lv.ap.data(), x, lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("update_xr");
       ++out_.level_iterations[static_cast<std::size_t>(l)];
-      const double rr = dot(l, lv.r.get(), lv.r.get());
+      const double rr = dot(l, lv.r.data(), lv.r.data());
       if (!std::isfinite(rr)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on the coarsest level"};
       if (std::sqrt(rr) <= tolerance * bn) break;
-      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z);
-      SCG_LAUNCH("scale");
-      const double rz_next = dot(l, lv.r.get(), z);
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rz_next / rz), z, lv.p.get());
-      SCG_LAUNCH("update_p");
+      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z);
+      SB_CUDA_CHECK_LAUNCH("scale");
+      const double rz_next = dot(l, lv.r.data(), z);
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rz_next / rz), z, lv.p.data());
+      SB_CUDA_CHECK_LAUNCH("update_p");
       rz = rz_next;
     }
   }
@@ -224,10 +224,10 @@ class Hierarchy {
   // ||b - A x|| / ||b|| on level 0 (f64 norms of the f32 residual).
   double true_relres(const float* b, const float* x, double bnorm) {
     DeviceLevel& lv = level(0);
-    lv.op->apply(x, lv.ap.get());
-    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.get(), lv.r.get());
-    SCG_LAUNCH("residual");
-    return std::sqrt(dot(0, lv.r.get(), lv.r.get())) / bnorm;
+    lv.op->apply(x, lv.ap.data());
+    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.data(), lv.r.data());
+    SB_CUDA_CHECK_LAUNCH("residual");
+    return std::sqrt(dot(0, lv.r.data(), lv.r.data())) / bnorm;
   }
 
   // D^-1 of every level (the coarsest's preconditions its CG) and the Chebyshev
@@ -239,11 +239,11 @@ class Hierarchy {
       const auto un = static_cast<std::size_t>(lv.n);
       lv.d.resize(un);
       lv.inv_diag.resize(un);
-      lv.op->diagonal(lv.d.get());
+      lv.op->diagonal(lv.d.data());
       DeviceBuffer<int> bad(1);
-      SCG_CUDA(cudaMemset(bad.get(), 0, sizeof(int)));
-      invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.get(), lv.inv_diag.get(), bad.get());
-      SCG_LAUNCH("invert");
+      SB_CUDA_CHECK(cudaMemset(bad.data(), 0, sizeof(int)));
+      invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.data(), lv.inv_diag.data(), bad.data());
+      SB_CUDA_CHECK_LAUNCH("invert");
       int nonpositive = 0;
       bad.download(&nonpositive);
       if (nonpositive > 0)
@@ -267,13 +267,13 @@ class Hierarchy {
       return;
     }
     smooth(l, b, z, s.degree, true);
-    lv.op->apply(z, lv.ap.get());
-    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.get(), lv.r.get());
-    SCG_LAUNCH("residual");
+    lv.op->apply(z, lv.ap.data());
+    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.data(), lv.r.data());
+    SB_CUDA_CHECK_LAUNCH("residual");
     DeviceLevel& next = level(l + 1);
-    lv.transfer->restrict_to_coarse(lv.r.get(), next.b.get());
-    vcycle(l + 1, next.b.get(), next.x.get(), s);
-    lv.transfer->prolongate(next.x.get(), z, true);
+    lv.transfer->restrict_to_coarse(lv.r.data(), next.b.data());
+    vcycle(l + 1, next.b.data(), next.x.data(), s);
+    lv.transfer->prolongate(next.x.data(), z, true);
     smooth(l, b, z, s.degree, false);
   }
 
@@ -284,17 +284,18 @@ class Hierarchy {
     const long long n = lv.n;
     const double theta = 0.5 * (lv.hi + lv.lo), delta = 0.5 * (lv.hi - lv.lo), sigma = theta / delta;
     double rho = 1 / sigma;
-    if (!zero_start) lv.op->apply(x, lv.ap.get());
-    chebyshev_first<<<blocks_for(n), kThreads>>>(n, static_cast<float>(1 / theta), b, zero_start ? nullptr : lv.ap.get(),
-                                                 lv.inv_diag.get(), lv.d.get(), x, zero_start);
-    SCG_LAUNCH("chebyshev_first");
+    if (!zero_start) lv.op->apply(x, lv.ap.data());
+    chebyshev_first<<<blocks_for(n), kThreads>>>(n, static_cast<float>(1 / theta), b,
+                                                 zero_start ? nullptr : lv.ap.data(), lv.inv_diag.data(), lv.d.data(),
+                                                 x, zero_start);
+    SB_CUDA_CHECK_LAUNCH("chebyshev_first");
     for (int k = 1; k < degree; ++k) {
-      lv.op->apply(x, lv.ap.get());
+      lv.op->apply(x, lv.ap.data());
       const double rho_next = 1 / (2 * sigma - rho);
       chebyshev_next<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rho_next * rho),
-                                                  static_cast<float>(2 * rho_next / delta), b, lv.ap.get(),
-                                                  lv.inv_diag.get(), lv.d.get(), x);
-      SCG_LAUNCH("chebyshev_next");
+                                                  static_cast<float>(2 * rho_next / delta), b, lv.ap.data(),
+                                                  lv.inv_diag.data(), lv.d.data(), x);
+      SB_CUDA_CHECK_LAUNCH("chebyshev_next");
       rho = rho_next;
     }
   }
@@ -310,26 +311,27 @@ class Hierarchy {
     for (float& v : start) v = unit(rng);
     DeviceBuffer<float> z(static_cast<std::size_t>(n));
     lv.r.upload(start.data());
-    SCG_CUDA(cudaMemset(lv.x.get(), 0, static_cast<std::size_t>(n) * sizeof(float)));
-    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z.get());
-    SCG_LAUNCH("scale");
-    SCG_CUDA(cudaMemcpy(lv.p.get(), z.get(), static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice));
-    double rz = dot(l, lv.r.get(), z.get());
+    SB_CUDA_CHECK(cudaMemset(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float)));
+    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
+    SB_CUDA_CHECK_LAUNCH("scale");
+    SB_CUDA_CHECK(
+        cudaMemcpy(lv.p.data(), z.data(), static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice));
+    double rz = dot(l, lv.r.data(), z.data());
     std::vector<double> alpha, beta;
     for (int j = 0; j < steps; ++j) {
-      lv.op->apply(lv.p.get(), lv.ap.get());
-      const double pap = dot(l, lv.p.get(), lv.ap.get());
+      lv.op->apply(lv.p.data(), lv.ap.data());
+      const double pap = dot(l, lv.p.data(), lv.ap.data());
       if (!(pap > 0) || !(rz > 0)) break;
       alpha.push_back(rz / pap);
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha.back()), lv.p.get(), lv.ap.get(), lv.x.get(),
-                                             lv.r.get());
-      SCG_LAUNCH("update_xr");
-      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.get(), lv.r.get(), z.get());
-      SCG_LAUNCH("scale");
-      const double rz_next = dot(l, lv.r.get(), z.get());
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha.back()), lv.p.data(), lv.ap.data(),
+                                             lv.x.data(), lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("update_xr");
+      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
+      SB_CUDA_CHECK_LAUNCH("scale");
+      const double rz_next = dot(l, lv.r.data(), z.data());
       beta.push_back(rz_next / rz);
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta.back()), z.get(), lv.p.get());
-      SCG_LAUNCH("update_p");
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta.back()), z.data(), lv.p.data());
+      SB_CUDA_CHECK_LAUNCH("update_p");
       rz = rz_next;
     }
     if (alpha.empty())
@@ -358,7 +360,7 @@ struct SeedRun {
 
   void cg(int l, int iterations, bool zero_start) {
     DeviceLevel& lv = h.level(l);
-    const int done = h.cg(l, lv.b.get(), lv.x.get(), iterations, 0, zero_start, l == 0 ? &history : nullptr, bnorm);
+    const int done = h.cg(l, lv.b.data(), lv.x.data(), iterations, 0, zero_start, l == 0 ? &history : nullptr, bnorm);
     if (l == 0) fine_iterations += done;
   }
 
@@ -368,23 +370,23 @@ struct SeedRun {
     const bool coarsest = l + 1 == h.count();
     if (!coarsest) {
       DeviceLevel& next = h.level(l + 1);
-      lv.transfer->restrict_to_coarse(lv.b.get(), next.b.get());
+      lv.transfer->restrict_to_coarse(lv.b.data(), next.b.data());
       solve(l + 1, error);
-      lv.transfer->prolongate(next.x.get(), lv.x.get(), false);
+      lv.transfer->prolongate(next.x.data(), lv.x.data(), false);
     } else {
-      SCG_CUDA(cudaMemset(lv.x.get(), 0, static_cast<std::size_t>(lv.n) * sizeof(float)));
+      SB_CUDA_CHECK(cudaMemset(lv.x.data(), 0, static_cast<std::size_t>(lv.n) * sizeof(float)));
     }
     cg(l, n0, coarsest);
     if (coarsest) return;
     for (int c = 0; c < n; ++c) {
       cg(l, n1, false);
       DeviceLevel& next = h.level(l + 1);
-      lv.op->apply(lv.x.get(), lv.ap.get());
-      residual<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.b.get(), lv.ap.get(), lv.r.get());
-      SCG_LAUNCH("residual");
-      lv.transfer->restrict_to_coarse(lv.r.get(), next.b.get());
+      lv.op->apply(lv.x.data(), lv.ap.data());
+      residual<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.b.data(), lv.ap.data(), lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("residual");
+      lv.transfer->restrict_to_coarse(lv.r.data(), next.b.data());
       solve(l + 1, true);
-      lv.transfer->prolongate(next.x.get(), lv.x.get(), true);
+      lv.transfer->prolongate(next.x.data(), lv.x.data(), true);
       cg(l, n2, false);
     }
   }
@@ -394,7 +396,7 @@ void finish(Hierarchy& h, const float* b, const float* x, double bnorm, MgDevice
   out.true_relres = h.true_relres(b, x, bnorm);
   const auto t0 = Clock::now();
   out.x.resize(static_cast<std::size_t>(h.level(0).n));
-  SCG_CUDA(cudaMemcpy(out.x.data(), x, out.x.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpy(out.x.data(), x, out.x.size() * sizeof(float), cudaMemcpyDeviceToHost));
   out.readback_s = wall_since(t0);
 }
 
@@ -404,9 +406,9 @@ MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule&
   MgDeviceOutput out;
   Hierarchy h(levels, out);
   DeviceLevel& fine = h.level(0);
-  DeviceEvent rhs_start, rhs_done;
+  Event rhs_start, rhs_done;
   rhs_start.record();
-  const double bnorm = fine.op->rhs(fine.b.get());
+  const double bnorm = fine.op->rhs(fine.b.data());
   rhs_done.record();
   out.rhs_s = rhs_done.seconds_since(rhs_start);
   if (bnorm == 0) {
@@ -415,7 +417,7 @@ MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule&
     return out;
   }
   SeedRun run{h, schedule, out.history, bnorm};
-  DeviceEvent start, stop;
+  Event start, stop;
   start.record();
   try {
     run.solve(0, false);
@@ -427,7 +429,7 @@ MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule&
   stop.record();
   out.solve_s = stop.seconds_since(start);
   out.iterations = run.fine_iterations;
-  finish(h, fine.b.get(), fine.x.get(), bnorm, out);
+  finish(h, fine.b.data(), fine.x.data(), bnorm, out);
   return out;
 }
 
@@ -441,13 +443,13 @@ MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings
   DeviceLevel& fine = h.level(0);
   const long long n = fine.n;
   const auto un = static_cast<std::size_t>(n);
-  DeviceEvent rhs_start, rhs_done;
+  Event rhs_start, rhs_done;
   rhs_start.record();
-  const double bnorm = fine.op->rhs(fine.b.get());
+  const double bnorm = fine.op->rhs(fine.b.data());
   rhs_done.record();
   out.rhs_s = rhs_done.seconds_since(rhs_start);
   DeviceBuffer<float> x(un), r(un), z(un), p(un), ap(un);
-  SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
   if (bnorm == 0) {
     out.x.assign(un, 0.f);
     out.status = MgDeviceOutput::converged;
@@ -463,31 +465,31 @@ MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings
     out.true_relres = 1;
     return out;
   }
-  SCG_CUDA(cudaDeviceSynchronize());
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
   out.setup_s = wall_since(t_setup) + out.setup_s;
 
-  DeviceEvent start, stop;
+  Event start, stop;
   start.record();
   try {
-    SCG_CUDA(cudaMemcpy(r.get(), fine.b.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-    h.vcycle(0, r.get(), z.get(), settings);
-    SCG_CUDA(cudaMemcpy(p.get(), z.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-    double rz = h.dot(0, r.get(), z.get());
+    SB_CUDA_CHECK(cudaMemcpy(r.data(), fine.b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+    h.vcycle(0, r.data(), z.data(), settings);
+    SB_CUDA_CHECK(cudaMemcpy(p.data(), z.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+    double rz = h.dot(0, r.data(), z.data());
     constexpr int kMaxReplacements = 5;
     int replacements = 0;
     double last_true = std::numeric_limits<double>::infinity();
     for (int it = 1; it <= max_iterations; ++it) {
-      fine.op->apply(p.get(), ap.get());
-      const double pap = h.dot(0, p.get(), ap.get());
+      fine.op->apply(p.data(), ap.data());
+      const double pap = h.dot(0, p.data(), ap.data());
       if (!(pap > 0) || !(rz > 0)) {
         std::ostringstream msg;
         msg << "p.Ap = " << pap << ", r.z = " << rz << " at iteration " << it << ": not positive definite in f32";
         throw Breakdown{MgDeviceOutput::singular, msg.str()};
       }
       const double alpha = rz / pap;
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p.get(), ap.get(), x.get(), r.get());
-      SCG_LAUNCH("update_xr");
-      const double rel = std::sqrt(h.dot(0, r.get(), r.get())) / bnorm;
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p.data(), ap.data(), x.data(), r.data());
+      SB_CUDA_CHECK_LAUNCH("update_xr");
+      const double rel = std::sqrt(h.dot(0, r.data(), r.data())) / bnorm;
       out.iterations = it;
       out.history.push_back(rel);
       if (!std::isfinite(rel)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual at iteration " + std::to_string(it)};
@@ -500,25 +502,25 @@ MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings
       // still fell by half since the last replacement, it replaces r and CG restarts
       // from x (residual replacement; at most kMaxReplacements times).
       if (tolerance > 0 && rel <= tolerance) {
-        const double true_rel = h.true_relres(fine.b.get(), x.get(), bnorm);
+        const double true_rel = h.true_relres(fine.b.data(), x.data(), bnorm);
         if (!(true_rel > 10 * tolerance && true_rel < 0.5 * last_true && replacements < kMaxReplacements)) {
           out.status = MgDeviceOutput::converged;
           break;
         }
         last_true = true_rel;
         ++replacements;
-        SCG_CUDA(cudaMemcpy(r.get(), fine.r.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-        h.vcycle(0, r.get(), z.get(), settings);
-        SCG_CUDA(cudaMemcpy(p.get(), z.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-        rz = h.dot(0, r.get(), z.get());
+        SB_CUDA_CHECK(cudaMemcpy(r.data(), fine.r.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+        h.vcycle(0, r.data(), z.data(), settings);
+        SB_CUDA_CHECK(cudaMemcpy(p.data(), z.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+        rz = h.dot(0, r.data(), z.data());
         continue;
       }
-      h.vcycle(0, r.get(), z.get(), settings);
+      h.vcycle(0, r.data(), z.data(), settings);
       // Flexible (Polak-Ribiere) beta = z.(r_new - r_old) / rz_old = -alpha z.Ap / rz_old.
-      const double rz_next = h.dot(0, r.get(), z.get());
-      const double beta = -alpha * h.dot(0, z.get(), ap.get()) / rz;
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta), z.get(), p.get());
-      SCG_LAUNCH("update_p");
+      const double rz_next = h.dot(0, r.data(), z.data());
+      const double beta = -alpha * h.dot(0, z.data(), ap.data()) / rz;
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta), z.data(), p.data());
+      SB_CUDA_CHECK_LAUNCH("update_p");
       rz = rz_next;
     }
     if (replacements > 0)
@@ -530,7 +532,7 @@ MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings
   }
   stop.record();
   out.solve_s = stop.seconds_since(start);
-  finish(h, fine.b.get(), x.get(), bnorm, out);
+  finish(h, fine.b.data(), x.data(), bnorm, out);
   return out;
 }
 
@@ -540,8 +542,8 @@ std::vector<float> apply_level(const Level& level, const std::vector<float>& p) 
   if (p.size() != n) fail("apply_level: p has " + std::to_string(p.size()) + " values for " + std::to_string(n) + " rows");
   DeviceBuffer<float> d_p(n), d_ap(n);
   d_p.upload(p.data());
-  SCG_CUDA(cudaMemset(d_ap.get(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
-  op.apply(d_p.get(), d_ap.get());
+  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
+  op.apply(d_p.data(), d_ap.data());
   std::vector<float> out(n);
   d_ap.download(out.data());
   return out;
@@ -554,9 +556,9 @@ std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v
   if (v.size() != n_in) fail("apply_transfer: " + std::to_string(v.size()) + " values for " + std::to_string(n_in));
   DeviceBuffer<float> in(n_in), out(n_out);
   in.upload(v.data());
-  SCG_CUDA(cudaMemset(out.get(), 0xFF, n_out * sizeof(float)));
-  if (prolongate) t.prolongate(in.get(), out.get(), false);
-  else t.restrict_to_coarse(in.get(), out.get());
+  SB_CUDA_CHECK(cudaMemset(out.data(), 0xFF, n_out * sizeof(float)));
+  if (prolongate) t.prolongate(in.data(), out.data(), false);
+  else t.restrict_to_coarse(in.data(), out.data());
   std::vector<float> host(n_out);
   out.download(host.data());
   return host;

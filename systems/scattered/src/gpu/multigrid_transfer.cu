@@ -59,11 +59,11 @@ void DeviceTransfer::pass(int axis, bool to_fine, const int shape_out[3], const 
                           bool accumulate) {
   const Axis& d = axes_[axis];
   const long long total = static_cast<long long>(shape_out[0]) * shape_out[1] * shape_out[2];
-  axis_pass<<<blocks_for(total), kThreads>>>(shape_out[0], shape_out[1], shape_out[2], axis,
-                                             to_fine ? d.coarse : d.fine, to_fine ? d.p_offset.get() : d.r_offset.get(),
-                                             to_fine ? d.p_index.get() : d.r_index.get(),
-                                             to_fine ? d.p_weight.get() : d.r_weight.get(), in, out, accumulate);
-  SCG_LAUNCH("axis_pass");
+  axis_pass<<<blocks_for(total), kThreads>>>(
+      shape_out[0], shape_out[1], shape_out[2], axis, to_fine ? d.coarse : d.fine,
+      to_fine ? d.p_offset.data() : d.r_offset.data(), to_fine ? d.p_index.data() : d.r_index.data(),
+      to_fine ? d.p_weight.data() : d.r_weight.data(), in, out, accumulate);
+  SB_CUDA_CHECK_LAUNCH("axis_pass");
 }
 
 void DeviceTransfer::prolongate(const float* coarse, float* fine, bool accumulate) {
@@ -76,7 +76,7 @@ void DeviceTransfer::prolongate(const float* coarse, float* fine, bool accumulat
     const int a = moving[k];
     shape[a] = axes_[a].fine;
     const bool last = k + 1 == moving.size();
-    float* out = last ? fine : tmp_[k % 2].get();
+    float* out = last ? fine : tmp_[k % 2].data();
     pass(a, true, shape, in, out, last && accumulate);
     in = out;
   }
@@ -92,7 +92,7 @@ void DeviceTransfer::restrict_to_coarse(const float* fine, float* coarse) {
     const int a = moving[k];
     shape[a] = axes_[a].coarse;
     const bool last = k + 1 == moving.size();
-    float* out = last ? coarse : tmp_[k % 2].get();
+    float* out = last ? coarse : tmp_[k % 2].data();
     pass(a, false, shape, in, out, false);
     in = out;
   }

@@ -64,12 +64,12 @@ int march_chunk(long long n0, long long tiles_per_plane, long long slots) {
 // Resident apply_rows blocks on the whole device.
 long long apply_rows_slots(bool with_r) {
   int device = 0, sms = 0, per_sm = 0;
-  SCG_CUDA(cudaGetDevice(&device));
-  SCG_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   if (with_r)
-    SCG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, apply_rows_kernel<true>, kTileX * kTileY, 0));
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, apply_rows_kernel<true>, kTileX * kTileY, 0));
   else
-    SCG_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, apply_rows_kernel<false>, kTileX * kTileY, 0));
+    SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, apply_rows_kernel<false>, kTileX * kTileY, 0));
   return static_cast<long long>(std::max(1, sms)) * std::max(1, per_sm);
 }
 
@@ -81,11 +81,11 @@ struct MatrixFreeOperator::Impl {
     const long long n = sorted.count;
     rec.resize(static_cast<std::size_t>(n));
     y.resize(static_cast<std::size_t>(n));
-    DeviceEvent start, stop;
+    Event start, stop;
     start.record();
-    sample_records<<<blocks_for(n), kThreads>>>(n, grid.view(), sorted.coord[0].get(), sorted.coord[1].get(),
-                                                 sorted.coord[2].get(), sorted.cell.get(), rec.get());
-    SCG_LAUNCH("sample_records");
+    sample_records<<<blocks_for(n), kThreads>>>(n, grid.view(), sorted.coord[0].data(), sorted.coord[1].data(),
+                                                sorted.coord[2].data(), sorted.cell.data(), rec.data());
+    SB_CUDA_CHECK_LAUNCH("sample_records");
     stop.record();
     records_s = stop.seconds_since(start);
     with_r = false;
@@ -101,14 +101,14 @@ struct MatrixFreeOperator::Impl {
                         apply_rows_slots(with_r));
   }
   long long rows() const { return grid.layout().rows; }
-  OperatorSamples operator_samples() const { return {rec.get(), y.get()}; }
+  OperatorSamples operator_samples() const { return {rec.data(), y.data()}; }
   SortedSamplesF64 sorted_f64() const {
-    return {{sorted.coord[0].get(), sorted.coord[1].get(), sorted.coord[2].get()}, sorted.cell.get()};
+    return {{sorted.coord[0].data(), sorted.coord[1].data(), sorted.coord[2].data()}, sorted.cell.data()};
   }
   void sample_values(const float* p, cudaStream_t stream) {
-    sample_values_kernel<<<blocks_for(sorted.count), kThreads, 0, stream>>>(sorted.count, grid.view(), rec.get(), p,
-                                                                            y.get());
-    SCG_LAUNCH("sample_values");
+    sample_values_kernel<<<blocks_for(sorted.count), kThreads, 0, stream>>>(sorted.count, grid.view(), rec.data(), p,
+                                                                            y.data());
+    SB_CUDA_CHECK_LAUNCH("sample_values");
   }
   void apply_rows(const float* p, float* ap, cudaStream_t stream) {
     const GridView& g = grid.view();
@@ -117,11 +117,11 @@ struct MatrixFreeOperator::Impl {
                      (g.axis[0].n + chunk - 1) / chunk);
     if (with_r)
       apply_rows_kernel<true>
-          <<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap, chunk);
+          <<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.data(), tp, p, ap, chunk);
     else
       apply_rows_kernel<false>
-          <<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.get(), tp, p, ap, chunk);
-    SCG_LAUNCH("apply_rows");
+          <<<tiles, block, 0, stream>>>(g, operator_samples(), sorted.cell_start.data(), tp, p, ap, chunk);
+    SB_CUDA_CHECK_LAUNCH("apply_rows");
   }
 
   DeviceGrid grid;
@@ -159,24 +159,24 @@ void MatrixFreeOperator::apply(const float* p, float* ap, cudaStream_t stream) {
 void MatrixFreeOperator::diagonal(float* d, cudaStream_t stream) {
   const DiagonalPolicy policy{impl_->sorted_f64()};
   diagonal_rows<<<blocks_for(rows()), kThreads, 0, stream>>>(rows(), impl_->grid.view(), policy,
-                                                             impl_->sorted.cell_start.get(), d);
-  SCG_LAUNCH("diagonal_rows");
+                                                             impl_->sorted.cell_start.data(), d);
+  SB_CUDA_CHECK_LAUNCH("diagonal_rows");
 }
 
 double MatrixFreeOperator::rhs(float* b, cudaStream_t stream) {
   const auto n = static_cast<std::size_t>(rows());
   DeviceBuffer<double> rhs64(n);
-  gather_rhs(impl_->grid, impl_->sorted, rhs64.get(), stream);
-  to_f32<<<blocks_for(rows()), kThreads, 0, stream>>>(rows(), rhs64.get(), b);
-  SCG_LAUNCH("to_f32");
+  gather_rhs(impl_->grid, impl_->sorted, rhs64.data(), stream);
+  to_f32<<<blocks_for(rows()), kThreads, 0, stream>>>(rows(), rhs64.data(), b);
+  SB_CUDA_CHECK_LAUNCH("to_f32");
   DeviceBuffer<double> partial(kNormBlocks + 1);
-  squares_partial<<<kNormBlocks, kThreads, 0, stream>>>(rows(), rhs64.get(), partial.get());
-  SCG_LAUNCH("squares_partial");
-  sum_partials<<<1, 32, 0, stream>>>(kNormBlocks, partial.get());
-  SCG_LAUNCH("sum_partials");
+  squares_partial<<<kNormBlocks, kThreads, 0, stream>>>(rows(), rhs64.data(), partial.data());
+  SB_CUDA_CHECK_LAUNCH("squares_partial");
+  sum_partials<<<1, 32, 0, stream>>>(kNormBlocks, partial.data());
+  SB_CUDA_CHECK_LAUNCH("sum_partials");
   double ss = 0;
-  SCG_CUDA(cudaMemcpyAsync(&ss, partial.get() + kNormBlocks, sizeof(double), cudaMemcpyDeviceToHost, stream));
-  SCG_CUDA(cudaStreamSynchronize(stream));
+  SB_CUDA_CHECK(cudaMemcpyAsync(&ss, partial.data() + kNormBlocks, sizeof(double), cudaMemcpyDeviceToHost, stream));
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   return std::sqrt(ss);
 }
 
@@ -185,8 +185,8 @@ std::vector<float> apply_operator(const GridLayout& layout, const SampleArrays& 
   const auto n = static_cast<std::size_t>(op.rows());
   DeviceBuffer<float> d_p(n), d_ap(n);
   d_p.upload(p.data());
-  SCG_CUDA(cudaMemset(d_ap.get(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
-  op.apply(d_p.get(), d_ap.get());
+  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
+  op.apply(d_p.data(), d_ap.data());
   std::vector<float> out(n);
   d_ap.download(out.data());
   return out;
@@ -196,8 +196,8 @@ std::vector<float> operator_diagonal(const GridLayout& layout, const SampleArray
   MatrixFreeOperator op(layout, samples);
   const auto n = static_cast<std::size_t>(op.rows());
   DeviceBuffer<float> d(n);
-  SCG_CUDA(cudaMemset(d.get(), 0xFF, n * sizeof(float)));  // poisoned
-  op.diagonal(d.get());
+  SB_CUDA_CHECK(cudaMemset(d.data(), 0xFF, n * sizeof(float)));  // poisoned
+  op.diagonal(d.data());
   std::vector<float> out(n);
   d.download(out.data());
   return out;
@@ -225,7 +225,7 @@ std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const Samp
     std::vector<double> t;
     call();  // warm-up
     for (int i = 0; i < repeats; ++i) {
-      DeviceEvent start, stop;
+      Event start, stop;
       start.record();
       call();
       stop.record();
@@ -234,23 +234,23 @@ std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const Samp
     std::sort(t.begin(), t.end());
     out.push_back({name, t[t.size() / 2]});
   };
-  median_of("rhs", [&] { op.rhs(b.get()); });
-  median_of("diagonal", [&] { op.diagonal(d.get()); });
+  median_of("rhs", [&] { op.rhs(b.data()); });
+  median_of("diagonal", [&] { op.diagonal(d.data()); });
   // p = b (a realistic first direction), x = 0, r = b.
-  const float* p = b.get();
-  SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
-  SCG_CUDA(cudaMemcpy(r.get(), b.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+  const float* p = b.data();
+  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemcpy(r.data(), b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
   median_of("sample_values", [&] { OperatorProfiler::sample_values(op, p); });
-  median_of("apply_rows", [&] { OperatorProfiler::apply_rows(op, p, ap.get()); });
+  median_of("apply_rows", [&] { OperatorProfiler::apply_rows(op, p, ap.data()); });
   median_of("update_xr", [&] {
-    update_xr<<<blocks_for(n), kThreads>>>(n, 0.f, p, ap.get(), x.get(), r.get());
-    SCG_LAUNCH("update_xr");
+    update_xr<<<blocks_for(n), kThreads>>>(n, 0.f, p, ap.data(), x.data(), r.data());
+    SB_CUDA_CHECK_LAUNCH("update_xr");
   });
   median_of("update_p", [&] {
-    update_p<<<blocks_for(n), kThreads>>>(n, 0.f, r.get(), d.get());
-    SCG_LAUNCH("update_p");
+    update_p<<<blocks_for(n), kThreads>>>(n, 0.f, r.data(), d.data());
+    SB_CUDA_CHECK_LAUNCH("update_p");
   });
-  median_of("dot", [&] { dot(n, p, ap.get()); });
+  median_of("dot", [&] { dot(n, p, ap.data()); });
   return out;
 }
 
@@ -264,14 +264,14 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
   const auto un = static_cast<std::size_t>(n);
   DeviceBuffer<float> b(un), x(un), r(un), p(un), ap(un);
   DotProduct dot;
-  DeviceEvent rhs_start, rhs_done;
+  Event rhs_start, rhs_done;
   rhs_start.record();
-  const double bnorm = op.rhs(b.get());
+  const double bnorm = op.rhs(b.data());
   rhs_done.record();
   out.rhs_s = rhs_done.seconds_since(rhs_start);
-  SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
-  SCG_CUDA(cudaMemcpy(r.get(), b.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-  SCG_CUDA(cudaMemcpy(p.get(), b.get(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemcpy(r.data(), b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+  SB_CUDA_CHECK(cudaMemcpy(p.data(), b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
   if (bnorm == 0) {
     out.status = OperatorCgOutput::converged;
     out.x.assign(un, 0.f);
@@ -281,14 +281,14 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
   const auto slots = static_cast<std::size_t>(std::max(max_iterations, 0)) + 1;
   DeviceBuffer<double> partial(kCgDotBlocks), rr(slots), pap(1);
   DeviceBuffer<int> state(2);  // state, stop_it
-  const CgScalars scalars{rr.get(), pap.get(), state.get(), state.get() + 1};
+  const CgScalars scalars{rr.data(), pap.data(), state.data(), state.data() + 1};
   const auto apply = [&](const float* v, float* av) { op.apply(v, av); };
-  const auto check = [](cudaError_t err, const char* what) { cuda_check(err, what, __FILE__, __LINE__); };
+  const auto check = [](cudaError_t err, const char* what) { check_cuda(err, what, __FILE__, __LINE__); };
 
-  DeviceEvent start, stop;
+  Event start, stop;
   start.record();
-  const CgDeviceLoopResult res = run_cg_device_loop(n, max_iterations, bnorm, tolerance, x.get(), r.get(), p.get(),
-                                                    ap.get(), partial.get(), scalars, apply, check);
+  const CgDeviceLoopResult res = run_cg_device_loop(n, max_iterations, bnorm, tolerance, x.data(), r.data(), p.data(),
+                                                    ap.data(), partial.data(), scalars, apply, check);
   stop.record();
   out.solve_s = stop.seconds_since(start);
   std::vector<double> rr_host(slots);
@@ -308,10 +308,10 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
   }
 
   // The true residual b - A x with this operator.
-  op.apply(x.get(), ap.get());
-  residual<<<blocks_for(n), kThreads>>>(n, b.get(), ap.get(), r.get());
-  SCG_LAUNCH("residual");
-  out.true_relres = std::sqrt(dot(n, r.get(), r.get())) / bnorm;
+  op.apply(x.data(), ap.data());
+  residual<<<blocks_for(n), kThreads>>>(n, b.data(), ap.data(), r.data());
+  SB_CUDA_CHECK_LAUNCH("residual");
+  out.true_relres = std::sqrt(dot(n, r.data(), r.data())) / bnorm;
 
   const auto t0 = std::chrono::steady_clock::now();
   out.x.resize(un);

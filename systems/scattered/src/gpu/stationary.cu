@@ -273,17 +273,17 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   upload_vector(row_of, host.row_of);
   const int max_iterations = std::max(in.max_iterations, 0);
   DeviceBuffer<double> partial(kNormBlocks), history(static_cast<std::size_t>(max_iterations) + 1);
-  SCG_CUDA(cudaMemset(x.get(), 0, un * sizeof(float)));
-  SCG_CUDA(cudaMemset(snapshot.get(), 0, un * sizeof(float)));
-  SCG_CUDA(cudaMemset(state.get(), 0, 2 * sizeof(int)));
-  SCG_CUDA(cudaDeviceSynchronize());
+  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemset(snapshot.data(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemset(state.data(), 0, 2 * sizeof(int)));
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
   out.upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  const Ell a{n, host.positions, host.steps, col.get(), value.get(), diagonal.get(), rhs.get(), row_of.get()};
-  const int* d_state = state.get();
-  float* cur = x.get();
-  float* alt = other.get();
-  float* next_values = next.get();
+  const Ell a{n, host.positions, host.steps, col.data(), value.data(), diagonal.data(), rhs.data(), row_of.data()};
+  const int* d_state = state.data();
+  float* cur = x.data();
+  float* alt = other.data();
+  float* next_values = next.data();
 
   auto sweep = [&](bool first_iteration) {
     const std::vector<int>& order = first_iteration ? order_first : order_next;
@@ -293,16 +293,16 @@ StationaryOutput run_stationary(const StationaryInput& in) {
       if (count == 0) continue;
       colour_update<<<blocks_for(static_cast<long long>(count) * kColourLanes), kThreads>>>(
           a, first, count, host.independent_colours, cur, next_values, d_state);
-      SCG_LAUNCH("colour_update");
+      SB_CUDA_CHECK_LAUNCH("colour_update");
       if (host.independent_colours) continue;
       colour_write<<<blocks_for(count), kThreads>>>(a, first, count, next_values, cur, d_state);
-      SCG_LAUNCH("colour_write");
+      SB_CUDA_CHECK_LAUNCH("colour_write");
     }
   };
   auto residual_norm = [&](const float* v) {
-    if (coloured) residual_norm_partial<kColourLanes><<<kNormBlocks, kThreads>>>(a, v, partial.get(), d_state);
-    else residual_norm_partial<kJacobiLanes><<<kNormBlocks, kThreads>>>(a, v, partial.get(), d_state);
-    SCG_LAUNCH("residual_norm_partial");
+    if (coloured) residual_norm_partial<kColourLanes><<<kNormBlocks, kThreads>>>(a, v, partial.data(), d_state);
+    else residual_norm_partial<kJacobiLanes><<<kNormBlocks, kThreads>>>(a, v, partial.data(), d_state);
+    SB_CUDA_CHECK_LAUNCH("residual_norm_partial");
   };
   // x0 = 0, so ||r0|| = ||b||.
   const double bnorm = in.bnorm;
@@ -313,7 +313,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
   // count measures it only where the host checks, for the divergence rule.
   const bool every_iteration = in.tolerance > 0;
 
-  DeviceEvent start, stop;
+  Event start, stop;
   start.record();
   int state_host[2] = {kRunning, 0};
   int checked = 0;  // the iterate held in `snapshot`
@@ -325,7 +325,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
       if (!coloured) {
         jacobi_step<<<blocks_for(static_cast<long long>(host.positions) * kJacobiLanes), kThreads>>>(
             a, static_cast<float>(in.omega), cur, alt, d_state);
-        SCG_LAUNCH("jacobi_step");
+        SB_CUDA_CHECK_LAUNCH("jacobi_step");
         // A stopped state leaves alt unwritten: keep the iterate where the state stopped.
         std::swap(cur, alt);
       } else {
@@ -333,16 +333,16 @@ StationaryOutput run_stationary(const StationaryInput& in) {
       }
       if (every_iteration || k == batch) {
         residual_norm(cur);
-        residual_decide<<<1, 32>>>(partial.get(), history.get(), it, limit, converge_at, state.get());
-        SCG_LAUNCH("residual_decide");
+        residual_decide<<<1, 32>>>(partial.data(), history.data(), it, limit, converge_at, state.data());
+        SB_CUDA_CHECK_LAUNCH("residual_decide");
       }
     }
     launched += batch;
-    SCG_CUDA(cudaMemcpy(state_host, state.get(), 2 * sizeof(int), cudaMemcpyDeviceToHost));
+    SB_CUDA_CHECK(cudaMemcpy(state_host, state.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost));
     if (state_host[0] == kRunning || state_host[0] == kConverged) {
       checked = state_host[0] == kRunning ? launched : state_host[1];
       if (state_host[0] == kRunning)
-        SCG_CUDA(cudaMemcpyAsync(snapshot.get(), cur, un * sizeof(float), cudaMemcpyDeviceToDevice));
+        SB_CUDA_CHECK(cudaMemcpyAsync(snapshot.data(), cur, un * sizeof(float), cudaMemcpyDeviceToDevice));
     }
   }
   stop.record();
@@ -361,7 +361,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
         << " against ||b|| = " << bnorm << "; the iterate of iteration " << checked << " returned";
     out.message = msg.str();
     out.iterations = checked;
-    result = snapshot.get();
+    result = snapshot.data();
   } else {
     out.status = state_host[0] == kConverged ? StationaryOutput::converged : StationaryOutput::max_iterations;
     out.iterations = state_host[0] == kConverged ? state_host[1] : launched;
@@ -370,7 +370,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
     for (int it = 1; it <= out.iterations; ++it) out.history.push_back(hist[static_cast<std::size_t>(it)] / scale);
   t0 = Clock::now();
   out.x.assign(un, std::nanf(""));  // poisoned: every entry must come back
-  SCG_CUDA(cudaMemcpy(out.x.data(), result, un * sizeof(float), cudaMemcpyDeviceToHost));
+  SB_CUDA_CHECK(cudaMemcpy(out.x.data(), result, un * sizeof(float), cudaMemcpyDeviceToHost));
   out.readback_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return out;
 }
