@@ -162,6 +162,35 @@ TEST(AtomicFile, ReplacedFileKeepsItsPermissions) {
   EXPECT_EQ(fs::status(dir / "p.bin").permissions(), fs::perms::owner_read | fs::perms::owner_write);
 }
 
+TEST(AtomicFile, ReadOnlyFileIsRefusedNotReplaced) {
+  // A file made read-only (0444) is one its owner wants kept: the rename would replace
+  // it without a word (the folder is writable), so it is refused, also for root, who
+  // could write it but whose tools (mv, rm) ask first.
+  ScratchDir dir;
+  write_bytes(dir / "kept.npy", "old");
+  const auto read_only = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  fs::permissions(dir / "kept.npy", read_only);
+  for (const fs::path& name : {fs::path("kept.npy"), fs::path("link.npy")}) {
+    SCOPED_TRACE(name);
+    if (name == "link.npy") fs::create_symlink("kept.npy", dir / "link.npy");
+    try {
+      io::check_output(dir / name);
+      ADD_FAILURE() << "check_output accepted a read-only file";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("read-only"), std::string::npos) << e.what();
+    }
+    try {
+      io::write_file_atomically(dir / name, "new");
+      ADD_FAILURE() << "a read-only file was replaced";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("read-only (mode 0444)"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_bytes(dir / "kept.npy"), "old");
+    EXPECT_EQ(fs::status(dir / "kept.npy").permissions(), read_only);
+  }
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"kept.npy", "link.npy"}));
+}
+
 // --- special files -------------------------------------------------------------------
 
 TEST(AtomicFile, DevNullIsWrittenThrough) {

@@ -1,6 +1,7 @@
 #include "splinebench/io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,8 +14,10 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "splinebench/error.hpp"
+#include "splinebench/io/interrupt_cleanup.hpp"
 
 namespace splinebench::io {
 namespace {
@@ -42,14 +45,30 @@ TempSlot g_slots[kSlots];
 std::atomic<int> g_held_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
+// Registrations of interrupt_cleanup.hpp, under the same rules: the handler reads a
+// slot only once it is marked kFile or kGroup, after its payload is complete.
+enum CleanupState : int { kCleanupFree = 0, kCleanupClaimed = 1, kCleanupFile = 2, kCleanupGroup = 3 };
+struct CleanupSlot {
+  std::atomic<int> state{kCleanupFree};
+  std::atomic<pid_t> pgid{0};
+  char path[PATH_MAX] = {};
+};
+CleanupSlot g_cleanup[InterruptCleanup::kMaxRegistrations];
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
 bool any_renaming() {
   for (const auto& slot : g_slots)
     if (slot.state.load() == kRenaming) return true;
   return false;
 }
 
-// Async-signal-safe: unlink, sigaction, raise and _exit only.
+// Async-signal-safe: kill, unlink, sigaction, raise and _exit only. Children first, so
+// that none writes to a file after it is removed.
 [[noreturn]] void remove_temporaries_and_die(int sig) {
+  for (auto& slot : g_cleanup)
+    if (slot.state.load() == kCleanupGroup) ::kill(-slot.pgid.load(), SIGKILL);
+  for (auto& slot : g_cleanup)
+    if (slot.state.load() == kCleanupFile) ::unlink(slot.path);
   for (auto& slot : g_slots)
     if (slot.state.load() == kWriting) ::unlink(slot.path);
   struct sigaction default_action {};
@@ -179,6 +198,15 @@ Destination classify(const fs::path& path) {
       if (names_a_link(path)) {
         if (const int fd = standard_stream_of(st); fd >= 0) return {Kind::stream, path, fd};
       }
+      // The rename needs only the folder's permission, so it would replace a file the
+      // user cannot write, or made read-only, without a word: refused instead. Root may
+      // write a 0444 file, but such a file is one its owner wants kept.
+      if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0 || (st.st_mode & 0222) == 0) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        fail(path, std::string("it is read-only (mode ") + mode +
+                       "); make it writable (chmod u+w) or write elsewhere");
+      }
       return {Kind::replace, resolve_links(path), -1, true, static_cast<mode_t>(st.st_mode & 07777)};
     }
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
@@ -299,6 +327,54 @@ void write_file_atomically(const fs::path& path, std::string_view content, const
 }
 
 void check_output(const fs::path& path) { (void)classify(path); }
+
+namespace {
+
+int claim_cleanup_slot() {
+  for (int i = 0; i < InterruptCleanup::kMaxRegistrations; ++i) {
+    int expected = kCleanupFree;
+    if (g_cleanup[i].state.compare_exchange_strong(expected, kCleanupClaimed)) return i;
+  }
+  throw Error("more than " + std::to_string(InterruptCleanup::kMaxRegistrations) +
+              " files and child processes registered for removal on interrupt at once");
+}
+
+}  // namespace
+
+InterruptCleanup InterruptCleanup::remove_file(const fs::path& path) {
+  const std::string text = fs::absolute(path).string();
+  if (text.size() >= PATH_MAX) throw Error("cannot register " + quoted(path) + " for removal: path too long");
+  const int slot = claim_cleanup_slot();
+  std::memcpy(g_cleanup[slot].path, text.c_str(), text.size() + 1);
+  g_cleanup[slot].state.store(kCleanupFile);
+  return InterruptCleanup(slot);
+}
+
+InterruptCleanup InterruptCleanup::kill_process_group(pid_t pgid) {
+  if (pgid <= 1) throw Error("cannot register process group " + std::to_string(pgid) + " to kill on interrupt");
+  const int slot = claim_cleanup_slot();
+  g_cleanup[slot].pgid.store(pgid);
+  g_cleanup[slot].state.store(kCleanupGroup);
+  return InterruptCleanup(slot);
+}
+
+void InterruptCleanup::release() {
+  if (slot_ < 0) return;
+  g_cleanup[slot_].state.store(kCleanupFree);
+  slot_ = -1;
+}
+
+InterruptCleanup::~InterruptCleanup() { release(); }
+
+InterruptCleanup::InterruptCleanup(InterruptCleanup&& other) noexcept : slot_(std::exchange(other.slot_, -1)) {}
+
+InterruptCleanup& InterruptCleanup::operator=(InterruptCleanup&& other) noexcept {
+  if (this != &other) {
+    release();
+    slot_ = std::exchange(other.slot_, -1);
+  }
+  return *this;
+}
 
 void install_interrupt_guard() {
   static std::once_flag once;

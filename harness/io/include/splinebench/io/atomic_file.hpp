@@ -6,7 +6,9 @@
 //                              default the destination's folder: same file system,
 //                              so the rename is atomic), is flushed to disk and
 //                              renamed over the destination; a reader sees the old
-//                              file or the new one, never a part.
+//                              file or the new one, never a part. A file the user
+//                              cannot write, or whose mode lets nobody write it
+//                              (0444, even for root), is refused, not replaced.
 //   a symbolic link            the link is kept; the file it points to is written as
 //                              above (in that file's folder), created if missing.
 //   this process's stdout or   written to that descriptor, in the mode the caller's
@@ -23,6 +25,8 @@
 // file was created, which is async-signal-safe) and then end the process by the same
 // signal; arriving during the rename they are held until it is done, so the
 // destination is then complete. Without the guard a signal leaves the temporary.
+// The same handler kills the child process groups and removes the files registered
+// with interrupt_cleanup.hpp.
 #pragma once
 
 #include <cstddef>
@@ -47,8 +51,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
                            const std::filesystem::path& temp_dir = {});
 
 // Checks, without writing, that `path` could be written as above: throws
-// splinebench::Error for a missing folder, a directory, a refused kind of file or too
-// many levels of links. For commands to call before their work.
+// splinebench::Error for a missing folder, a directory, a refused kind of file, a
+// read-only file or too many levels of links. For commands to call before their work.
 void check_output(const std::filesystem::path& path);
 
 // Installs the signal handlers described above (idempotent). Signals the process
