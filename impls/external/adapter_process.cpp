@@ -1,14 +1,17 @@
 #include "adapter_process.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -61,32 +64,105 @@ AdapterCommand locate_adapter(const std::string& library) {
   return c;
 }
 
+double adapter_timeout_floor_seconds() {
+  const std::string text = env_or_empty("SPLINEBENCH_ADAPTER_TIMEOUT_S");
+  if (text.empty()) return kDefaultTimeoutFloorSeconds;
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !std::isfinite(seconds) || seconds <= 0)
+    throw Error("SPLINEBENCH_ADAPTER_TIMEOUT_S must be a positive number of seconds, got '" + text + "'");
+  return seconds;
+}
+
+double request_deadline_seconds(double work_units) {
+  return adapter_timeout_floor_seconds() + std::max(0.0, work_units) * kSecondsPerWorkUnit;
+}
+
 AdapterProcess::AdapterProcess(const AdapterCommand& command) : command_(command) {
   if (!std::filesystem::exists(command_.script)) throw Error("adapter script not found: " + command_.script);
+  (void)adapter_timeout_floor_seconds();  // a malformed setting fails before anything starts
   log_path_ = make_log_path(command_.library);
+  try {
+    remove_log_ = io::InterruptCleanup::remove_file(log_path_);
+  } catch (...) {
+    std::filesystem::remove(log_path_);
+    throw;
+  }
   int fds[2];
   // A socket pair rather than pipes: writing to a dead adapter then fails with EPIPE
   // (send with MSG_NOSIGNAL) instead of killing the harness with SIGPIPE.
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    std::filesystem::remove(log_path_);
     throw Error(std::string("socketpair: ") + std::strerror(errno));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path_.c_str(), O_WRONLY | O_TRUNC, 0600);
+  // A process group of its own (its id is the child's pid): a timeout or an interrupt
+  // kills the adapter with whatever it started. Interrupts are held from the spawn
+  // until the group is registered for the interrupt guard, and the child starts with
+  // none held.
+  sigset_t interrupts, previous, none;
+  sigemptyset(&interrupts);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, sig);
+  sigemptyset(&none);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigmask(&attr, &none);
   std::vector<std::string> args = {command_.python, command_.script, "--library", command_.library};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  const int rc = posix_spawnp(&pid_, command_.python.c_str(), &actions, nullptr, argv.data(), environ);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &previous);
+  const int rc = posix_spawnp(&pid_, command_.python.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
+  fd_ = fds[0];
+  if (rc == 0) {
+    try {
+      kill_group_ = io::InterruptCleanup::kill_process_group(pid_);
+    } catch (...) {
+      pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+      kill_and_reap();
+      close(fd_);
+      std::filesystem::remove(log_path_);
+      throw;
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (rc != 0) {
-    close(fds[0]);
+    close(fd_);
+    fd_ = -1;
     pid_ = -1;
+    std::filesystem::remove(log_path_);
     throw Error("cannot start " + command_.python + " (" + command_.python_source + "): " + std::strerror(rc));
   }
-  fd_ = fds[0];
+}
+
+void AdapterProcess::kill_and_reap() {
+  if (pid_ <= 0) return;
+  kill(-pid_, SIGKILL);  // the group: the adapter and anything it started
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  kill_group_.release();
+}
+
+bool AdapterProcess::alive() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    kill_group_.release();
+    return false;
+  }
+  return true;
 }
 
 AdapterProcess::~AdapterProcess() {
@@ -101,13 +177,19 @@ AdapterProcess::~AdapterProcess() {
       reaped = waitpid(pid_, &status, WNOHANG) == pid_;
       if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (!reaped) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
+    if (reaped) {
+      pid_ = -1;
+      kill_group_.release();
+    } else {
+      kill_and_reap();
     }
   }
   if (fd_ >= 0) close(fd_);
-  if (!log_path_.empty()) std::filesystem::remove(log_path_);
+  if (!log_path_.empty()) {
+    std::error_code ignored;  // a destructor does not throw; a log already gone is fine
+    std::filesystem::remove(log_path_, ignored);
+  }
+  remove_log_.release();
 }
 
 std::string AdapterProcess::stderr_tail() const {
@@ -125,34 +207,60 @@ void AdapterProcess::fail(const std::string& what) const {
   throw Error(command_.library + " adapter: " + what + (tail.empty() ? "" : "; its stderr: " + tail));
 }
 
-std::string AdapterProcess::read_line() {
+std::string AdapterProcess::read_line(double deadline_seconds, const std::string& op) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                           std::chrono::duration<double>(deadline_seconds));
   for (;;) {
     if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
       std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       return line;
     }
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now()).count();
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = left > 0 ? poll(&p, 1, static_cast<int>(std::min<long long>(left, 1 << 30))) : 0;
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) fail(std::string("waiting for its answer: ") + std::strerror(errno));
+    if (ready == 0) {
+      if (clock::now() < deadline) continue;
+      kill_and_reap();
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.3g", deadline_seconds);
+      fail("no answer to '" + op + "' within " + seconds + " s (the request's deadline: " +
+           "SPLINEBENCH_ADAPTER_TIMEOUT_S, now " + std::to_string(static_cast<long long>(adapter_timeout_floor_seconds())) +
+           " s, plus 1 us per unit of work); the adapter was hung or stopped, and its process group was killed");
+    }
     char chunk[4096];
     const ssize_t got = recv(fd_, chunk, sizeof chunk, 0);
     if (got > 0) {
       buffer_.append(chunk, static_cast<std::size_t>(got));
     } else if (got == 0) {
-      fail("the process ended without answering (" + command_.python + " " + command_.script + ")");
+      // Its end of the socket closed: it exited or was killed. Reaped now, so that
+      // alive() says so and the next case starts a new one.
+      kill_and_reap();
+      fail("the process ended without answering '" + op + "' (" + command_.python + " " + command_.script + ")");
     } else if (errno != EINTR) {
       fail(std::string("reading its answer: ") + std::strerror(errno));
     }
   }
 }
 
-nlohmann::json AdapterProcess::request(const nlohmann::json& req) {
+nlohmann::json AdapterProcess::request(const nlohmann::json& req, double work_units) {
+  const std::string op = req.value("op", std::string("?"));
+  if (pid_ <= 0) fail("the process is gone (it ended or was killed earlier); '" + op + "' not sent");
+  const double deadline = request_deadline_seconds(work_units);
   const std::string line = req.dump() + "\n";
   for (std::size_t sent = 0; sent < line.size();) {
     const ssize_t n = send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(std::string("sending a request: ") + std::strerror(errno));
+    if (n <= 0) {
+      if (errno == EPIPE) kill_and_reap();
+      fail(std::string("sending a request: ") + std::strerror(errno));
+    }
     sent += static_cast<std::size_t>(n);
   }
-  const std::string text = read_line();
+  const std::string text = read_line(deadline, op);
   nlohmann::json answer;
   try {
     answer = nlohmann::json::parse(text);

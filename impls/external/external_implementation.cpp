@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -68,6 +69,12 @@ std::string ExternalImplementation::known_defect(const GridShape& shape, Mode mo
 }
 
 AdapterProcess& ExternalImplementation::process() const {
+  if (process_ && !process_->alive()) process_.reset();
+  if (!process_ && started_once_) {
+    if (restarted_in_case_)
+      throw Error(spec_.name + ": the adapter died again in this case after one restart; not restarted twice");
+    restarted_in_case_ = true;
+  }
   if (!process_) {
     const Availability avail = availability();
     if (!avail.ok) throw Unsupported(spec_.name + ": " + avail.reason);
@@ -87,6 +94,17 @@ AdapterProcess& ExternalImplementation::process() const {
     record_hello(command, {});
     hello_ = std::move(hello);
     process_ = std::move(started);
+    started_once_ = true;
+  }
+  return *process_;
+}
+
+AdapterProcess& ExternalImplementation::prepared_process() {
+  if (!process_ || !process_->alive()) {
+    process_.reset();
+    value_bytes_ = 0;
+    throw Error(spec_.name + ": the adapter ended since this case's prepare (killed or crashed); its prepared data "
+                "is gone, and a new adapter starts with the next prepare");
   }
   return *process_;
 }
@@ -136,6 +154,8 @@ void ExternalImplementation::prepare_as(const GridShape& shape, std::int64_t fie
   ensure_size(input_, spec_.name + "-input", count * sizeof(T));
   std::memcpy(input_.data(), input, count * sizeof(T));
   value_bytes_ = 0;  // nothing prepared until the adapter says so
+  // Work: each sample filtered along each axis, plus the copies in and out.
+  const double work = static_cast<double>(count) * (shape.dims + 2);
   const auto answer = adapter.request({{"op", "prepare"},
                                        {"shape", shape.extents()},
                                        {"fields", fields},
@@ -143,7 +163,8 @@ void ExternalImplementation::prepare_as(const GridShape& shape, std::int64_t fie
                                        {"dtype", dtype_name(sizeof(T))},
                                        {"mode", std::string(to_string(mode))},
                                        {"prefilter", prefilter},
-                                       {"input", input_.path()}});
+                                       {"input", input_.path()}},
+                                      work);
   add_phases(answer, times);
   shape_ = shape;
   fields_ = fields;
@@ -155,7 +176,9 @@ void ExternalImplementation::read_coefficients_as(T* out, PhaseTimes& times) {
   if (value_bytes_ != sizeof(T)) throw Error(spec_.name + ": read_coefficients without a matching prepare");
   const std::size_t count = static_cast<std::size_t>(shape_.values() * fields_);
   ensure_size(coefficients_, spec_.name + "-coefficients", count * sizeof(T));
-  add_phases(process().request({{"op", "read_coefficients"}, {"output", coefficients_.path()}}), times);
+  add_phases(prepared_process().request({{"op", "read_coefficients"}, {"output", coefficients_.path()}},
+                               static_cast<double>(count)),
+             times);
   std::memcpy(out, coefficients_.data(), count * sizeof(T));
 }
 
@@ -168,8 +191,11 @@ void ExternalImplementation::evaluate_as(const T* coords, std::int64_t n, T* out
   ensure_size(coords_, spec_.name + "-coords", in_count * sizeof(T));
   ensure_size(values_, spec_.name + "-values", out_count * sizeof(T));
   std::memcpy(coords_.data(), coords, in_count * sizeof(T));
-  add_phases(process().request({{"op", "evaluate"}, {"coords", coords_.path()}, {"n", n},
-                                {"output", values_.path()}}),
+  // Work: 4^D taps per value, plus reading the coordinates.
+  const double work = static_cast<double>(out_count) * std::pow(4.0, shape_.dims) + static_cast<double>(in_count);
+  add_phases(prepared_process().request({{"op", "evaluate"}, {"coords", coords_.path()}, {"n", n},
+                                {"output", values_.path()}},
+                               work),
              times);
   std::memcpy(out, values_.data(), out_count * sizeof(T));
 }
@@ -194,12 +220,13 @@ void ExternalImplementation::evaluate_f64(const double* coords, std::int64_t n, 
 }
 
 void ExternalImplementation::release() {
-  if (process_) process_->request({{"op", "release"}});
+  restarted_in_case_ = false;
   value_bytes_ = 0;
   input_ = SharedFile();
   coefficients_ = SharedFile();
   coords_ = SharedFile();
   values_ = SharedFile();
+  if (process_ && process_->alive()) process_->request({{"op", "release"}});
 }
 
 }  // namespace splinebench::external

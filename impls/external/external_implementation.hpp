@@ -60,10 +60,14 @@ class ExternalImplementation final : public Implementation {
   void read_coefficients_f64(double* out, PhaseTimes& times) override;
   void evaluate_f64(const double* coords, std::int64_t n, double* out, PhaseTimes& times) override;
 
+  // Ends the case: the adapter frees its data (if it still runs) and may be restarted
+  // once more in the next case.
   void release() override;
 
  private:
   AdapterProcess& process() const;
+  // The adapter that holds this case's prepared data; throws when it has ended since.
+  AdapterProcess& prepared_process();
   template <typename T>
   void prepare_as(const GridShape& shape, std::int64_t fields, const T* input, Mode mode, bool prefilter,
                   PhaseTimes& times);
@@ -73,7 +77,12 @@ class ExternalImplementation final : public Implementation {
   void evaluate_as(const T* coords, std::int64_t n, T* out, PhaseTimes& times);
 
   PeerSpec spec_;
+  // The adapter, started on first use. One that died (killed, crashed, timed out) is
+  // started again once per case (between two release() calls); a second death in the
+  // same case is an error.
   mutable std::unique_ptr<AdapterProcess> process_;
+  mutable bool started_once_ = false;
+  mutable bool restarted_in_case_ = false;
   mutable nlohmann::json hello_;  // the adapter's hello: versions, device, timer
   // What the last prepare sent (the adapter keeps the coefficients).
   GridShape shape_{};

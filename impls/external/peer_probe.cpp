@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -18,14 +19,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "splinebench/io/interrupt_cleanup.hpp"
+
 extern char** environ;
 
 namespace splinebench::external {
 namespace {
 
 // A Python start takes tens of milliseconds; a machine busy enough to need more than
-// this is reported as such rather than waited on.
-constexpr int kProbeSeconds = 30;
+// adapter_timeout_floor_seconds() (SPLINEBENCH_ADAPTER_TIMEOUT_S) is reported as such
+// rather than waited on.
 
 struct Captured {
   std::string failure;  // why it could not be run to its end; empty when it was
@@ -33,8 +36,10 @@ struct Captured {
   std::string output;   // stdout and stderr together
 };
 
-// Runs argv[0] (searched on PATH) with stdin from /dev/null, collecting its output.
-Captured run_captured(std::vector<std::string> argv, const std::string& what) {
+// Runs argv[0] (searched on PATH) with stdin from /dev/null, collecting its output, in
+// a process group of its own: on timeout the group is killed, so nothing it started
+// is left behind (a wrapper's child would otherwise keep running, orphaned).
+Captured run_captured(std::vector<std::string> argv, const std::string& what, double timeout_seconds) {
   Captured c;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -49,8 +54,13 @@ Captured run_captured(std::vector<std::string> argv, const std::string& what) {
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
@@ -58,7 +68,15 @@ Captured run_captured(std::vector<std::string> argv, const std::string& what) {
     c.failure = "cannot start " + what + ": " + std::strerror(rc);
     return c;
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kProbeSeconds);
+  // Killed with the harness when an interrupt ends it (io::install_interrupt_guard).
+  io::InterruptCleanup kill_on_interrupt;
+  try {
+    kill_on_interrupt = io::InterruptCleanup::kill_process_group(pid);
+  } catch (const std::exception&) {
+    // Too many registrations: the probe still runs, it is short and killed on timeout.
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                               std::chrono::duration<double>(timeout_seconds));
   bool timed_out = false;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -84,11 +102,17 @@ Captured run_captured(std::vector<std::string> argv, const std::string& what) {
     }
   }
   close(fds[0]);
-  if (timed_out || !c.failure.empty()) kill(pid, SIGKILL);
+  if (timed_out || !c.failure.empty()) kill(-pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (timed_out) c.failure = what + " did not finish within " + std::to_string(kProbeSeconds) + " s";
+  kill_on_interrupt.release();
+  if (timed_out) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%g", timeout_seconds);
+    c.failure = what + " did not finish within " + seconds +
+                " s (SPLINEBENCH_ADAPTER_TIMEOUT_S); it and what it started were killed";
+  }
   if (c.failure.empty()) c.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return c;
 }
@@ -116,7 +140,14 @@ ProbeRun run_probe(const AdapterCommand& command, const std::string& script) {
     return run;
   }
   const std::string what = command.python + " (" + command.python_source + ")";
-  const Captured c = run_captured({command.python, script}, what);
+  double timeout_seconds = 0;
+  try {
+    timeout_seconds = adapter_timeout_floor_seconds();
+  } catch (const std::exception& e) {
+    run.failure = e.what();
+    return run;
+  }
+  const Captured c = run_captured({command.python, script}, what, timeout_seconds);
   if (!c.failure.empty()) {
     run.failure = c.failure;
     return run;

@@ -1,6 +1,7 @@
 #include "shared_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -34,7 +35,25 @@ SharedFile::SharedFile(const std::string& tag, std::size_t bytes) {
     std::string pattern = dir + "/splinebench-" + tag + "-XXXXXX";
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
+    // Interrupts held from the file's creation until it is registered for removal:
+    // a signal in between would leave an array of up to gigabytes in /dev/shm.
+    sigset_t interrupts, previous;
+    sigemptyset(&interrupts);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, sig);
+    pthread_sigmask(SIG_BLOCK, &interrupts, &previous);
     const int fd = mkstemp(name.data());
+    io::InterruptCleanup registration;
+    if (fd >= 0) {
+      try {
+        registration = io::InterruptCleanup::remove_file(name.data());
+      } catch (...) {
+        close(fd);
+        unlink(name.data());
+        pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+        throw;
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     if (fd < 0) {
       tried += (tried.empty() ? "" : "; ") + dir + ": " + std::strerror(errno);
       continue;
@@ -58,6 +77,7 @@ SharedFile::SharedFile(const std::string& tag, std::size_t bytes) {
     path_ = name.data();
     data_ = map;
     size_ = bytes;
+    remove_on_interrupt_ = std::move(registration);
     return;
   }
   throw Error("no room for a " + std::to_string(bytes) + "-byte array file (" + tried +
@@ -67,6 +87,7 @@ SharedFile::SharedFile(const std::string& tag, std::size_t bytes) {
 void SharedFile::reset() {
   if (data_) munmap(data_, size_);
   if (!path_.empty()) unlink(path_.c_str());
+  remove_on_interrupt_.release();
   data_ = nullptr;
   size_ = 0;
   path_.clear();
@@ -75,7 +96,10 @@ void SharedFile::reset() {
 SharedFile::~SharedFile() { reset(); }
 
 SharedFile::SharedFile(SharedFile&& other) noexcept
-    : path_(std::move(other.path_)), data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {
+    : path_(std::move(other.path_)),
+      data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      remove_on_interrupt_(std::move(other.remove_on_interrupt_)) {
   other.path_.clear();
 }
 
@@ -86,6 +110,7 @@ SharedFile& SharedFile::operator=(SharedFile&& other) noexcept {
     other.path_.clear();
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    remove_on_interrupt_ = std::move(other.remove_on_interrupt_);
   }
   return *this;
 }

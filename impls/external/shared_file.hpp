@@ -1,11 +1,14 @@
 // A raw file mapped into memory that the adapter process opens by path: how arrays
 // cross the process boundary without a copy through the protocol's socket. In
 // SPLINEBENCH_ADAPTER_TMP when set, else /dev/shm (memory, no disk traffic) when it has
-// room for the file, else the temporary directory. Removed on destruction.
+// room for the file, else the temporary directory. Removed on destruction, and by the
+// interrupt guard (io::install_interrupt_guard) when a signal ends the process.
 #pragma once
 
 #include <cstddef>
 #include <string>
+
+#include "splinebench/io/interrupt_cleanup.hpp"
 
 namespace splinebench::external {
 
@@ -31,6 +34,7 @@ class SharedFile {
   std::string path_;
   void* data_ = nullptr;
   std::size_t size_ = 0;
+  io::InterruptCleanup remove_on_interrupt_;
 };
 
 // `file` again if it already holds `bytes` bytes, else a new file of that size.
