@@ -2,12 +2,15 @@
 # On the GPU machine: the shipped GPU stationary solvers (stationary.cu) against a variant
 # of stationary.cu, on one image in one session, interleaved: new, old, new, old. Each run
 # is the driver's seed-count run and its run to the tolerance (1000 iterations at most)
-# for gpu_jacobi_damped, gpu_gs8x and gpu_sgs_mc. The variants live in git, not here
-# (lab/NOTES.md says what each answered); write one out before copying the tree over:
-#   git show lab/scattered-stationary-thread-per-row:systems/scattered/src/gpu/stationary.cu > thread_per_row.cu
+# for gpu_jacobi_damped, gpu_gs8x and gpu_sgs_mc. The variants live in git history, not
+# here (lab/NOTES.md says what each answered): commit 47453b1, the parent of the commit that
+# removed them from this folder, holds both. Write one out before copying the tree over:
+#   git show 47453b1:lab/probes/scattered_stationary_ab/stationary_thread_per_row.cu > thread_per_row.cu
 #     one thread per unknown over a slot-major ELL (the layout before the warp lanes)
-#   git show lab/scattered-stationary-cooperative:systems/scattered/src/gpu/stationary.cu > cooperative.cu
+#   git show 47453b1:lab/probes/scattered_stationary_ab/stationary_cooperative.cu > cooperative.cu
 #     a Gauss-Seidel iteration as one cooperative launch with a grid-wide barrier per colour
+# They were written against the scattered GPU headers of that commit; a later change to
+# those headers can keep a variant from compiling in today's tree.
 #
 # Usage there:  lab/probes/scattered_stationary_ab/run.sh NEW_BUILD_DIR IMAGE.npy LAMBDA OUT_DIR VARIANT.cu
 #   NEW_BUILD_DIR  a configured build with splinebench_scattered_cli built (the shipped code)
