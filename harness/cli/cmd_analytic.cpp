@@ -1,6 +1,7 @@
 // `splinebench analytic`: the analytic fields of datasets/ (datasets/README.md) as .npy,
 // for studies that measure a spline against the function itself: its samples on a grid
 // under a boundary mode's position convention, or its exact values at grid coordinates.
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "splinebench/datasets/analytic.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/io/npy.hpp"
+#include "splinebench/runner/memory.hpp"
 
 namespace splinebench::cli {
 namespace {
@@ -61,6 +63,24 @@ void run_analytic(const AnalyticArgs& args) {
     throw Error("analytic function '" + args.function + "' is defined for D = " + std::to_string(f.min_dims) +
                 ".." + std::to_string(f.max_dims) + ", not D = " + std::to_string(grid.dims));
   check_output_path(args.output);
+  // Refused before any allocation when it cannot fit: the samples in double (and their
+  // float32 rounding), or the coordinates as read and widened to double plus the values.
+  if (args.at.empty()) {
+    const auto values = static_cast<std::uint64_t>(grid.values());
+    runner::require_memory(values * (args.float32 ? 8 + 4 : 8),
+                           "analytic '" + args.function + "' on a " + args.shape + " grid" +
+                               (args.float32 ? " (float32)" : ""));
+  } else {
+    const npy::ArrayInfo info = npy::read_info(args.at);
+    const auto count = static_cast<std::uint64_t>(npy::element_count(info.shape));
+    const std::uint64_t held = info.is_float32 ? 4 : 8;
+    const std::uint64_t read = held + (info.is_integer ? info.file_item_bytes : 0);
+    const std::uint64_t widened = held + (info.is_float32 ? 8 : 0);
+    const std::uint64_t queries = count / static_cast<std::uint64_t>(std::max(1, grid.dims));
+    runner::require_memory(count * std::max(read, widened) + queries * 8,
+                           "analytic '" + args.function + "' at '" + args.at + "' (shape " +
+                               npy::shape_string(info.shape) + ")");
+  }
   if (args.at.empty()) {
     const auto samples = datasets::sample_analytic_f64(f, grid, mode);
     if (args.float32) {
