@@ -30,8 +30,8 @@ using namespace splinebench::iir2d;
 
 namespace {
 
-json suite_with(const json& sweeps) {
-  return {{"name", "t"}, {"system", "iir2d"}, {"repetitions", 1}, {"warmups", 0}, {"sweeps", sweeps}};
+json suite_with(const std::vector<json>& sweeps) {
+  return {{"name", "t"}, {"system", "iir2d"}, {"repetitions", 1}, {"warmups", 0}, {"sweeps", json(sweeps)}};
 }
 
 json small_sweep() {
@@ -274,7 +274,10 @@ TEST(Iir2dHarness, BadSuitesAndRequestsAreRefusedByName) {
   refused(sweep_with("shapes", {{4}}), "shapes: a shape is [H, W]");
   refused(sweep_with("shapes", {{1LL << 40, 1LL << 40}}), "not a possible image");
   refused(sweep_with("families", {"nope"}), "unknown family \"nope\"");
-  refused(sweep_with("families", {"separable"}), "sum|b|");  // M = 3: no bound applies
+  json unbounded = small_sweep();
+  unbounded["families"] = {"separable"};
+  unbounded["M"] = {2};  // sum|b| = 1.25: no bound applies
+  refused(suite_with({unbounded}), "family 'separable' at M = 2 has sum|b| = 1.25");
   refused(sweep_with("families", {"bspline_quadrant"}), "M = 2 only");
   refused(sweep_with("schemes", {"fast"}), "schemes: unknown scheme \"fast\" (schemes: " + scheme_names());
   refused(sweep_with("exclude", {"fast"}), "exclude: unknown scheme");
@@ -352,7 +355,7 @@ TEST(Iir2dHarness, WithoutADeviceEveryRecordIsSkippedWithTheReason) {
   {
     runner::RunStore store = runner::RunStore::create(
         scratch.dir, "ctest", "run",
-        {{"schema", "splinebench-run"}, {"suite", suite_with({small_sweep()})}, {"options", run->options()}, {"context", json::object()}});
+        {{"schema", "splinebench-run"}, {"schema_version", runner::kSchemaVersion}, {"suite", suite_with({small_sweep()})}, {"options", run->options()}, {"context", json::object()}});
     const runner::RunSummary summary = runner::run_cases(*run, &store, {}, notes);
     n = summary.records.size();
     ASSERT_EQ(n, run->cases().size());
@@ -399,7 +402,7 @@ TEST(Iir2dHarness, ResumeFinishesAnInterruptedRun) {
   // The interrupted run: the first half of its records saved, then it died.
   {
     runner::RunStore store = runner::RunStore::create(
-        scratch.dir, "ctest", "run", {{"schema", "splinebench-run"}, {"suite", suite}, {"options", run->options()}, {"context", json::object()}});
+        scratch.dir, "ctest", "run", {{"schema", "splinebench-run"}, {"schema_version", runner::kSchemaVersion}, {"suite", suite}, {"options", run->options()}, {"context", json::object()}});
     for (std::size_t i = 0; i < n / 2; ++i) store.save_record(run->cases()[i].hash(), run->run_case(i, nullptr));
   }
   const fs::path dir = scratch.dir / "ctest" / "run";
