@@ -32,15 +32,15 @@ int terminal_width() {
 
 class ProgressBar final : public runner::RunObserver {
  public:
-  void on_start(const runner::Plan& plan, const std::vector<double>& work, std::size_t already_done) override {
+  void on_start(const std::string&, const std::vector<double>& work, std::size_t already_done) override {
     work_ = work;
-    total_cases_ = plan.cases.size();
+    total_cases_ = work.size();
     done_cases_ = already_done;
     for (double w : work) remaining_work_ += w;
     start_ = Clock::now();
   }
-  void on_case_start(std::size_t, const runner::CaseSpec& spec) override {
-    current_ = spec.case_id();
+  void on_case_start(std::size_t, const std::string& case_id) override {
+    current_ = case_id;
     draw(false);
   }
   void on_case_done(std::size_t index, const nlohmann::json&) override {
@@ -91,8 +91,8 @@ class ProgressBar final : public runner::RunObserver {
 
 class QuietLog final : public runner::RunObserver {
  public:
-  void on_start(const runner::Plan& plan, const std::vector<double>&, std::size_t already_done) override {
-    std::cerr << "suite '" << plan.suite << "': " << plan.cases.size() << " cases";
+  void on_start(const std::string& suite, const std::vector<double>& work, std::size_t already_done) override {
+    std::cerr << "suite '" << suite << "': " << work.size() << " cases";
     if (already_done) std::cerr << " (" << already_done << " already done)";
     std::cerr << '\n';
   }

@@ -1,11 +1,13 @@
 // `splinebench list`: every registered implementation, whether it can run on this
-// machine, and why not. `--json` prints the same list as the array a run records in
-// its context ("registry"), for scripts and tests that need the registered names.
+// machine, and why not; then each other system's entries (scattered solvers, IIR
+// schemes). `--json` prints the implementations as the array a run records in its
+// context ("registry"); `--system NAME --json` a system's entries with capabilities.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 
+#include "cli_systems.hpp"
 #include "commands.hpp"
 #include "splinebench/registry.hpp"
 #include "splinebench/runner/run_context.hpp"
@@ -14,10 +16,26 @@ namespace splinebench::cli {
 
 namespace {
 void register_list(CLI::App& app) {
-  auto* cmd = app.add_subcommand("list", "List implementations and whether they can run here");
+  auto* cmd = app.add_subcommand("list", "List implementations, scattered solvers and IIR schemes, and whether they can run here");
   auto as_json = std::make_shared<bool>(false);
+  auto system = std::make_shared<std::string>();
   cmd->add_flag("--json", *as_json, "Print a JSON array of {name, device, available, reason, evaluation}, in registry order");
-  cmd->callback([as_json] {
+  cmd->add_option("--system", *system, "Only this system's entries: grid, scattered, iir2d");
+  cmd->callback([as_json, system] {
+    if (!system->empty() && *system != "grid") {
+      const runner::System& sys = system_named(*system, "--system");
+      const nlohmann::json entries = sys.registry();
+      if (*as_json) {
+        std::cout << entries.dump(2) << '\n';
+        return;
+      }
+      std::cout << sys.name() << ": " << sys.description() << '\n';
+      for (const auto& e : entries)
+        std::cout << "  " << std::left << std::setw(22) << e.value("name", "") << std::setw(6) << e.value("device", "")
+                  << std::setw(6) << (e.value("available", false) ? "ok" : "no") << e.value("reason", "")
+                  << (e.contains("capabilities") ? " " + e["capabilities"].dump() : "") << '\n';
+      return;
+    }
     if (*as_json) {
       std::cout << runner::registry_list().dump(2) << '\n';
       return;
@@ -34,6 +52,14 @@ void register_list(CLI::App& app) {
       std::cout << std::left << std::setw(name_width) << entry.name << std::setw(6) << to_string(entry.device)
                 << std::setw(6) << caps.arithmetic << std::setw(10) << (avail.ok ? "ok" : "no")
                 << (avail.ok ? std::string(impl->description()) : avail.reason) << '\n';
+    }
+    if (!system->empty()) return;
+    for (const auto& sys : systems()) {
+      if (sys->name() == "grid") continue;
+      std::cout << '\n' << sys->name() << " (" << sys->description() << "), " << sys->entry_noun() << "s:\n";
+      for (const auto& e : sys->registry())
+        std::cout << "  " << std::left << std::setw(22) << e.value("name", "") << std::setw(6) << e.value("device", "")
+                  << (e.value("available", false) ? "ok" : "no: " + e.value("reason", std::string())) << '\n';
     }
   });
 }

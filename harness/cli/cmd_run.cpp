@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli_run_progress.hpp"
+#include "cli_systems.hpp"
 #include "commands.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/io/atomic_file.hpp"
@@ -43,55 +44,35 @@ struct RunArgs {
   bool dry_run = false;
 };
 
-// Everything the run needs, whether new or resumed.
-struct Prepared {
-  runner::SuiteSpec suite;
-  runner::PlanOptions plan_options;
-  runner::RunOptions run_options;
-  runner::Plan plan;
-};
-
-ImplementationPtr make_registered(const std::string& name) { return make_implementation(name); }
-
-json plan_options_json(const runner::PlanOptions& p, const runner::RunOptions& r) {
-  return {{"impl", p.only_impls},
-          {"filter", p.case_filter},
-          {"threads", p.threads ? json(*p.threads) : json(nullptr)},
-          {"repetitions", r.repetitions},
-          {"warmups", r.warmups},
-          {"max_checked_values", r.max_checked_values}};
-}
-
-Prepared prepare_new(const RunArgs& args) {
+// The suite document a new run asks for (--suite or --suite-file).
+runner::SuiteDocument suite_document(const RunArgs& args) {
   if (args.suite.empty() == args.suite_file.empty())
     throw Error("give exactly one of --suite NAME or --suite-file PATH (or --resume DIR)");
-  Prepared p;
-  p.suite = args.suite_file.empty() ? runner::load_named_suite(args.suite) : runner::load_suite_file(args.suite_file);
-  p.plan_options.only_impls = args.impls;
-  p.plan_options.case_filter = args.filter;
-  p.plan_options.threads = args.threads;
-  if (args.repetitions && *args.repetitions < 1) throw Error("--repetitions must be >= 1");
-  if (args.warmups && *args.warmups < 0) throw Error("--warmups must be >= 0");
-  p.run_options.repetitions = args.repetitions.value_or(p.suite.repetitions);
-  p.run_options.warmups = args.warmups.value_or(p.suite.warmups);
-  p.plan = runner::make_plan(p.suite, p.plan_options, registry());
-  return p;
+  return args.suite_file.empty() ? runner::find_named_suite(args.suite) : runner::read_suite_file(args.suite_file);
 }
 
-Prepared prepare_resume(const runner::RunStore& store) {
+std::unique_ptr<runner::SystemRun> prepare_new(const RunArgs& args, const runner::SuiteDocument& suite) {
+  // Every system's entries share one bound on threads.
+  if (args.threads && (*args.threads < 1 || *args.threads > runner::max_threads()))
+    throw Error("--threads must be in [1, " + std::to_string(runner::max_threads()) + "], got " +
+                std::to_string(*args.threads));
+  runner::RunRequest request;
+  request.only = args.impls;
+  request.filter = args.filter;
+  request.threads = args.threads;
+  request.repetitions = args.repetitions;
+  request.warmups = args.warmups;
+  const std::string system = runner::suite_system(suite.doc, suite.origin);
+  return system_named(system, suite.origin).prepare(suite.doc, suite.origin, request, nullptr);
+}
+
+std::unique_ptr<runner::SystemRun> prepare_resume(const runner::RunStore& store) {
   const json& m = store.manifest();
-  Prepared p;
   const std::string origin = (store.dir() / "run.json").string() + " (suite)";
-  p.suite = runner::parse_suite(m.at("suite"), origin);
-  const json& o = m.at("options");
-  p.plan_options.only_impls = o.at("impl").get<std::vector<std::string>>();
-  p.plan_options.case_filter = o.at("filter").get<std::string>();
-  if (!o.at("threads").is_null()) p.plan_options.threads = o.at("threads").get<int>();
-  p.run_options.repetitions = o.at("repetitions").get<int>();
-  p.run_options.warmups = o.at("warmups").get<int>();
-  p.run_options.max_checked_values = o.at("max_checked_values").get<std::int64_t>();
-  p.plan = runner::make_plan(p.suite, p.plan_options, registry());
-  return p;
+  const json& options = m.at("options");
+  const runner::RunRequest request = runner::request_from_options(options, origin);
+  const std::string system = runner::suite_system(m.at("suite"), origin);
+  return system_named(system, origin).prepare(m.at("suite"), origin, request, options);
 }
 
 void reject_with_resume(const RunArgs& a) {
@@ -102,19 +83,22 @@ void reject_with_resume(const RunArgs& a) {
                 "--dry-run");
 }
 
-void print_dry_run(const runner::Plan& plan, const runner::RunOptions& options) {
-  for (const auto& note : plan.notes) std::cout << "# " << note << '\n';
-  for (const auto& c : plan.cases) std::cout << c.case_id() << '\n';
-  std::cout << "# " << plan.cases.size() << " cases, " << options.repetitions << " repetitions after "
-            << options.warmups << " warm-ups\n";
+void print_dry_run(const runner::SystemRun& run) {
+  for (const auto& note : run.notes()) std::cout << "# " << note << '\n';
+  for (const auto& c : run.cases()) std::cout << c.id << '\n';
+  const json o = run.options();
+  std::cout << "# " << run.cases().size() << " cases, " << o.value("repetitions", 0) << " repetitions after "
+            << o.value("warmups", 0) << " warm-ups\n";
 }
 
-// Refuses a run whose largest case (of those still to run) needs more host memory
-// than this process can have, before anything runs.
-void require_memory_for(const Prepared& p, const std::map<std::string, json>& finished) {
-  const runner::CaseNeed worst = runner::largest_case_need(p.plan, p.run_options, make_registered, finished);
-  if (worst.spec)
-    runner::require_memory(worst.bytes, "case " + worst.spec->case_id(), "; leave it out with --filter or --impl");
+// Refuses a run whose largest case (of those still to run here) needs more host
+// memory than this process can have, before anything runs or is allocated.
+void require_memory_for(const runner::SystemRun& run, const std::map<std::string, json>& finished) {
+  const runner::PlannedCase* worst = nullptr;
+  for (const auto& c : run.cases())
+    if (c.will_run && !finished.count(c.id) && (!worst || c.host_bytes > worst->host_bytes)) worst = &c;
+  if (worst && worst->host_bytes > 0)
+    runner::require_memory(worst->host_bytes, "case " + worst->id, "; leave it out with --filter or --impl");
 }
 
 // Checks that the run can report its folder where --run-dir-file asks, before it runs.
@@ -130,7 +114,7 @@ void check_run_dir_file(const RunArgs& args) {
 void run_command(const RunArgs& args) {
   check_run_dir_file(args);
   std::optional<runner::RunStore> store;
-  Prepared prepared;
+  std::unique_ptr<runner::SystemRun> prepared;
   std::map<std::string, json> finished;
   std::vector<std::string> unreadable;
   const auto now = runner::Clock::now();
@@ -139,7 +123,7 @@ void run_command(const RunArgs& args) {
     store.emplace(runner::RunStore::open_for_resume(args.resume));
     prepared = prepare_resume(*store);
     finished = store->finished_records(&unreadable);
-    require_memory_for(prepared, finished);
+    require_memory_for(*prepared, finished);
     // Records from before and after the resume should come from the same code.
     json git = runner::git_state();
     const json& ctx = store->manifest()["context"];
@@ -155,39 +139,40 @@ void run_command(const RunArgs& args) {
     if (args.machine && args.machine->empty())
       throw Error("--machine: empty label; give the name of the results/<machine>/ folder, or leave --machine out "
                   "for the short host name (" + runner::host_name() + ")");
-    prepared = prepare_new(args);
+    const runner::SuiteDocument suite = suite_document(args);
+    prepared = prepare_new(args, suite);
     if (args.dry_run) {
-      print_dry_run(prepared.plan, prepared.run_options);
+      print_dry_run(*prepared);
       return;
     }
-    require_memory_for(prepared, finished);
+    require_memory_for(*prepared, finished);
     const std::string machine = args.machine.value_or(runner::host_name());
     runner::validate_machine_label(machine);
-    const std::string run_id = runner::utc_compact(now) + "-" + prepared.suite.name;
+    const std::string run_id = runner::utc_compact(now) + "-" + prepared->suite();
     json manifest = {{"schema", "splinebench-run"},
                      {"schema_version", runner::kSchemaVersion},
-                     {"suite", prepared.suite.source},
+                     {"system", runner::suite_system(suite.doc, suite.origin)},
+                     {"suite", suite.doc},
                      {"suite_origin", args.suite_file.empty() ? "harness/suites/" + args.suite + ".json"
                                                               : args.suite_file},
-                     {"options", plan_options_json(prepared.plan_options, prepared.run_options)},
+                     {"options", prepared->options()},
                      {"resumed", json::array()}};
-    manifest["context"] = runner::collect_context(machine, run_id, prepared.suite.name, now,
-                                                  runner::implementation_facts(prepared.plan, make_registered));
+    manifest["context"] = runner::collect_context(machine, run_id, prepared->suite(), now, prepared->entry_facts());
     store.emplace(runner::RunStore::create(args.results_dir, machine, run_id, std::move(manifest)));
   }
   std::cerr << "run directory: " << store->dir().string() << " (if interrupted, finish it with: splinebench run --resume "
             << store->dir().string() << ")\n";
 
+  prepared->set_output_dir(store->dir());
   for (const auto& f : unreadable) std::cerr << "splinebench: warning: unreadable case file " << f << "; redoing it\n";
   auto observer = make_console_observer(::isatty(STDERR_FILENO) == 1);
-  const runner::RunSummary summary =
-      runner::run_plan(prepared.plan, prepared.run_options, make_registered, &*store, finished, *observer);
+  const runner::RunSummary summary = runner::run_cases(*prepared, &*store, finished, *observer);
 
   json context = store->manifest()["context"];
   context["resumed"] = store->manifest()["resumed"];
   store->write_results(context, summary.records);
 
-  std::cout << '\n' << runner::accuracy_table(summary.records) << '\n' << summary.line() << '\n';
+  std::cout << '\n' << prepared->summary_table(summary.records) << '\n' << summary.line() << '\n';
   std::cout << "run directory: " << store->dir().string() << '\n';
   if (!args.run_dir_file.empty()) io::write_file_atomically(args.run_dir_file, store->dir().string() + "\n");
   if (!summary.ok())
@@ -198,15 +183,20 @@ void run_command(const RunArgs& args) {
 void register_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run a benchmark suite, check every case against the oracle, write results");
-  cmd->add_option("--suite", args->suite, "Suite name: harness/suites/<name>.json (quick, full, thesis, ruijters, gpu)");
+  cmd->add_option("--suite", args->suite,
+                  "Suite name: harness/suites/<name>.json (grid: quick, full, thesis, ruijters, gpu, nightly; "
+                  "scattered: scattered, scattered-quick; 2-D IIR: iir2d, iir2d-quick)");
   cmd->add_option("--suite-file", args->suite_file, "Suite definition file (instead of --suite)");
-  cmd->add_option("--impl", args->impls, "Only these implementations (comma-separated)")->delimiter(',');
+  cmd->add_option("--impl", args->impls,
+                  "Only these entries (comma-separated): implementations, scattered solvers or IIR schemes, as the "
+                  "suite's system has them (splinebench list)")
+      ->delimiter(',');
   cmd->add_option("--results-dir", args->results_dir, "Results root (default: results)");
   cmd->add_option("--machine", args->machine, "Machine label: results/<machine>/ (default: short host name)");
   cmd->add_option("--repetitions", args->repetitions, "Timed repetitions per case (default: the suite's, >= 9)");
   cmd->add_option("--warmups", args->warmups, "Untimed repetitions before them (default: the suite's, 2)");
   cmd->add_option("--resume", args->resume, "Finish an interrupted run folder (skips its finished cases)");
-  cmd->add_option("--threads", args->threads, "Threads for implementations that take them (replaces the suites')");
+  cmd->add_option("--threads", args->threads, "Threads for entries that take them (replaces the suite's)");
   cmd->add_option("--filter", args->filter, "Only cases whose case_id matches this regular expression");
   cmd->add_option("--run-dir-file", args->run_dir_file, "Write the run folder's path to this file at the end");
   cmd->add_flag("--dry-run", args->dry_run, "Print the cases the suite selects and exit; writes nothing");

@@ -13,7 +13,11 @@ std::vector<RegisterFn>& command_registry() {
 }  // namespace splinebench::cli
 
 int main(int argc, char** argv) {
-  CLI::App app{"splinebench: cubic B-spline prefilter and interpolation benchmark and validation suite"};
+  CLI::App app{"splinebench: cubic B-spline prefilter and interpolation benchmark and validation suite.\n"
+               "Systems (each run by `splinebench run --suite NAME`, listed by `splinebench list`):\n"
+               "  grid       prefilter and reconstruction on regular grids, D = 1..6 (implementations)\n"
+               "  scattered  B-spline reconstruction from scattered samples, seed 003 (solvers)\n"
+               "  iir2d      the 2-D IIR filter's fixed vs flexible allocation, seed 004 (schemes)"};
   app.require_subcommand(1);
   // Every output is written through harness/io: an interrupt removes its temporary.
   splinebench::io::install_interrupt_guard();

@@ -24,11 +24,6 @@ json quantiles(const std::vector<double>& values) {
   return q;
 }
 
-json stats_json(const SampleStats& s) {
-  return {{"samples", s.samples}, {"median", s.median}, {"min", s.min}, {"max", s.max},
-          {"q1", s.q1},           {"q3", s.q3},         {"iqr", s.iqr}};
-}
-
 }  // namespace
 
 const SampleStats* Record::phase(const std::string& name) const {

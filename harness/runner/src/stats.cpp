@@ -30,4 +30,11 @@ SampleStats summarize(std::vector<double> samples) {
   return s;
 }
 
+nlohmann::json stats_json(const SampleStats& s) {
+  return {{"samples", s.samples}, {"median", s.median}, {"min", s.min}, {"max", s.max},
+          {"q1", s.q1},           {"q3", s.q3},         {"iqr", s.iqr}};
+}
+
+nlohmann::json stats_json(const std::vector<double>& samples) { return stats_json(summarize(samples)); }
+
 }  // namespace splinebench::runner

@@ -283,7 +283,10 @@ std::int64_t parse_count(const json& value, const std::string& what) {
 SuiteSpec parse_suite(const json& doc, const std::string& origin) {
   Where w{origin, ""};
   if (!doc.is_object()) throw Error(origin + ": a suite is a JSON object");
-  reject_unknown_keys(doc, {"name", "description", "note", "repetitions", "warmups", "defaults", "sweeps"}, w);
+  reject_unknown_keys(doc, {"name", "system", "description", "note", "repetitions", "warmups", "defaults", "sweeps"},
+                      w);
+  if (doc.contains("system") && doc["system"] != "grid")
+    throw Error(w.at("system") + ": " + doc["system"].dump() + " is not the grid system's suite");
   SuiteSpec suite;
   suite.source = doc;
   suite.origin = origin;
@@ -365,10 +368,15 @@ json parse_suite_json(std::istream& in, const std::string& origin) {
   }
 }
 
-SuiteSpec load_suite_file(const std::filesystem::path& path) {
+SuiteDocument read_suite_file(const std::filesystem::path& path) {
   std::ifstream in(path);
-  if (!in) throw Error("cannot read suite file " + path.string());
-  return parse_suite(parse_suite_json(in, path.string()), path.string());
+  if (!in || std::filesystem::is_directory(path)) throw Error("cannot read suite file " + path.string());
+  return {parse_suite_json(in, path.string()), path.string()};
+}
+
+SuiteSpec load_suite_file(const std::filesystem::path& path) {
+  const SuiteDocument d = read_suite_file(path);
+  return parse_suite(d.doc, d.origin);
 }
 
 std::vector<std::filesystem::path> suite_search_path() {
@@ -378,13 +386,13 @@ std::vector<std::filesystem::path> suite_search_path() {
   return dirs;
 }
 
-SuiteSpec load_named_suite(const std::string& name) {
+SuiteDocument find_named_suite(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name.find("..") != std::string::npos)
     throw Error("suite name '" + name + "' is not a plain name (use --suite-file for a path)");
   std::set<std::string> available;
   for (const auto& dir : suite_search_path()) {
     const auto file = dir / (name + ".json");
-    if (std::filesystem::is_regular_file(file)) return load_suite_file(file);
+    if (std::filesystem::is_regular_file(file)) return read_suite_file(file);
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
       if (entry.path().extension() == ".json") available.insert(entry.path().stem().string());
@@ -395,6 +403,11 @@ SuiteSpec load_named_suite(const std::string& name) {
   for (const auto& dir : suite_search_path()) where += (where.empty() ? "" : ", ") + dir.string();
   throw Error("unknown suite '" + name + "' (available: " + (list.empty() ? "none found" : list) + "; searched " +
               where + ")");
+}
+
+SuiteSpec load_named_suite(const std::string& name) {
+  const SuiteDocument d = find_named_suite(name);
+  return parse_suite(d.doc, d.origin);
 }
 
 }  // namespace splinebench::runner

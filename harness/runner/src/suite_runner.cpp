@@ -1,8 +1,11 @@
 #include "splinebench/runner/suite_runner.hpp"
 
+#include "splinebench/runner/memory.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -47,60 +50,129 @@ double estimated_work(const CaseSpec& spec, const RunOptions& options) {
   return (options.warmups + options.repetitions) * (values * spec.shape.dims * 4.0 + evals) + 1e6;
 }
 
-RunSummary run_plan(const Plan& plan, const RunOptions& options, const ImplFactory& make_impl, const RunStore* store,
-                    const std::map<std::string, json>& finished, RunObserver& observer) {
-  CaseRunner runner(options);
+RunSummary run_cases(SystemRun& run, const RunStore* store, const std::map<std::string, json>& finished,
+                     RunObserver& observer) {
+  const std::vector<PlannedCase>& cases = run.cases();
+  const std::vector<PlannedSweep>& sweeps = run.sweeps();
   RunSummary summary;
   std::vector<double> work;
   std::size_t already = 0;
-  for (const auto& c : plan.cases) {
-    work.push_back(estimated_work(c, options));
-    already += finished.count(c.case_id());
+  for (const auto& c : cases) {
+    work.push_back(c.work);
+    already += finished.count(c.id);
   }
-  observer.on_start(plan, work, already);
-  for (const auto& note : plan.notes) observer.on_note(note);
+  observer.on_start(run.suite(), work, already);
+  for (const auto& note : run.notes()) observer.on_note(note);
 
-  std::map<std::string, ImplementationPtr> impls;
-  std::set<std::string> announced;  // "<impl>: <reason>" lines already shown
+  std::set<std::string> announced;  // "<entry>: <reason>" lines already shown
   std::size_t sweep_index = 0;
-  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
-    while (sweep_index < plan.sweeps.size() && plan.sweeps[sweep_index].first_case == i) {
-      if (plan.sweeps[sweep_index].case_count > 0) observer.on_sweep(plan.sweeps[sweep_index]);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    while (sweep_index < sweeps.size() && sweeps[sweep_index].first_case == i) {
+      if (sweeps[sweep_index].case_count > 0) observer.on_sweep(sweeps[sweep_index]);
       ++sweep_index;
     }
-    const CaseSpec& spec = plan.cases[i];
-    const std::string id = spec.case_id();
-    if (auto found = finished.find(id); found != finished.end()) {
+    const PlannedCase& c = cases[i];
+    if (auto found = finished.find(c.id); found != finished.end()) {
       summary.records.push_back(found->second);
       count(summary, found->second);
       ++summary.resumed;
       observer.on_case_done(i, found->second);
       continue;
     }
-    observer.on_case_start(i, spec);
-    auto& impl = impls[spec.impl];
-    if (!impl) impl = make_impl(spec.impl);
+    observer.on_case_start(i, c.id);
     SkipKind kind = SkipKind::none;
-    const Record record = runner.run(*impl, spec, &kind);
-    const json j = to_json(record);
-    if (store) store->save_record(spec.case_hash(), j);
+    const json j = run.run_case(i, &kind);
+    if (store) store->save_record(c.hash(), j);
     summary.records.push_back(j);
     count(summary, j);
 
-    if (record.status == "skipped") {
+    const std::string status = j.value("status", "");
+    const std::string message = j.value("message", "");
+    if (status == "skipped") {
       // Availability and capability reasons are the same for many cases: once each.
-      const std::string line = kind == SkipKind::thrown ? spec.impl + ": skipped " + id + ": " + record.message
-                                                        : spec.impl + ": skipped, " + record.message;
+      const std::string line =
+          kind == SkipKind::thrown ? c.impl + ": skipped " + c.id + ": " + message : c.impl + ": skipped, " + message;
       if (kind == SkipKind::thrown || announced.insert(line).second) observer.on_note(line);
-    } else if (record.status == "error") {
-      observer.on_note(spec.impl + ": ERROR in " + id + ": " + record.message);
-    } else if (record.verdict != "pass") {
-      observer.on_note(spec.impl + ": FAIL " + id + ": " + record.message);
+    } else if (status == "error") {
+      observer.on_note(c.impl + ": ERROR in " + c.id + ": " + message);
+    } else if (j.value("verdict", "") != "pass") {
+      observer.on_note(c.impl + ": FAIL " + c.id + ": " + message);
     }
     observer.on_case_done(i, j);
   }
   observer.on_finish();
   return summary;
+}
+
+namespace {
+
+// The grid system's run: CaseSpecs of a Plan through one CaseRunner (whose oracle cache
+// serves consecutive implementations on the same inputs), implementations made once.
+class GridRun final : public SystemRun {
+ public:
+  GridRun(Plan plan, RunOptions options, ImplFactory make_impl)
+      : plan_(std::move(plan)), options_(options), make_impl_(std::move(make_impl)), runner_(options_) {
+    for (const auto& spec : plan_.cases) {
+      PlannedCase c;
+      c.id = spec.case_id();
+      c.impl = spec.impl;
+      c.sweep = spec.sweep;
+      c.work = estimated_work(spec, options_);
+      cases_.push_back(std::move(c));
+    }
+  }
+  // The memory pre-check's inputs: which cases will run here (implementation available,
+  // case supported) and the peak host bytes of each.
+  void estimate_host_bytes() {
+    std::map<std::string, std::optional<Capabilities>> runnable;  // nullopt: not available here
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const CaseSpec& spec = plan_.cases[i];
+      auto [it, fresh] = runnable.try_emplace(spec.impl);
+      if (fresh) {
+        const auto impl = make_impl_(spec.impl);
+        if (impl->availability().ok) it->second = impl->capabilities();
+      }
+      const auto& caps = it->second;
+      cases_[i].will_run = caps && caps->why_not(spec.shape.dims, spec.shape.channels, spec.mode).empty() &&
+                           (caps->field_batches || spec.fields == 1);
+      if (cases_[i].will_run) cases_[i].host_bytes = case_host_bytes(spec, *caps, options_);
+    }
+  }
+  const std::string& suite() const override { return plan_.suite; }
+  const std::vector<PlannedCase>& cases() const override { return cases_; }
+  const std::vector<PlannedSweep>& sweeps() const override { return plan_.sweeps; }
+  const std::vector<std::string>& notes() const override { return plan_.notes; }
+  json options() const override { return json::object(); }
+  json entry_facts() const override { return implementation_facts(plan_, make_impl_); }
+  json run_case(std::size_t index, SkipKind* kind) override {
+    const CaseSpec& spec = plan_.cases.at(index);
+    auto& impl = impls_[spec.impl];
+    if (!impl) impl = make_impl_(spec.impl);
+    return to_json(runner_.run(*impl, spec, kind));
+  }
+  std::string summary_table(const std::vector<json>& records) const override { return accuracy_table(records); }
+
+ private:
+  Plan plan_;
+  RunOptions options_;
+  ImplFactory make_impl_;
+  CaseRunner runner_;
+  std::vector<PlannedCase> cases_;
+  std::map<std::string, ImplementationPtr> impls_;
+};
+
+}  // namespace
+
+std::unique_ptr<SystemRun> make_grid_run(Plan plan, RunOptions options, ImplFactory make_impl) {
+  auto run = std::make_unique<GridRun>(std::move(plan), options, std::move(make_impl));
+  run->estimate_host_bytes();
+  return run;
+}
+
+RunSummary run_plan(const Plan& plan, const RunOptions& options, const ImplFactory& make_impl, const RunStore* store,
+                    const std::map<std::string, json>& finished, RunObserver& observer) {
+  GridRun run(plan, options, make_impl);
+  return run_cases(run, store, finished, observer);
 }
 
 json implementation_facts(const Plan& plan, const ImplFactory& make_impl) {

@@ -11,21 +11,24 @@
 #include "splinebench/scattered/gpu_multigrid.hpp"
 #include "splinebench/scattered/gpu_operator.hpp"
 #include "splinebench/scattered/gpu_stationary.hpp"
+#include "splinebench/scattered/solver_registry.hpp"
 
 namespace splinebench::scattered {
 
 std::vector<std::string> solver_names() {
-  return {"jacobi", "jacobi_damped", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "cg", "mg_seed", "mg_pcg", "eigen_cg", "gpu_cg",
-          "gpu_jacobi", "gpu_jacobi_damped", "gpu_gs8x", "gpu_gs_mc", "gpu_sgs_mc", "gpu_cg_atomic", "gpu_cg_gather",
-          "gpu_cg_matrix_free", "gpu_mg_seed", "gpu_mg_pcg"};
+  std::vector<std::string> names;
+  for (const auto& s : solver_registry()) names.push_back(s.name);
+  return names;
 }
 
 bool needs_problem(const std::string& name) {
-  return name == "gpu_cg_atomic" || name == "gpu_cg_gather" || needs_no_matrix(name);
+  const SolverInfo* s = find_solver(name);
+  return s && s->input == "samples";
 }
 
 bool needs_no_matrix(const std::string& name) {
-  return name == "gpu_cg_matrix_free" || name == "gpu_mg_seed" || name == "gpu_mg_pcg";
+  const SolverInfo* s = find_solver(name);
+  return s && s->runs_without_cpu_system;
 }
 
 namespace {

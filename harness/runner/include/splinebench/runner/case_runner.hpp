@@ -17,6 +17,7 @@
 #include "splinebench/implementation.hpp"
 #include "splinebench/runner/plan.hpp"
 #include "splinebench/runner/record.hpp"
+#include "splinebench/runner/system.hpp"
 
 namespace splinebench::runner {
 
@@ -29,8 +30,6 @@ struct RunOptions {
   std::int64_t max_checked_values = std::int64_t{1} << 18;
 };
 
-// Why a record was skipped, so the console can say it once per implementation.
-enum class SkipKind { none, unavailable, unsupported_case, thrown };
 
 class CaseRunner {
  public:

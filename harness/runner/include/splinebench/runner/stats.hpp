@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace splinebench::runner {
 
 struct SampleStats {
@@ -22,5 +24,10 @@ double quantile_sorted(const std::vector<double>& sorted, double p);
 
 // Throws splinebench::Error when `samples` is empty.
 SampleStats summarize(std::vector<double> samples);
+
+// A phase's JSON in every record: {"samples", "median", "min", "max", "q1", "q3", "iqr"}.
+nlohmann::json stats_json(const SampleStats& stats);
+// stats_json(summarize(samples)).
+nlohmann::json stats_json(const std::vector<double>& samples);
 
 }  // namespace splinebench::runner

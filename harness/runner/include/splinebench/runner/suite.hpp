@@ -57,7 +57,16 @@ SuiteSpec parse_suite(const nlohmann::json& doc, const std::string& origin);
 // than silently the last value.
 nlohmann::json parse_suite_json(std::istream& in, const std::string& origin);
 
-// Reads and parses a suite file (parse_suite_json, then parse_suite).
+// A suite file as read (duplicate keys refused), before any system parses it.
+struct SuiteDocument {
+  nlohmann::json doc;
+  std::string origin;  // the file
+};
+SuiteDocument read_suite_file(const std::filesystem::path& path);
+// Finds `<name>.json` on suite_search_path(); the error lists the suites that exist.
+SuiteDocument find_named_suite(const std::string& name);
+
+// Reads and parses a grid suite file (parse_suite_json, then parse_suite).
 SuiteSpec load_suite_file(const std::filesystem::path& path);
 
 // Folders searched for `<name>.json`: $SPLINEBENCH_SUITES_DIR if set, then the

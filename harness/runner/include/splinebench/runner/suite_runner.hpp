@@ -1,5 +1,6 @@
-// The run loop: every case of a plan, in order, through a CaseRunner; each record
-// saved as soon as its case ends; cases already finished (resume) are not rerun.
+// The run loop, the same for every system: every case of a prepared run, in order; each
+// record saved as soon as its case ends; cases already finished (resume) are not rerun.
+// The grid system's run (a Plan through a CaseRunner) is one SystemRun among others.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include "splinebench/runner/case_runner.hpp"
 #include "splinebench/runner/plan.hpp"
 #include "splinebench/runner/run_store.hpp"
+#include "splinebench/runner/system.hpp"
 
 namespace splinebench::runner {
 
@@ -21,12 +23,12 @@ namespace splinebench::runner {
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  // `work` estimates each case's cost (same order as plan.cases) for an ETA.
-  virtual void on_start(const Plan& plan, const std::vector<double>& work, std::size_t already_done) {
-    (void)plan, (void)work, (void)already_done;
+  // `work` estimates each case's cost (same order as the cases) for an ETA.
+  virtual void on_start(const std::string& suite, const std::vector<double>& work, std::size_t already_done) {
+    (void)suite, (void)work, (void)already_done;
   }
   virtual void on_sweep(const PlannedSweep& sweep) { (void)sweep; }
-  virtual void on_case_start(std::size_t index, const CaseSpec& spec) { (void)index, (void)spec; }
+  virtual void on_case_start(std::size_t index, const std::string& case_id) { (void)index, (void)case_id; }
   virtual void on_case_done(std::size_t index, const nlohmann::json& record) { (void)index, (void)record; }
   // A line worth showing (a skipped implementation, a failed or errored case).
   virtual void on_note(const std::string& line) { (void)line; }
@@ -48,8 +50,15 @@ struct RunSummary {
 // repetitions), only for ETAs.
 double estimated_work(const CaseSpec& spec, const RunOptions& options);
 
-// `store` may be null (nothing is written: tests, dry runs). `finished` maps
-// case_id to records already done.
+// Every case of `run` in order. `store` may be null (nothing is written: tests, dry
+// runs). `finished` maps case_id to records already done.
+RunSummary run_cases(SystemRun& run, const RunStore* store, const std::map<std::string, nlohmann::json>& finished,
+                     RunObserver& observer);
+
+// The grid system's run of a plan (what `splinebench run` does with a grid suite).
+std::unique_ptr<SystemRun> make_grid_run(Plan plan, RunOptions options, ImplFactory make_impl);
+
+// run_cases over make_grid_run(plan, ...).
 RunSummary run_plan(const Plan& plan, const RunOptions& options, const ImplFactory& make_impl, const RunStore* store,
                     const std::map<std::string, nlohmann::json>& finished, RunObserver& observer);
 

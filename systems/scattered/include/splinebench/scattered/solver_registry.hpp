@@ -1,0 +1,36 @@
+// The solvers of scattered reconstruction as declared in systems/scattered/solvers.def,
+// with their capabilities and stated tolerance (what the harness and the registry
+// conformance test judge each against).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace splinebench::scattered {
+
+struct SolverInfo {
+  std::string name;
+  std::string device;      // "cpu" | "gpu"
+  std::string family;      // "stationary" | "krylov" | "multigrid"
+  std::string input;       // "system" (the CPU's assembly) | "samples"
+  bool runs_without_cpu_system = false;
+  bool deterministic = true;
+  bool fixed_schedule = false;  // a set number of sweeps, not a run to the tolerance
+  std::string arithmetic;
+  double rms_g_tolerance = 0;  // relative to the oracle's RMS_g, at convergence
+  std::string tolerance_basis;
+
+  bool stationary() const { return family == "stationary"; }
+  // Whether a run that stops at its budget (or schedule) is judged for progress only.
+  bool judged_at_budget() const { return stationary() || fixed_schedule; }
+  bool on_gpu() const { return device == "gpu"; }
+};
+
+// In solvers.def order.
+const std::vector<SolverInfo>& solver_registry();
+const SolverInfo* find_solver(std::string_view name);  // nullptr if unknown
+// "" when the solver can run here, else why not (a GPU solver without a device).
+std::string solver_unavailable_reason(const SolverInfo& info);
+
+}  // namespace splinebench::scattered
