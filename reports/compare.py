@@ -42,7 +42,10 @@ from .loader import Record, Run, load_run
 from .table_model import Column, Row, Table
 from .timing import rounds_of
 
-DEFAULT_PHASES = ("prefilter", "evaluate")
+# The phases judged, one system's each: grid implementations' prefilter and evaluate, a
+# scattered solver's whole solve to the tolerance (solve_wall; the oracle's single solve
+# is not judged), an IIR scheme's filter.
+DEFAULT_PHASES = ("prefilter", "evaluate", "solve_wall", "filter")
 DEFAULT_THRESHOLD = 0.10
 DEFAULT_MIN_ABS = 1e-5  # seconds
 DEFAULT_ALPHA = 0.01

@@ -41,26 +41,69 @@ from .gate import DEFAULT_ROUNDS, VERDICT_JSON, judge, run_rounds
 TEST_IMPL = "test_slowed"
 FACTOR_VAR = "SPLINEBENCH_TEST_SLOWED_FACTOR"
 WRAPPED_VAR = "SPLINEBENCH_TEST_SLOWED_IMPL"
+# The scattered system's test-only solver (systems/scattered/solver_registry.hpp): a CPU
+# solver (SPLINEBENCH_TEST_SLOWED_SOLVER, default cg) made FACTOR times slower.
+TEST_SOLVER = "test_slowed_solver"
+WRAPPED_SOLVER_VAR = "SPLINEBENCH_TEST_SLOWED_SOLVER"
+# What --slow picks: (system whose sweeps get the test entry, the entry, its sweep key,
+# the wrapped entry's variable, its default).
+TARGETS = {"implementation": ("grid", TEST_IMPL, "impls", WRAPPED_VAR, "cpu_scalar"),
+           "solver": ("scattered", TEST_SOLVER, "solvers", WRAPPED_SOLVER_VAR, "cg")}
+CPU_SOLVERS = {"cg", "mg_pcg", "eigen_cg", "jacobi_damped", "jacobi", "gs8x", "gs_mc", "sgs_mc", "gs_lex", "mg_seed"}
 
 
-def suite_with_test_impl(suite: str, test_impl: str, out: Path) -> Path:
-    """The suite's definition with `test_impl` named in every sweep that selects CPU
-    implementations (a selector never picks a test-only one)."""
-    doc = json.loads((REPO_ROOT / "harness" / "suites" / f"{suite}.json").read_text(encoding="utf-8"))
-    default = doc.get("defaults", {}).get("impls")
+def _with_test_entry(doc: dict, system: str, test_entry: str, key: str) -> dict:
+    """A suite of `system` with `test_entry` named in every sweep that selects CPU
+    entries (a selector never picks a test-only one); other systems' suites unchanged."""
+    if doc.get("system", "grid") != system:
+        return doc
+    default = doc.get("defaults", {}).get(key)
     for sweep in doc["sweeps"]:
-        impls = sweep.get("impls", default)
-        impls = [impls] if isinstance(impls, str) else list(impls or [])
-        if any(i in ("all", "cpu") for i in impls) and test_impl not in impls:
-            sweep["impls"] = impls + [test_impl]
+        entries = sweep.get(key, default)
+        entries = [entries] if isinstance(entries, str) else list(entries or [])
+        cpu = any(e in ("all", "cpu") for e in entries) or (system == "scattered" and CPU_SOLVERS & set(entries))
+        if cpu and test_entry not in entries:
+            sweep[key] = entries + [test_entry]
+    return doc
+
+
+def suite_with_test_impl(suite: str, test_impl: str, out: Path, slow: str = "implementation") -> Path:
+    """The suite's definition with the test-only entry of `slow` (an implementation or a
+    scattered solver) beside the CPU entries of its sweeps; a suite of suites has its
+    parts written inline, each treated so."""
+    system, test_entry, key, _, _ = TARGETS[slow]
+    doc = json.loads((REPO_ROOT / "harness" / "suites" / f"{suite}.json").read_text(encoding="utf-8"))
+    if doc.get("system") == "suites":
+        parts = []
+        for part in doc["suites"]:
+            if isinstance(part, str):
+                part = json.loads((REPO_ROOT / "harness" / "suites" / f"{part}.json").read_text(encoding="utf-8"))
+            parts.append(_with_test_entry(part, system, test_entry, key))
+        doc["suites"] = parts
+    else:
+        doc = _with_test_entry(doc, system, test_entry, key)
     out.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     return out
 
 
+def entry_of(case_id: str) -> str:
+    """The implementation, solver or scheme a case_id names: its first part for grid
+    cases; scattered/<data>/<shape>/<mode>/<selection>/<lambda>[/mg..]/<solver>[/blocks..];
+    iir2d/<scheme>/..."""
+    parts = case_id.split("/")
+    if parts[0] == "iir2d" and len(parts) > 1:
+        return parts[1]
+    if parts[0] == "scattered" and len(parts) > 6:
+        rest = parts[6:]
+        return rest[1] if rest[0].startswith("mg") and len(rest) > 1 else rest[0]
+    return parts[0]
+
+
 def trial_kind(run_dir: Path) -> str:
-    """'slowed' when the run's test_slowed ran at a factor above 1, else 'A/A'."""
+    """'slowed' when the run's test entry ran at a factor above 1, else 'A/A'."""
     from .loader import load_run
-    facts = load_run(run_dir).context.get("implementations", {}).get(TEST_IMPL, [])
+    implementations = load_run(run_dir).context.get("implementations", {})
+    facts = implementations.get(TEST_IMPL) or implementations.get(TEST_SOLVER) or []
     factor = next((float(f.split("=", 1)[1]) for f in facts if f.startswith("slowdown_factor=")), 1.0)
     return "slowed" if factor > 1 else "A/A"
 
@@ -75,7 +118,7 @@ def _judged(kind: str, run_dir: Path, args) -> dict:
     verdict = json.loads((run_dir / "report" / VERDICT_JSON).read_text(encoding="utf-8"))
     slower = [r for r in verdict.get("rows", []) if r["verdict"] == "SLOWER"]
     aggregates = [n for n, a in verdict.get("aggregates", {}).items() if a["verdict"] == "SLOWER"]
-    impls = sorted({r["case_id"].split("/")[0] for r in slower} | {n for n in aggregates if n != "whole run"})
+    impls = sorted({entry_of(r["case_id"]) for r in slower} | {n for n in aggregates if n != "whole run"})
     return {"kind": kind, "run": run_dir.name, "exit_status": status, "slower": len(slower) + len(aggregates),
             "noisy": verdict.get("counts", {}).get("NOISY"), "slower_impls": impls,
             "slower_rows": [f"{r['case_id']} {r['phase']} rel. {r['relative']:.3f}" for r in slower]
@@ -125,8 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--add", action="store_true",
                         help="with --baseline-runs: add the new runs to the baseline instead of replacing it")
     parser.add_argument("--factor", type=float, default=1.3, help="the injected slowdown (default 1.3)")
-    parser.add_argument("--wrapped", default=os.environ.get(WRAPPED_VAR, "cpu_scalar"),
-                        help="the product implementation test_slowed runs (default cpu_scalar)")
+    parser.add_argument("--slow", choices=sorted(TARGETS), default="implementation",
+                        help="what the slowed runs slow: a grid implementation (test_slowed) or a scattered solver "
+                             "(test_slowed_solver); default implementation")
+    parser.add_argument("--wrapped", default=None,
+                        help="the product entry the test entry runs (default cpu_scalar, or cg for --slow solver)")
     parser.add_argument("--bin", type=Path,
                         default=Path(os.environ.get("SPLINEBENCH_BIN", REPO_ROOT / "build" / "bin" / "splinebench")))
     parser.add_argument("--machine", default=os.environ.get("SPLINEBENCH_MACHINE") or socket.gethostname().split(".")[0])
@@ -138,11 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.factor > 1:
         parser.error("--factor must be > 1")
-    args.slow_impl = TEST_IMPL
-    plain = dict(os.environ, **{FACTOR_VAR: "1", WRAPPED_VAR: args.wrapped})
+    _, args.slow_impl, _, wrapped_var, wrapped_default = TARGETS[args.slow]
+    args.wrapped = args.wrapped or os.environ.get(wrapped_var, wrapped_default)
+    plain = dict(os.environ, **{FACTOR_VAR: "1", wrapped_var: args.wrapped})
     slowed = dict(plain, **{FACTOR_VAR: f"{args.factor:g}"})
     work = Path(tempfile.mkdtemp(prefix="gate-acceptance-"))
-    args.suite_args = ["--suite-file", str(suite_with_test_impl(args.suite, TEST_IMPL, work / f"{args.suite}.json"))]
+    args.suite_args = ["--suite-file", str(suite_with_test_impl(args.suite, args.slow_impl, work / f"{args.suite}.json",
+                                                                args.slow))]
     try:
         if args.rejudge is not None:
             trials = [_judged(trial_kind(d), d, args) for d in args.rejudge]

@@ -35,11 +35,6 @@ const json& State::axis(const std::string& axis) const {
   return *it;
 }
 
-json stats_json(const runner::SampleStats& s) {
-  return {{"samples", s.samples}, {"median", s.median}, {"min", s.min}, {"max", s.max},
-          {"q1", s.q1},           {"q3", s.q3},         {"iqr", s.iqr}};
-}
-
 json bench_context(const std::string& program, const std::string& machine, const std::string& git_sha,
                    const std::vector<std::string>& implementations) {
   const auto now = runner::Clock::now();

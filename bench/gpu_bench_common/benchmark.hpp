@@ -67,8 +67,8 @@ struct Benchmark {
   std::function<void(State&)> body;
 };
 
-// Timing statistics as the harness writes them (seconds).
-nlohmann::json stats_json(const runner::SampleStats& s);
+// Timing statistics as the harness writes them (seconds): the harness's own helper.
+using runner::stats_json;
 
 // The harness's run context for a standalone benchmark run (suite = the benchmark
 // program's name), with `implementations` mapping each implementation measured to its

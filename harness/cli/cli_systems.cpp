@@ -1,5 +1,6 @@
 #include "cli_systems.hpp"
 
+#include "cli_suite_of_suites.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/runner/grid_system.hpp"
 #if SPLINEBENCH_WITH_SCATTERED
@@ -21,6 +22,7 @@ const std::vector<runner::SystemPtr>& systems() {
 #if SPLINEBENCH_WITH_IIR2D
     v.push_back(iir2d::make_iir2d_system());
 #endif
+    v.push_back(std::make_unique<SuitesSystem>());
     return v;
   }();
   return all;

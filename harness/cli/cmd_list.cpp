@@ -55,7 +55,7 @@ void register_list(CLI::App& app) {
     }
     if (!system->empty()) return;
     for (const auto& sys : systems()) {
-      if (sys->name() == "grid") continue;
+      if (sys->name() == "grid" || sys->registry().empty()) continue;
       std::cout << '\n' << sys->name() << " (" << sys->description() << "), " << sys->entry_noun() << "s:\n";
       for (const auto& e : sys->registry())
         std::cout << "  " << std::left << std::setw(22) << e.value("name", "") << std::setw(6) << e.value("device", "")

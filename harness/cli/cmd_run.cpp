@@ -152,7 +152,7 @@ void run_command(const RunArgs& args) {
     json manifest = {{"schema", "splinebench-run"},
                      {"schema_version", runner::kSchemaVersion},
                      {"system", runner::suite_system(suite.doc, suite.origin)},
-                     {"suite", suite.doc},
+                     {"suite", prepared->suite_document().is_null() ? suite.doc : prepared->suite_document()},
                      {"suite_origin", args.suite_file.empty() ? "harness/suites/" + args.suite + ".json"
                                                               : args.suite_file},
                      {"options", prepared->options()},

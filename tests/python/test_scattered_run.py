@@ -99,9 +99,11 @@ def test_save_coefficients_writes_arrays_in_the_run_folder(splinebench_bin, tmp_
 
 def test_nan_in_the_data_is_an_error_record_not_nan_results(splinebench_bin, tmp_path):
     data = REPO / "tests" / "scattered" / "data" / "field_nan.npy"
-    proc, run_dir = run(splinebench_bin, tmp_path, suite([dict(SMALL, data=f"file:{data}", shapes=None)]))
-    assert proc.returncode != 0
-    doc = json.loads((__import__("pathlib").Path(run_dir) / "results.json").read_text())
+    sweep = {k: v for k, v in dict(SMALL, data=f"file:{data}").items() if k != "shapes"}
+    proc, _ = run(splinebench_bin, tmp_path, suite([sweep]))
+    assert proc.returncode == 1
+    (folder,) = (tmp_path / "results" / "m").glob("*-t")  # a failed run names no --run-dir-file
+    doc = json.loads((folder / "results.json").read_text())
     assert all(r["status"] == "error" for r in doc["records"])
     assert "value nan at flat index 41 is not finite" in doc["records"][0]["message"]
 

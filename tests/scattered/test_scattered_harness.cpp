@@ -100,7 +100,7 @@ TEST_P(SolverConformance, MatchesTheOracleWithinItsStatedTolerance) {
   EXPECT_EQ(rec["verdict"], "pass") << rec["message"];
   ASSERT_TRUE(rec["rms_g_rel_diff"].is_number());
   EXPECT_LE(rec["rms_g_rel_diff"].get<double>(), info.rms_g_tolerance);
-  EXPECT_EQ(rec["tolerance"]["rms_g_rel_diff"], info.rms_g_tolerance);
+  EXPECT_EQ(rec["tolerance"]["rms_g_rel_diff"], info.rms_g_tolerance);  // the suite stops at 1e-8
   EXPECT_GT(rec["phases"]["solve_wall"]["median"].get<double>(), 0);
 }
 

@@ -87,7 +87,7 @@ std::vector<std::string> select_solvers(const json& names, const json& exclude, 
     const std::string s = text(n, w, "solvers");
     bool matched = false;
     for (const auto& info : solver_registry())
-      if (s == "all" || s == info.device || s == info.family || s == info.name) {
+      if (s == info.name || (info.name.rfind("test_", 0) != 0 && (s == "all" || s == info.device || s == info.family))) {
         wanted.insert(info.name);
         matched = true;
       }
@@ -368,7 +368,8 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
                   problem_cases.push_back(c);
                   // Block by block after the whole grid: the CPU solvers on each block's assembly and the
                   // matrix-free GPU ones from each block's samples.
-                  const bool blockable = info.input == "system" ? !info.on_gpu() : info.runs_without_cpu_system;
+                  const bool blockable = info.name.rfind("test_", 0) != 0 &&
+                                         (info.input == "system" ? !info.on_gpu() : info.runs_without_cpu_system);
                   for (const auto& counts : block_specs) {
                     if (!blockable) continue;
                     ScatteredCase b = c;

@@ -7,6 +7,7 @@
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -193,6 +194,12 @@ class ScatteredRun final : public runner::SystemRun {
       }
       facts[c.solver] = {"device=" + info->device, "family=" + info->family, "arithmetic=" + info->arithmetic,
                          "eigen_threads=" + std::to_string(Eigen::nbThreads())};
+      if (c.solver == kTestSlowedSolver) {
+        const char* factor = std::getenv("SPLINEBENCH_TEST_SLOWED_FACTOR");
+        const char* wrapped = std::getenv("SPLINEBENCH_TEST_SLOWED_SOLVER");
+        facts[c.solver].push_back(std::string("slowdown_factor=") + (factor && *factor ? factor : "1"));
+        facts[c.solver].push_back(std::string("wraps=") + (wrapped && *wrapped ? wrapped : "cg"));
+      }
     }
     return facts;
   }
@@ -461,12 +468,17 @@ class ScatteredRun final : public runner::SystemRun {
     bool pass = false;
     if (status == "converged") {
       if (std::isfinite(s.ref_rms_g) && s.ref_rms_g > 0) {
+        // The stated tolerance holds at relres 1e-8; the distance to the solution, and so to
+        // the oracle's RMS_g, grows with the relres a suite stops at.
+        const double tol = info.rms_g_tolerance * std::max(1.0, c.params.tolerance / 1e-8);
         const double d = std::abs(r - s.ref_rms_g) / s.ref_rms_g;
         rec["rms_g_rel_diff"] = finite_or_null(d);
-        pass = std::isfinite(d) && d <= info.rms_g_tolerance;
+        pass = std::isfinite(d) && d <= tol;
         if (!pass) why << "RMS_g " << r << " vs the oracle's " << s.ref_rms_g << ": relative difference " << d
-                       << " > " << info.rms_g_tolerance;
-        rec["tolerance"] = {{"rms_g_rel_diff", info.rms_g_tolerance}, {"basis", info.tolerance_basis}};
+                       << " > " << tol;
+        rec["tolerance"] = {{"rms_g_rel_diff", tol},
+                            {"basis", info.tolerance_basis + " (stated at relres 1e-8, scaled by tolerance / 1e-8 "
+                                                             "above it)"}};
       } else {
         pass = std::isfinite(relres) && relres <= c.params.tolerance * 1.0001;
         if (!pass) why << "converged but relres " << relres << " > " << c.params.tolerance;

@@ -1,6 +1,8 @@
 #include "splinebench/scattered/named_solvers.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include <Eigen/IterativeLinearSolvers>
@@ -122,8 +124,38 @@ Vector widen(const std::vector<float>& v) {
 
 }  // namespace
 
+namespace {
+
+// test_slowed_solver: the wrapped solver, then a busy wait of (factor - 1) times its
+// duration (busy, so that it competes for the core like the work it stands for).
+NamedSolve solve_slowed(const Problem& problem, const NormalEquations& eq, const IterationControl& control,
+                        const SeedMultigrid& seed_mg) {
+  const char* wrapped_env = std::getenv("SPLINEBENCH_TEST_SLOWED_SOLVER");
+  const std::string wrapped = wrapped_env && *wrapped_env ? wrapped_env : "cg";
+  const SolverInfo* info = find_solver(wrapped);
+  if (!info || wrapped == kTestSlowedSolver || info->on_gpu())
+    fail("SPLINEBENCH_TEST_SLOWED_SOLVER names '" + wrapped + "'; test_slowed_solver runs a CPU solver");
+  double factor = 1;
+  if (const char* f = std::getenv("SPLINEBENCH_TEST_SLOWED_FACTOR"); f && *f) {
+    char* end = nullptr;
+    factor = std::strtod(f, &end);
+    if (end == f || *end != '\0' || !std::isfinite(factor) || factor < 1)
+      fail(std::string("SPLINEBENCH_TEST_SLOWED_FACTOR must be a number >= 1, got '") + f + "'");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  NamedSolve out = solve_named(wrapped, problem, eq, control, seed_mg);
+  const double spent = seconds_since(t0);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>((factor - 1) * spent);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  return out;
+}
+
+}  // namespace
+
 NamedSolve solve_named(const std::string& name, const Problem& problem, const NormalEquations& eq,
                        const IterationControl& control, const SeedMultigrid& seed_mg) {
+  if (name == kTestSlowedSolver) return solve_slowed(problem, eq, control, seed_mg);
   if (!needs_problem(name)) return solve_named(name, problem.grid, problem.mode, eq, control, seed_mg);
   const bool with_matrix = eq.matrix.rows() > 0;
   if (!with_matrix && !needs_no_matrix(name))

@@ -11,6 +11,12 @@ const std::vector<SolverInfo>& solver_registry() {
   SolverInfo{#name, #device, #family, #input, without_system, deterministic, fixed_schedule, arithmetic, tolerance, basis},
 #include "../solvers.def"
 #undef SCATTERED_SOLVER
+#if SPLINEBENCH_WITH_TEST_IMPLS
+      // Test-only (builds with -DSPLINEBENCH_TEST_IMPLS=ON): another CPU solver made a known
+      // factor slower, so the nightly gate can be shown to catch that (named_solvers.cpp).
+      SolverInfo{std::string(kTestSlowedSolver), "cpu", "krylov", "system", false, true, false, "f64", 1e-6,
+                 "as the solver it runs (SPLINEBENCH_TEST_SLOWED_SOLVER, default cg)"},
+#endif
   };
   return all;
 }

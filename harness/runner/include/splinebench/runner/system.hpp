@@ -66,6 +66,9 @@ class SystemRun {
   // gives "skipped", a failure "error", both with the message; `kind` says why a
   // skip happened (so the console says it once per entry).
   virtual nlohmann::json run_case(std::size_t index, SkipKind* kind) = 0;
+  // The suite as run.json keeps it, when it differs from the document given (a suite of
+  // suites records its parts' documents); null: the document given.
+  virtual nlohmann::json suite_document() const { return nullptr; }
   // The run's folder, for systems that write arrays beside the records (called once
   // the folder exists; a run without a store never gets one).
   virtual void set_output_dir(const std::filesystem::path& dir) { (void)dir; }

@@ -27,6 +27,12 @@ struct SolverInfo {
   bool on_gpu() const { return device == "gpu"; }
 };
 
+// The test-only solver (registered in builds with -DSPLINEBENCH_TEST_IMPLS=ON, after
+// solvers.def's): the CPU solver named by SPLINEBENCH_TEST_SLOWED_SOLVER (default cg) made
+// SPLINEBENCH_TEST_SLOWED_FACTOR times slower by a busy wait after each solve. Selectors
+// ("all", "cpu", a family) never pick it; a suite names it.
+inline constexpr std::string_view kTestSlowedSolver = "test_slowed_solver";
+
 // In solvers.def order.
 const std::vector<SolverInfo>& solver_registry();
 const SolverInfo* find_solver(std::string_view name);  // nullptr if unknown
