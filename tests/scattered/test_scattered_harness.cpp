@@ -15,6 +15,7 @@
 #include "splinebench/error.hpp"
 #include "splinebench/runner/suite_runner.hpp"
 #include "splinebench/scattered/harness.hpp"
+#include "splinebench/scattered/problem.hpp"
 #include "splinebench/scattered/solver_registry.hpp"
 
 namespace sc = splinebench::scattered;
@@ -186,6 +187,45 @@ TEST(ScatteredHarness, RegistryListsTheOracleAndEverySolver) {
     EXPECT_TRUE(e.contains("capabilities"));
     EXPECT_TRUE(e.contains("available"));
   }
+}
+
+}  // namespace
+
+// Samples at arbitrary positions (Problem, which every solver takes): bad positions and
+// values are refused naming the sample and axis.
+namespace {
+
+sc::Problem nine_by_nine(std::vector<double> points, std::vector<double> values) {
+  sc::Problem p;
+  p.grid = splinebench::GridShape::make({9, 9});
+  p.points = std::move(points);
+  p.values = std::move(values);
+  p.lambda = 0.1;
+  return p;
+}
+
+void expect_invalid(const sc::Problem& p, const std::string& words) {
+  try {
+    p.validate();
+    FAIL() << "accepted";
+  } catch (const splinebench::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScatteredProblem, BadSamplesAreRefusedNamingSampleAndAxis) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  // (D, n) = (2, 4): axis 0 coordinates first, then axis 1.
+  expect_invalid(nine_by_nine({1, 2, 3, 4, 1, 2, nan, 4}, {1, 2, 3, 4}), "sample 2 has coordinate nan on axis 1");
+  expect_invalid(nine_by_nine({1, 2, 3, inf, 1, 2, 3, 4}, {1, 2, 3, 4}), "sample 3 has coordinate inf on axis 0");
+  expect_invalid(nine_by_nine({1, 2, 3, 4, 1, 2, 3, 8.5}, {1, 2, 3, 4}), "outside the grid");
+  expect_invalid(nine_by_nine({1, 2, 3, 4, 1, 2, 3, 4}, {1, 2, 3, inf}), "value of sample 3 is not finite");
+  expect_invalid(nine_by_nine({}, {}), "no samples");
+  sc::Problem ok = nine_by_nine({1, 2, 3, 4, 1, 2, 3, 4}, {1, 2, 3, 4});
+  EXPECT_NO_THROW(ok.validate());
+  ok.lambda = -1;
+  expect_invalid(ok, "lambda");
 }
 
 }  // namespace
