@@ -38,7 +38,7 @@ from .baseline import (DEFAULT_RESULTS_ROOT, baseline_dir, baseline_run_dirs, ha
 from .compare_stats import (TIME_FLOOR, PhaseComparison, compare_case, decide, geometric_mean, load_sensitivity,
                             log_times, machine_factors, round_medians, run_time)
 from .errors import MachineMismatchError, ReportError
-from .loader import Record, Run, load_run
+from .loader import Record, Run, _parse_record, load_run
 from .table_model import Column, Row, Table
 from .timing import rounds_of
 
@@ -145,9 +145,34 @@ def check_same_machine(base: Run, new: Run) -> None:
             "same machine (results/<machine>/baseline), or pass --force to compare anyway.")
 
 
+def _system_record(item: dict, run: Run) -> Record | None:
+    """A system's record (scattered reconstruction, the 2-D IIR: the common envelope, read
+    apart by the loader) as a Record with its judged phases only, so the gate judges it
+    like an implementation's; None when it has no judged phase (the scattered oracle's one
+    solve, say)."""
+    status = item.get("status")
+    repetitions = item.get("repetitions")
+    phases = {name: p for name, p in (item.get("phases") or {}).items()
+              if name in DEFAULT_PHASES and isinstance(p, dict) and len(p.get("samples") or []) == repetitions}
+    if status == "ok" and not phases:
+        return None
+    shape = item.get("shape") or [1]
+    doc = {"case_id": item.get("case_id"), "impl": item.get("impl"), "device": item.get("device", "cpu"),
+           "dims": len(shape), "shape": shape, "channels": 1, "fields": 1, "mode": item.get("mode", "none"),
+           "data": str(item.get("data", "")), "queries": 0, "pattern": "none",
+           "threads": max(1, int(item.get("threads", 1) or 1)), "status": status, "message": item.get("message", ""),
+           "repetitions": repetitions if isinstance(repetitions, int) else 0, "phases": phases,
+           "tolerance": item.get("tolerance") or {}, "verdict": item.get("verdict", "n/a")}
+    record = _parse_record(doc, f"{run.path}: {item.get('operation')} record")
+    record.run = run
+    return record
+
+
 def _index(run: Run) -> dict[tuple, Record]:
     by_key: dict[tuple, Record] = {}
-    for record in run.records:
+    system = [r for items in run.system_records.values() for item in items
+              if (r := _system_record(item, run)) is not None]
+    for record in [*run.records, *system]:
         if record.match_key in by_key:
             raise ReportError(f"{run.path}: case {record.case_id} (threads {record.threads}) appears twice")
         by_key[record.match_key] = record

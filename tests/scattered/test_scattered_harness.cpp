@@ -60,7 +60,9 @@ TEST_P(SolverConformance, MatchesTheOracleWithinItsStatedTolerance) {
   const ConformanceCase& c = GetParam();
   const sc::SolverInfo& info = *sc::find_solver(c.solver);
   if (const std::string why = sc::solver_unavailable_reason(info); !why.empty()) GTEST_SKIP() << c.solver << ": " << why;
-  auto run = prepare(one_problem_suite(c.solver, c.shape));
+  // f32 stationary solvers stall above 1e-8: a budget that shows their floor, not 20000 sweeps.
+  const json budget = info.on_gpu() && info.stationary() ? json{{"stationary_max_iterations", 3000}} : json::object();
+  auto run = prepare(one_problem_suite(c.solver, c.shape, budget));
   Silent quiet;
   const rn::RunSummary summary = rn::run_cases(*run, nullptr, {}, quiet);
   ASSERT_EQ(summary.records.size(), 2u);  // the oracle's record, then the solver's
@@ -95,6 +97,15 @@ TEST_P(SolverConformance, MatchesTheOracleWithinItsStatedTolerance) {
     // progress (its RMS_g is recorded beside the oracle's).
     EXPECT_EQ(rec["verdict"], "pass") << rec["message"];
     EXPECT_LT(rec["relres"].get<double>(), 1.0);
+    return;
+  }
+  if (info.on_gpu() && info.stationary() && rec["solve_status"] == "max_iterations") {
+    // An f32 stationary iteration stalls at its rounding floor (relres ~1e-6 on these
+    // problems, seen on an H200) short of 1e-8: judged for progress, and its RMS_g must
+    // still meet the f32 solvers' acceptance against the oracle.
+    EXPECT_EQ(rec["verdict"], "pass") << rec["message"];
+    ASSERT_TRUE(rec["rms_g_rel_diff"].is_number());
+    EXPECT_LE(rec["rms_g_rel_diff"].get<double>(), info.rms_g_tolerance);
     return;
   }
   EXPECT_EQ(rec["solve_status"], "converged") << rec.dump(1);

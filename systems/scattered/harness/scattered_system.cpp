@@ -466,6 +466,8 @@ class ScatteredRun final : public runner::SystemRun {
     const double r = rec["rms_g"].is_number() ? rec["rms_g"].get<double>() : NAN;
     std::ostringstream why;
     bool pass = false;
+    if (std::isfinite(s.ref_rms_g) && s.ref_rms_g > 0 && std::isfinite(r))
+      rec["rms_g_rel_diff"] = std::abs(r - s.ref_rms_g) / s.ref_rms_g;  // recorded however the run stopped
     if (status == "converged") {
       if (std::isfinite(s.ref_rms_g) && s.ref_rms_g > 0) {
         // The stated tolerance holds at relres 1e-8; the distance to the solution, and so to
