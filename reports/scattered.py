@@ -478,9 +478,9 @@ def plot_mg_sweep(runs, out_dir) -> Figure | Skipped:
                  "held. Seed: time linear in N with RMS_g falling; time ~ log P, RMS_g flat.")
 
 
-# Where a run keeps the arrays `splinebench_scattered --save-coefficients` writes, for
-# the image figure: <run>/arrays/ (git-ignored, like the reports: the figure is drawn on the
-# machine that holds them).
+# Where a run keeps the arrays a scattered suite's `save_coefficients` writes, for the
+# image figure: <run>/arrays/ (records name them relative to it; git-ignored, like the
+# reports: the figure is drawn on the machine that holds them).
 ARRAYS_DIR = "arrays"
 
 

@@ -89,31 +89,35 @@ std::uint64_t host_bytes(const ScatteredCase& c) {
   return bytes >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(bytes);
 }
 
-// Writes the arrays a case asked for into <run>/arrays/ (tag "f<fraction>_lambda<lambda>"):
-// mask_<tag>.npy, coeffs_<tag>_<solver>.npy, values_<tag>_<solver>.npy and original.npy.
+// Writes the arrays a case asked for into <run>/arrays/<data>-<shape>/ (tag
+// "f<fraction>_lambda<lambda>"): mask_<tag>.npy, coeffs_<tag>_<solver>.npy,
+// values_<tag>_<solver>.npy and original.npy; records name them relative to <run>/arrays.
 struct Saver {
-  fs::path dir;  // empty: nothing is saved
+  fs::path root;       // <run>/arrays; empty: nothing is saved
+  std::string folder;  // <data>-<shape>: one problem's arrays (names in records are relative to root)
   std::vector<std::int64_t> shape;
+  fs::path file(const std::string& name) const { return root / folder / name; }
+  std::string named(const std::string& name) const { return folder + "/" + name; }
   std::string write_mask(const std::string& tag, std::int64_t points, const std::vector<std::int64_t>& nodes) const {
     std::vector<float> mask(static_cast<std::size_t>(points), 0.f);
     for (std::int64_t k : nodes) mask[static_cast<std::size_t>(k)] = 1.f;
     const std::string name = "mask_" + tag + ".npy";
-    npy::write(dir / name, shape, mask.data());
-    return name;
+    npy::write(file(name), shape, mask.data());
+    return named(name);
   }
   std::string write_original(const std::vector<double>& values) const {
     const std::vector<float> v32(values.begin(), values.end());
-    npy::write(dir / "original.npy", shape, v32.data());
-    return "original.npy";
+    npy::write(file("original.npy"), shape, v32.data());
+    return named("original.npy");
   }
   json write_solution(const std::string& tag, const std::string& solver, const std::vector<double>& coeffs,
                       const std::vector<double>& values) const {
     const std::string c = "coeffs_" + tag + "_" + solver + ".npy";
     const std::string v = "values_" + tag + "_" + solver + ".npy";
-    npy::write(dir / c, shape, coeffs.data());
+    npy::write(file(c), shape, coeffs.data());
     const std::vector<float> v32(values.begin(), values.end());
-    npy::write(dir / v, shape, v32.data());
-    return {{"coefficients", c}, {"values", v}};
+    npy::write(file(v), shape, v32.data());
+    return {{"coefficients", named(c)}, {"values", named(v)}};
   }
 };
 
@@ -323,9 +327,10 @@ class ScatteredRun final : public runner::SystemRun {
   Saver saver_for(const ScatteredCase& c) const {
     Saver s;
     if (!c.params.save_coefficients || run_dir_.empty()) return s;
-    s.dir = run_dir_ / "arrays" / (c.data_label + "-" + c.grid.to_string());
+    s.root = run_dir_ / "arrays";
+    s.folder = c.data_label + "-" + c.grid.to_string();
     s.shape = c.grid.extents();
-    fs::create_directories(s.dir);
+    fs::create_directories(s.root / s.folder);
     return s;
   }
 
@@ -405,7 +410,7 @@ class ScatteredRun final : public runner::SystemRun {
       }
     }
     const Saver saver = saver_for(c);
-    if (!saver.dir.empty()) {
+    if (!saver.root.empty()) {
       s->saved_inputs["original"] = saver.write_original(s->data);
       s->saved_inputs["mask"] = saver.write_mask(s->tag, c.grid.points(), s->nodes);
     }
@@ -436,7 +441,7 @@ class ScatteredRun final : public runner::SystemRun {
     }
     if (!s.condition.is_null()) rec["condition_estimate"] = s.condition;
     const Saver saver = saver_for(c);
-    if (!saver.dir.empty()) {
+    if (!saver.root.empty()) {
       rec["saved"] = s.saved_inputs;
       if (s.ref.coeffs.size())
         rec["saved"].update(saver.write_solution(s.tag, "reference", to_std(s.ref.coeffs),
@@ -538,7 +543,7 @@ class ScatteredRun final : public runner::SystemRun {
     const double r = field.rms(run.x);
     rec["rms_g"] = finite_or_null(r);
     const Saver saver = saver_for(c);
-    if (!saver.dir.empty() && run.x.allFinite())
+    if (!saver.root.empty() && run.x.allFinite())
       rec["saved"] = saver.write_solution(s.tag, c.solver, to_std(run.x), grid_values(c.grid, c.mode, to_std(run.x)));
     rec["rms_g_at_iteration"] = rms_at;
     rec["rms_samples"] = finite_or_null(rms_at_samples(s.problem, to_std(run.x)));
