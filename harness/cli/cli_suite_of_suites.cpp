@@ -5,6 +5,7 @@
 
 #include "cli_systems.hpp"
 #include "splinebench/error.hpp"
+#include "splinebench/runner/plan.hpp"
 #include "splinebench/runner/suite.hpp"
 
 namespace splinebench::cli {
@@ -119,11 +120,9 @@ std::unique_ptr<runner::SystemRun> SuitesSystem::prepare(const json& doc, const 
     if (!request.only.empty() && narrowed.only.empty()) continue;  // --impl names none of this part's entries
     try {
       parts.push_back(sys.prepare(part.doc, part.origin, narrowed, saved));
-    } catch (const Error& e) {
-      // A part the filter leaves empty is no error in a suite of suites.
-      if (!request.filter.empty() && std::string(e.what()).find("no case") != std::string::npos) continue;
-      if (!request.filter.empty() && std::string(e.what()).find("nothing") != std::string::npos) continue;
-      throw;
+    } catch (const runner::NoCases&) {
+      // A part that --impl or --filter leaves empty is no error in a suite of suites.
+      if (request.filter.empty() && request.only.empty()) throw;
     }
   }
   for (const auto& o : request.only)

@@ -219,7 +219,7 @@ Plan make_plan(const SuiteSpec& suite, const PlanOptions& options, const std::ve
     std::string why = "suite '" + suite.name + "' selects no case";
     if (!options.only_impls.empty() || filter) why += " after --impl/--filter";
     for (const auto& n : plan.notes) why += "; " + n;
-    throw Error(why);
+    throw NoCases(why);
   }
   return plan;
 }

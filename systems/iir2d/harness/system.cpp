@@ -195,7 +195,7 @@ class Iir2dRun final : public runner::SystemRun {
       if (ps.case_count == 0) notes_.push_back("sweep '" + sweep.name + "': no case left by --impl / --filter");
       sweeps_.push_back(ps);
     }
-    if (planned_.empty()) throw Error("nothing to run: --impl and --filter leave no case of suite '" + suite_name_ + "'");
+    if (planned_.empty()) throw runner::NoCases("nothing to run: --impl and --filter leave no case of suite '" + suite_name_ + "'");
   }
 
   const std::string& suite() const override { return suite_name_; }

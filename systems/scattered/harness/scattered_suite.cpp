@@ -288,20 +288,8 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
       fractions.push_back(finite_number(v, w, "fractions", 1e-9, 1));
     for (const auto& v : as_list(s.value("lambdas", json::array({2.1}))))
       lambdas.push_back(finite_number(v, w, "lambdas", 0, 1e12));
-    std::vector<std::vector<int>> block_specs;
-    for (const auto& v : as_list(s.value("blocks", json::array()))) {
-      const std::string b = text(v, w, "blocks");
-      std::vector<int> counts;
-      std::stringstream in(b);
-      for (std::string part; std::getline(in, part, 'x');) {
-        if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 4)
-          throw Error(w.at("blocks") + ": '" + b + "' is not like 2x2x2");
-        counts.push_back(std::stoi(part));
-        if (counts.back() < 1) throw Error(w.at("blocks") + ": '" + b + "' has a count below 1");
-      }
-      if (counts.empty()) throw Error(w.at("blocks") + ": '" + b + "' is not like 2x2x2");
-      block_specs.push_back(counts);
-    }
+    std::vector<std::string> block_specs;  // checked against each grid below (parse_block_spec)
+    for (const auto& v : as_list(s.value("blocks", json::array()))) block_specs.push_back(text(v, w, "blocks"));
     std::vector<std::vector<std::int64_t>> shapes;
     if (s.contains("shapes"))
       for (const auto& sh : as_list(s["shapes"])) shapes.push_back(extents(sh, w));
@@ -344,12 +332,13 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
                 base.fraction = fraction;
                 base.lambda = lambda;
                 base.params = p;
-                for (const auto& counts : block_specs) {
-                  // A cut periodic axis or counts that do not match the grid: refused now.
-                  std::string spec;
-                  for (std::size_t i = 0; i < counts.size(); ++i) spec += (i ? "x" : "") + std::to_string(counts[i]);
+                std::vector<std::vector<int>> block_counts;
+                for (const auto& spec_text : block_specs) {
+                  // A malformed spec, counts that do not fit the grid, a cut periodic axis: refused now.
                   try {
-                    make_blocks(grid, mode, parse_block_spec(spec, grid, p.block_padding));
+                    const BlockSpec spec = parse_block_spec(spec_text, grid, p.block_padding);
+                    make_blocks(grid, mode, spec);
+                    block_counts.push_back(spec.counts);
                   } catch (const Error& e) {
                     throw Error(w.at("blocks") + ": " + e.what());
                   }
@@ -370,7 +359,7 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
                   // matrix-free GPU ones from each block's samples.
                   const bool blockable = info.name.rfind("test_", 0) != 0 &&
                                          (info.input == "system" ? !info.on_gpu() : info.runs_without_cpu_system);
-                  for (const auto& counts : block_specs) {
+                  for (const auto& counts : block_counts) {
                     if (!blockable) continue;
                     ScatteredCase b = c;
                     b.blocks = counts;
@@ -397,7 +386,8 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
     }
     plan.sweeps.push_back({sweep, first, plan.cases.size() - first});
   }
-  if (plan.cases.empty()) throw Error(origin + ": no case to run (check --impl, --filter and the sweeps' data)");
+  if (plan.cases.empty())
+    throw runner::NoCases(origin + ": no case to run (check --impl, --filter and the sweeps' data)");
   return plan;
 }
 

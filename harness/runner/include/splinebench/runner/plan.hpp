@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "splinebench/datasets.hpp"
+#include "splinebench/error.hpp"
 #include "splinebench/registry.hpp"
 #include "splinebench/runner/suite.hpp"
 #include "splinebench/types.hpp"
@@ -68,6 +69,13 @@ struct Plan {
 // a sweep stating another shape or channel count is an error naming the data's, and a
 // dataset missing from the cache drops its cases with a note naming the package.
 Plan make_plan(const SuiteSpec& suite, const PlanOptions& options, const std::vector<RegistryEntry>& registry);
+
+// A suite whose sweeps, with --impl and --filter applied, leave no case (every system's
+// planner throws it; a suite of suites skips such a part).
+class NoCases : public Error {
+ public:
+  explicit NoCases(const std::string& what) : Error(what) {}
+};
 
 // 64-bit FNV-1a, used for case file names and per-input seeds.
 std::uint64_t fnv1a64(const std::string& text);
