@@ -1,7 +1,8 @@
 // `splinebench list`: every registered implementation, whether it can run on this
-// machine, and why not; then each other system's entries (scattered solvers, IIR
-// schemes). `--json` prints the implementations as the array a run records in its
-// context ("registry"); `--system NAME --json` a system's entries with capabilities.
+// machine, and why not (a table scripts read: one row per implementation).
+// `--system scattered|iir2d` lists that system's entries (solvers, schemes) instead,
+// `--system all` every system's. `--json` prints the list as the array a run records in
+// its context ("registry"); `--system NAME --json` a system's entries with capabilities.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -20,9 +21,10 @@ void register_list(CLI::App& app) {
   auto as_json = std::make_shared<bool>(false);
   auto system = std::make_shared<std::string>();
   cmd->add_flag("--json", *as_json, "Print a JSON array of {name, device, available, reason, evaluation}, in registry order");
-  cmd->add_option("--system", *system, "Only this system's entries: grid, scattered, iir2d");
+  cmd->add_option("--system", *system,
+                  "Another system's entries instead (scattered: solvers, iir2d: schemes), or all: every system's");
   cmd->callback([as_json, system] {
-    if (!system->empty() && *system != "grid") {
+    if (!system->empty() && *system != "grid" && *system != "all") {
       const runner::System& sys = system_named(*system, "--system");
       const nlohmann::json entries = sys.registry();
       if (*as_json) {
@@ -53,7 +55,7 @@ void register_list(CLI::App& app) {
                 << std::setw(6) << caps.arithmetic << std::setw(10) << (avail.ok ? "ok" : "no")
                 << (avail.ok ? std::string(impl->description()) : avail.reason) << '\n';
     }
-    if (!system->empty()) return;
+    if (*system != "all") return;
     for (const auto& sys : systems()) {
       if (sys->name() == "grid" || sys->registry().empty()) continue;
       std::cout << '\n' << sys->name() << " (" << sys->description() << "), " << sys->entry_noun() << "s:\n";

@@ -14,7 +14,7 @@ std::vector<RegisterFn>& command_registry() {
 
 int main(int argc, char** argv) {
   CLI::App app{"splinebench: cubic B-spline prefilter and interpolation benchmark and validation suite.\n"
-               "Systems (each run by `splinebench run --suite NAME`, listed by `splinebench list`):\n"
+               "Systems (each run by `splinebench run --suite NAME`, listed by `splinebench list --system all`):\n"
                "  grid       prefilter and reconstruction on regular grids, D = 1..6 (implementations)\n"
                "  scattered  B-spline reconstruction from scattered samples, seed 003 (solvers)\n"
                "  iir2d      the 2-D IIR filter's fixed vs flexible allocation, seed 004 (schemes)"};
