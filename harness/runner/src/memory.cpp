@@ -141,12 +141,11 @@ std::uint64_t case_host_bytes(const CaseSpec& spec, const Capabilities& caps, co
   return add(need, implementation_host_bytes(caps, spec.shape, spec.fields, spec.queries));
 }
 
-CaseNeed largest_case_need(const Plan& plan, const RunOptions& options, const ImplFactory& make_impl,
-                           const std::map<std::string, nlohmann::json>& finished) {
+std::vector<std::optional<std::uint64_t>> runnable_case_bytes(const Plan& plan, const RunOptions& options,
+                                                               const ImplFactory& make_impl) {
   std::map<std::string, std::optional<Capabilities>> runnable;  // nullopt: not available here
-  CaseNeed worst;
+  std::vector<std::optional<std::uint64_t>> out;
   for (const auto& c : plan.cases) {
-    if (finished.count(c.case_id())) continue;
     auto [it, fresh] = runnable.try_emplace(c.impl);
     if (fresh) {
       const auto impl = make_impl(c.impl);
@@ -155,10 +154,20 @@ CaseNeed largest_case_need(const Plan& plan, const RunOptions& options, const Im
     const auto& caps = it->second;
     if (!caps || !caps->why_not(c.shape.dims, c.shape.channels, c.mode).empty() ||
         (!caps->field_batches && c.fields > 1))
-      continue;
-    const std::uint64_t bytes = case_host_bytes(c, *caps, options);
-    if (bytes > worst.bytes) worst = {&c, bytes};
+      out.emplace_back();
+    else
+      out.emplace_back(case_host_bytes(c, *caps, options));
   }
+  return out;
+}
+
+CaseNeed largest_case_need(const Plan& plan, const RunOptions& options, const ImplFactory& make_impl,
+                           const std::map<std::string, nlohmann::json>& finished) {
+  const auto bytes = runnable_case_bytes(plan, options, make_impl);
+  CaseNeed worst;
+  for (std::size_t i = 0; i < plan.cases.size(); ++i)
+    if (bytes[i] && !finished.count(plan.cases[i].case_id()) && *bytes[i] > worst.bytes)
+      worst = {&plan.cases[i], *bytes[i]};
   return worst;
 }
 

@@ -124,18 +124,10 @@ class GridRun final : public SystemRun {
   // The memory pre-check's inputs: which cases will run here (implementation available,
   // case supported) and the peak host bytes of each.
   void estimate_host_bytes() {
-    std::map<std::string, std::optional<Capabilities>> runnable;  // nullopt: not available here
+    const auto bytes = runnable_case_bytes(plan_, options_, make_impl_);
     for (std::size_t i = 0; i < cases_.size(); ++i) {
-      const CaseSpec& spec = plan_.cases[i];
-      auto [it, fresh] = runnable.try_emplace(spec.impl);
-      if (fresh) {
-        const auto impl = make_impl_(spec.impl);
-        if (impl->availability().ok) it->second = impl->capabilities();
-      }
-      const auto& caps = it->second;
-      cases_[i].will_run = caps && caps->why_not(spec.shape.dims, spec.shape.channels, spec.mode).empty() &&
-                           (caps->field_batches || spec.fields == 1);
-      if (cases_[i].will_run) cases_[i].host_bytes = case_host_bytes(spec, *caps, options_);
+      cases_[i].will_run = bytes[i].has_value();
+      cases_[i].host_bytes = bytes[i].value_or(0);
     }
   }
   const std::string& suite() const override { return plan_.suite; }

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,11 @@ std::uint64_t implementation_host_bytes(const Capabilities& caps, const GridShap
 // coefficients, the coefficient read-back, coordinates, outputs and the checked oracle
 // values, plus implementation_host_bytes.
 std::uint64_t case_host_bytes(const CaseSpec& spec, const Capabilities& caps, const RunOptions& options);
+
+// Per case of `plan`, in order: its peak host bytes when it will run here (implementation
+// available, case supported), nullopt when it will be skipped.
+std::vector<std::optional<std::uint64_t>> runnable_case_bytes(const Plan& plan, const RunOptions& options,
+                                                               const ImplFactory& make_impl);
 
 // The case of `plan` that needs the most host memory among those that will run here:
 // implementation available and the case supported (others are skipped), and not in
