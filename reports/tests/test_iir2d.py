@@ -8,6 +8,8 @@ import json
 import pytest
 
 from reports import iir2d
+from reports.plots import iir2d as iir2d_plots
+from reports.plots.style import Skipped
 from reports.render_markdown import render_markdown
 
 
@@ -81,12 +83,12 @@ def test_launch_chain_table():
 
 
 def test_plot_writes_files_and_skips_without_data(tmp_path):
-    fig = iir2d.plot_fig3(synthetic_run(), tmp_path)
+    fig = iir2d_plots.plot_fig3(synthetic_run(), tmp_path)
     assert fig.png.is_file() and fig.svg.is_file()
     svg = fig.svg.read_text()
     assert "M &gt; 5" in svg or "M > 5" in svg
-    empty = iir2d.plot_fig3({"records": []}, tmp_path)
-    assert isinstance(empty, iir2d.Skipped)
+    empty = iir2d_plots.plot_fig3({"records": []}, tmp_path)
+    assert isinstance(empty, Skipped)
 
 
 def test_load_run_reads_plain_and_compact(tmp_path):

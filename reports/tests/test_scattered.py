@@ -6,6 +6,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from reports import scattered
+from reports.plots import scattered as scattered_plots
+from reports.plots.style import Figure, Skipped
 from reports.render_markdown import render_markdown
 
 
@@ -80,8 +82,8 @@ def test_volume_and_block_tables():
 def test_figures_written_or_skipped_with_reason(tmp_path):
     runs = synthetic_runs()
     items = scattered.report_items(runs, tmp_path)
-    figs = [i for i in items if isinstance(i, scattered.Figure)]
-    skipped = [i for i in items if isinstance(i, scattered.Skipped)]
+    figs = [i for i in items if isinstance(i, Figure)]
+    skipped = [i for i in items if isinstance(i, Skipped)]
     stems = {f.stem for f in figs}
     assert "scattered_lambda" in stems and "scattered_mg_sweep" in stems
     assert any(s.startswith("scattered_convergence") for s in stems)
@@ -115,7 +117,7 @@ def test_image_figure_from_saved_arrays(tmp_path):
     keeps them in <run>/arrays/, and says where to get them otherwise."""
     import numpy as np
     run_dir = tmp_path / "run"
-    arrays = run_dir / scattered.ARRAYS_DIR
+    arrays = run_dir / scattered_plots.ARRAYS_DIR
     arrays.mkdir(parents=True)
     mask = (np.random.default_rng(1).random((16, 12)) < 0.2).astype(np.float32)
     np.save(arrays / "mask_f0.2_lambda2.1.npy", mask)
@@ -131,11 +133,11 @@ def test_image_figure_from_saved_arrays(tmp_path):
                  rms_g=13.1, saved={"values": "values_f0.2_lambda2.1_cg.npy"})]
     run = SimpleNamespace(system_records={scattered.OPERATION: recs}, context={"run_id": "r1"}, path=run_dir,
                           label="dev/r1")
-    fig = scattered.plot_image([run], tmp_path / "plots")
+    fig = scattered_plots.plot_image([run], tmp_path / "plots")
     assert fig.png.exists() and "gravel" in fig.caption and "original: the full data" in fig.caption
     missing = SimpleNamespace(system_records={scattered.OPERATION: recs}, context={}, path=tmp_path / "none",
                               label="x")
-    skipped = scattered.plot_image([missing], tmp_path / "plots2")
+    skipped = scattered_plots.plot_image([missing], tmp_path / "plots2")
     assert "--save-coefficients" in skipped.reason
 
 
@@ -217,7 +219,7 @@ def test_mg_sweep_holds_the_other_parameters():
         pts.append({"mg": dict(base, N=n), "rms_g": rms, "phases": _phases(solve_seed_iterations=float(n))})
     for p, rms in ((1, 32.0), (3, 19.0)):
         pts.append({"mg": dict(base, P=p), "rms_g": rms, "phases": _phases(solve_seed_iterations=9.0)})
-    by_n = scattered.mg_sweep_points(pts, "N")
+    by_n = scattered_plots.mg_sweep_points(pts, "N")
     assert [(x, r) for x, r, _ in by_n] == [(1, 24.0), (2, 23.0), (3, 22.0), (4, 21.0)]
-    by_p = scattered.mg_sweep_points(pts, "P")
+    by_p = scattered_plots.mg_sweep_points(pts, "P")
     assert [(x, r) for x, r, _ in by_p] == [(1, 32.0), (2, 22.0), (3, 19.0)]
