@@ -45,7 +45,7 @@ def plot_prefilter_axes(runs: Sequence[Run], out_dir: Path) -> style.Figure | st
         groups.setdefault((record.dims, record.shape, record.channels, record.fields), []).append(record)
     keys = _panel_order(groups)
     fig, axes = style.panels(len(keys))
-    registry = implementations.for_runs(runs)
+    registry = implementations.for_runs(runs)  # row order only; looks come from style
     for ax, key in zip(axes, keys):
         dims, shape, channels, fields = key
         bars: dict[tuple, Record] = {}
@@ -74,6 +74,7 @@ def plot_prefilter_axes(runs: Sequence[Run], out_dir: Path) -> style.Figure | st
         # Linear while bars are comparable; log when CPU and GPU bars span decades.
         if all_heights and max(all_heights) / max(min(all_heights), 1e-300) > 30:
             style.log_axes(ax, x=False)
+        ax.set_xlabel("grid axis (C order; last is contiguous)")
         per = " per field" if fields > 1 else ""
         ax.set_ylabel(f"median time{per} (ms)")
         ax.set_title(f"{dims}-D grid {'×'.join(map(str, shape))}, C={channels}, F={fields}")

@@ -6,84 +6,109 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 from .. import scattered as records  # noqa: E402
+from . import style  # noqa: E402
 from .style import Figure, Skipped  # noqa: E402
 
 
-def _save(fig, out_dir, stem: str, title: str, caption: str) -> Figure:
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fig.suptitle(title, fontweight="bold")
-    fig.text(0.01, 0.005, caption, fontsize=8, color="#333")
-    fig.subplots_adjust(bottom=0.2)
-    png, svg = out_dir / f"{stem}.png", out_dir / f"{stem}.svg"
-    fig.savefig(png, dpi=100)
-    fig.savefig(svg)
-    plt.close(fig)
-    return Figure(stem, title, caption, png, svg)
+RMS_G_LABEL = "RMS_g (% of max sample)"
+RELRES_LABEL = "relres ‖b − Ax‖ / ‖b‖ (dimensionless)"
+ORACLE = "reference"
+
+
+def _runs_of(runs, recs: list[dict]) -> list:
+    """The runs that hold any of these records, in the order given."""
+    ids = {id(r) for r in recs}
+    return [run for run in runs if any(id(r) in ids for r in records.records(run))]
+
+
+def _finish(fig, axes, out_dir, stem: str, title: str, caption: str, runs, short_caption: str,
+            legend_title: str = "solver") -> Figure:
+    return style.finish(fig, axes, title, caption, runs, Path(out_dir), stem, legend_title=legend_title,
+                        short_caption=short_caption)
 
 
 def plot_convergence(runs, out_dir) -> list:
-    """Per case: relres and RMS_g against iteration and against time, one line per solver."""
+    """Per case: relres and RMS_g against iteration and against time, one line per solver
+    in its registry look, the oracle's exact RMS_g as a black dotted line."""
     cases: dict[str, list[dict]] = {}
     for r in records._ok(records._unblocked(records._all(runs))):
-        if r.get("impl") != "reference" and r.get("relres_history"):
+        if r.get("impl") != ORACLE and r.get("relres_history"):
             cases.setdefault(r["case_id"].rsplit("/", 1)[0], []).append(r)
     items: list = []
     for n, (case, recs) in enumerate(sorted(cases.items()), start=1):
         stem = f"scattered_convergence_{n}"
-        fig, axes = plt.subplots(2, 2, figsize=(10, 7))
+        fig = style.new_figure(11.5, 7.6)
+        axes = fig.subplots(2, 2, squeeze=False)
         for r in sorted(recs, key=lambda r: r["solver"]):
             hist = r["relres_history"]
             its = list(range(1, len(hist) + 1))
             total = records._phase(r, "solve") or 0.0
             per_it = total / max(1, r.get("iterations") or len(hist))
-            axes[0][0].semilogy(its, hist, label=r["solver"])
-            axes[0][1].semilogy([i * per_it for i in its], hist, label=r["solver"])
+            look = {"color": style.colour(r["solver"]), "linewidth": 1.4}
+            dot = {"marker": style.marker(r["solver"]), "markersize": 4, "markevery": 0.2}
+            axes[0][0].semilogy(its, hist, label=r["solver"], **look, **dot)
+            axes[0][1].loglog([i * per_it for i in its], hist, **look, **dot)
             pts = sorted((int(k), v) for k, v in (r.get("rms_g_at_iteration") or {}).items() if v is not None)
             if pts:
-                axes[1][0].loglog([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3, label=r["solver"])
-                axes[1][1].loglog([p[0] * per_it for p in pts], [p[1] for p in pts], marker="o", markersize=3)
-        ref = next((r.get("rms_g") for r in records._all(runs) if r.get("case_id") == case + "/reference"), None)
+                axes[1][0].loglog([p[0] for p in pts], [p[1] for p in pts], marker=style.marker(r["solver"]),
+                                  markersize=4, **look)
+                axes[1][1].loglog([p[0] * per_it for p in pts], [p[1] for p in pts],
+                                  marker=style.marker(r["solver"]), markersize=4, **look)
+        oracle = next((r for r in records._all(runs) if r.get("case_id") == case + "/" + ORACLE), None)
+        ref = oracle.get("rms_g") if oracle else None
         for ax in axes[1]:
             if ref:
-                ax.axhline(ref, color="grey", linestyle=":", label="exact (oracle)")
-        axes[0][0].set(xlabel="iteration", ylabel="relres")
-        axes[0][1].set(xlabel="time (s, solve to tolerance / iterations)", ylabel="relres")
-        axes[1][0].set(xlabel="iteration", ylabel="RMS_g")
-        axes[1][1].set(xlabel="time (s)", ylabel="RMS_g")
-        axes[0][0].legend(fontsize=7, frameon=False)
-        axes[1][0].legend(fontsize=7, frameon=False)
-        items.append(_save(fig, out_dir, stem, f"Seed 003: convergence, {case.removeprefix('scattered/')}",
-                           "relres (recomputed in f64 for stationary solvers; CG's recurrence) and RMS_g against "
-                           "iteration and time (time per iteration = solve time / iterations)."))
+                ax.axhline(ref, color=style.colour(ORACLE), linestyle=":", linewidth=1.2,
+                           label="exact RMS_g (oracle)")
+        axes[0][0].set(xlabel="iteration (count)", ylabel=RELRES_LABEL, title="residual per iteration")
+        axes[0][1].set(xlabel="solve time (s)", ylabel=RELRES_LABEL, title="residual against time")
+        axes[1][0].set(xlabel="iteration (count)", ylabel=RMS_G_LABEL, title="RMS_g per iteration")
+        axes[1][1].set(xlabel="solve time (s)", ylabel=RMS_G_LABEL, title="RMS_g against time")
+        shown = [r for r in recs] + ([oracle] if oracle else [])
+        name = case.removeprefix("scattered/")
+        items.append(_finish(
+            fig, list(axes.flat), out_dir, stem, f"Seed 003: convergence, {name}",
+            f"Scattered reconstruction, case {name}: relres (recomputed in f64 for stationary solvers; CG's "
+            "recurrence) and RMS_g (RMS of the spline minus the data over all nodes, in % of the largest "
+            "sample) against iteration and against solve time; time at iteration i = i × solve time / "
+            "iterations. The dotted line is the exact solution's RMS_g (f64 oracle), the floor every solver "
+            "converges to.", _runs_of(runs, shown),
+            short_caption=f"Seed 003: residual and RMS_g against iteration and time, {name}"[:style.SHORT_CAPTION_MAX]))
     return items or [Skipped("scattered_convergence", "Seed 003: convergence", "no solver records with a history")]
 
 
 def plot_lambda(runs, out_dir) -> Figure | Skipped:
-    """RMS_g of the exact solution against lambda per data set (seed Fig. 8-10)."""
+    """RMS_g of the exact solution against lambda per data set (seed Fig. 8-10). The
+    seed's points are of Lena, which no run here holds: they get a panel of their own,
+    never drawn over the curves of other images."""
     series: dict[str, dict[float, float]] = {}
+    used: list[dict] = []
     for r in records._ok(records._unblocked(records._all(runs))):
-        if r.get("impl") == "reference" and r.get("rms_g") is not None:
-            series.setdefault(f"{records._data_label(r)} {int(round(100 * r['fraction']))} %", {})[float(r["lambda"])] = r["rms_g"]
+        if r.get("impl") == ORACLE and r.get("rms_g") is not None:
+            series.setdefault(f"{records._data_label(r)}, {int(round(100 * r['fraction']))} % samples",
+                              {})[float(r["lambda"])] = r["rms_g"]
+            used.append(r)
     series = {k: v for k, v in series.items() if len(v) >= 2}
-    stem, title = "scattered_lambda", "Seed 003: RMS_g against lambda (Fig. 8-10)"
+    stem, title = "scattered_lambda", "Seed 003: RMS_g against λ (Fig. 8-10)"
     if not series:
         return Skipped(stem, title, "no data set with the oracle at two or more lambdas in these runs")
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for label, pts in sorted(series.items()):
+    fig = style.new_figure(11.5, 4.6)
+    ours, seed_ax = fig.subplots(1, 2, width_ratios=(1.6, 1))
+    for i, (label, pts) in enumerate(sorted(series.items())):
         ls = sorted(pts)
-        ax.semilogx(ls, [pts[x] for x in ls], marker="o", label=label)
+        ours.semilogx(ls, [pts[x] for x in ls], label=label, **style.series_look(i))
+    ours.set(xlabel="λ (dimensionless)", ylabel=RMS_G_LABEL, title="ours: exact solution (f64 oracle), per data set")
     seed = records.SEED["fig8"]["lambda_rms"]
-    ax.semilogx([a for a, _ in seed], [b for _, b in seed], "k--", marker="s", label="seed Fig. 8 (Lena)")
-    ax.set(xlabel="λ", ylabel="RMS_g")
-    ax.legend(fontsize=7, frameon=False)
-    return _save(fig, out_dir, stem, title, "Exact (oracle) RMS_g; the seed's best λ lies in [2, 3] for its images.")
+    seed_ax.semilogx([a for a, _ in seed], [b for _, b in seed], "k--", marker="s", label="seed Fig. 8: Lena")
+    seed_ax.set(xlabel="λ (dimensionless)", ylabel=RMS_G_LABEL, title="seed Fig. 8: Lena (not in our runs)")
+    return style.finish(fig, [ours, seed_ax], title,
+                        "RMS_g of the exact (oracle) solution against the smoothing weight λ for each of our data "
+                        "sets (left) and the seed's published points for Lena (right, its own panel: Lena is not "
+                        "among our data). The seed's best λ lies in [2, 3] for its images.",
+                        _runs_of(runs, used), Path(out_dir), stem, legend_title="data set",
+                        short_caption="Seed 003: exact RMS_g against λ per data set, and the seed's Lena points apart")
 
 
 def mg_sweep_points(pts: list[dict], key: str) -> list[tuple[int, float, float | None]]:
@@ -105,26 +130,34 @@ def mg_sweep_points(pts: list[dict], key: str) -> list[tuple[int, float, float |
 
 
 def plot_mg_sweep(runs, out_dir) -> Figure | Skipped:
-    """mg_seed RMS_g and time against N and against P, the other parameters held (seed Fig. 12/13)."""
+    """mg_seed RMS_g and time against N and against P, the other parameters held (seed
+    Fig. 12/13): a row per quantity, a column per parameter (no twin axes)."""
     pts = [r for r in records._ok(records._all(runs)) if r.get("solver") == "mg_seed" and isinstance(r.get("mg"), dict)]
     stem, title = "scattered_mg_sweep", "Seed 003: multigrid parameters N and P (Fig. 12/13)"
     sweeps = {key: mg_sweep_points(pts, key) for key in ("N", "P")}
     if all(len(v) < 2 for v in sweeps.values()):
         return Skipped(stem, title, "no mg_seed records at two or more values of N or P with the other "
                        "parameters held (driver --mg)")
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, key in zip(axes, ("N", "P")):
+    fig = style.new_figure(10.5, 6.4)
+    axes = fig.subplots(2, 2, sharex="col", squeeze=False)
+    look = {"color": style.colour("mg_seed"), "marker": style.marker("mg_seed")}
+    names = {"N": "N: number of grid levels (count)", "P": "P: prolongation parameter (count)"}
+    for col, key in enumerate(("N", "P")):
         xs = [x for x, _, _ in sweeps[key]]
-        ax.plot(xs, [rms if rms is not None else math.nan for _, rms, _ in sweeps[key]], marker="o", label="RMS_g")
-        ax.set(xlabel=key, ylabel="RMS_g")
-        ax.ticklabel_format(axis="y", useOffset=False)
-        tw = ax.twinx()
-        tw.plot(xs, [t if t is not None else math.nan for _, _, t in sweeps[key]], "r--", marker="s")
-        tw.set_ylabel("time (s)", color="r")
-    fig.tight_layout(rect=(0, 0.08, 1, 0.93))
+        top, bottom = axes[0][col], axes[1][col]
+        top.plot(xs, [rms if rms is not None else math.nan for _, rms, _ in sweeps[key]], label="mg_seed", **look)
+        top.set(ylabel=RMS_G_LABEL, title=f"varying {key}")
+        top.ticklabel_format(axis="y", useOffset=False)
+        bottom.plot(xs, [t if t is not None else math.nan for _, _, t in sweeps[key]], linestyle="--", **look)
+        bottom.set(xlabel=names[key], ylabel="solve time, seed's count (s)")
+        bottom.xaxis.get_major_locator().set_params(integer=True)
     data = sorted({records._data_label(r) for r in pts})
-    return _save(fig, out_dir, stem, title, f"{', '.join(data)}: each panel varies one parameter with the others "
-                 "held. Seed: time linear in N with RMS_g falling; time ~ log P, RMS_g flat.")
+    return style.finish(fig, list(axes.flat), title,
+                        f"{', '.join(data)}: each column varies one parameter of the mg_seed schedule with the others "
+                        "held; top: RMS_g, bottom: solve time to the seed's iteration count (the fastest run of each "
+                        "value). Seed: time linear in N with RMS_g falling; time ~ log P, RMS_g flat.",
+                        _runs_of(runs, pts), Path(out_dir), stem, legend_title="solver",
+                        short_caption="Seed 003: mg_seed RMS_g and time against the multigrid parameters N and P")
 
 
 # Where a run keeps the arrays a scattered suite's `save_coefficients` writes, for the
@@ -158,7 +191,8 @@ def plot_image(runs, out_dir) -> Figure | Skipped:
             if (arrays / r["saved"]["values"]).is_file():
                 label = "oracle" if r.get("impl") == "reference" else r.get("solver", r.get("impl"))
                 panels.append((f"{label}: RMS_g {records._num(r.get('rms_g'))}", np.load(arrays / r["saved"]["values"]), "gray"))
-        fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.6), squeeze=False)
+        fig = style.new_figure(3.2 * len(panels), 3.8)
+        axes = fig.subplots(1, len(panels), squeeze=False)
         values = [p[1] for p in panels if p[0] != "sample mask"]
         lo = min(float(v.min()) for v in values) if values else 0.0
         hi = max(float(v.max()) for v in values) if values else 1.0
@@ -170,7 +204,10 @@ def plot_image(runs, out_dir) -> Figure | Skipped:
         what = (f"{records._data_label(oracle)}, {int(round(100 * float(oracle['fraction'])))} % samples, "
                 f"λ {oracle['lambda']}")
         shown = "original: the full data; " if panels[0][0] == "original" else ""
-        return _save(fig, out_dir, stem, title, f"{what}: spline values at the grid nodes from the saved "
-                     f"coefficients ({run.label}); {shown}mask: the sampled nodes.")
+        fig.suptitle(title, fontweight="bold")
+        return style.save(fig, out_dir, stem, title,
+                          f"{what}: spline values at the grid nodes from the saved coefficients; {shown}mask: the "
+                          f"sampled nodes. Machine and runs — {style.device_caption([run])}.",
+                          "Seed 003: a reconstructed image beside the original and the sample mask")
     return Skipped(stem, title, "no run here holds the arrays of a 2-D case (driver --save-coefficients "
                    f"<run>/{ARRAYS_DIR}; they are not committed)")

@@ -103,7 +103,7 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> list:
                     continue
                 label = style.line_label(runs, run, style.variant_name(impl, threads))
                 colour = style.variant_colour(runs, impl, threads)
-                marker = style.variant_marker(runs, run, threads)
+                marker = style.variant_marker(runs, run, impl)
                 xs = [r.queries for r in recs]
                 ys = [timing.evaluate_seconds(base[r.queries]) / timing.evaluate_seconds(r) for r in recs]
                 ax.errorbar(xs, ys, yerr=_ratio_errors([base[r.queries] for r in recs], recs, ys), marker=marker,

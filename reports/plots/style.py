@@ -1,11 +1,14 @@
-"""Shared look of every figure: panel grid, one legend per figure listing each
-implementation, and a caption naming the machine and devices the numbers come
-from. Figures are written as PNG (for the page) and SVG (for papers)."""
+"""Shared look of every figure: panel grid, one legend per figure outside the panels,
+one colour and marker per registry entry (looks.py), and the caption (machine, runs,
+devices) kept beside the image rather than drawn into it. Figures are written as PNG
+(for the page), PDF (vector, for the chapter) and SVG (its text stays text, so the
+citation check reads what a figure draws)."""
 from __future__ import annotations
 
+import contextlib
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +19,8 @@ import matplotlib.colors  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-from .. import implementations  # noqa: E402
 from ..loader import Run  # noqa: E402
+from .looks import MARKERS, PALETTE, colour, marker  # noqa: E402,F401  (every plot takes its looks here)
 
 PANEL_W, PANEL_H = 5.0, 3.8
 PNG_DPI = 110
@@ -26,17 +29,26 @@ plt.rcParams.update({
     "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9,
     "xtick.labelsize": 9, "ytick.labelsize": 9, "figure.titlesize": 13,
     "axes.grid": True, "grid.alpha": 0.3, "grid.linestyle": "-", "svg.fonttype": "none",
+    # TrueType in the PDF: LaTeX embeds it as it is, and its text stays searchable.
+    "pdf.fonttype": 42,
 })
+
+SHORT_CAPTION_MAX = 120  # a list of figures' line
 
 
 @dataclass
 class Figure:
-    """A written figure: where its files are and what it shows."""
+    """A written figure: where its files are and what it shows. `caption` is the long
+    form (what is drawn, how, from which runs on which machine); `short_caption` at most
+    SHORT_CAPTION_MAX characters, for a list of figures. `pdf` is None only for a figure
+    written without a vector form."""
     stem: str
     title: str
     caption: str
     png: Path
     svg: Path
+    pdf: Path | None
+    short_caption: str
 
 
 @dataclass
@@ -51,22 +63,30 @@ def panels(count: int, max_cols: int = 3, sharey: bool = False):
     # 4 panels read better as 2×2 than as 3 + 1.
     cols = min(max_cols, max(count, 1), 2 if count == 4 else 3)
     rows = math.ceil(count / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(PANEL_W * cols + 2.2, PANEL_H * rows + 1.3),
-                             squeeze=False, sharey=sharey)
+    fig = new_figure(PANEL_W * cols + 2.2, PANEL_H * rows + 0.6)
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=sharey)
     flat = list(axes.flat)
     for ax in flat[count:]:
         ax.set_visible(False)
     return fig, flat[:count]
 
 
+def series_look(index: int) -> dict:
+    """Colour and marker of the index-th series that is no registry entry (a data set, a
+    workload), for plot(**series_look(i))."""
+    return {"color": PALETTE[index % len(PALETTE)], "marker": MARKERS[index % len(MARKERS)]}
+
+
 def device_caption(runs: Sequence[Run]) -> str:
     """Machine, devices, run and commit of every run shown."""
     parts = []
     for run in runs:
-        c = run.context
+        # Fields a loaded Run has; a stand-in run (tests, system drivers) may carry fewer.
+        c = getattr(run, "context", None) or {}
         sha = str(c.get("git_sha", "?"))[:10] + (" (dirty)" if c.get("git_dirty") else "")
-        parts.append(f"{run.label}: CPU {run.cpu_model or '?'}, GPU {run.gpu_name or 'none'}; "
-                     f"run {run.run_id}, commit {sha}")
+        run_id = getattr(run, "run_id", None) or c.get("run_id", "?")
+        parts.append(f"{getattr(run, 'label', run_id)}: CPU {getattr(run, 'cpu_model', None) or '?'}, "
+                     f"GPU {getattr(run, 'gpu_name', None) or 'none'}; run {run_id}, commit {sha}")
     return " | ".join(parts)
 
 
@@ -90,17 +110,19 @@ def variant_name(impl: str, threads: int) -> str:
 
 
 def variant_colour(runs: Sequence[Run], impl: str, threads: int) -> str:
-    """The implementation's colour (by its position in the runs' registry); darker
-    for multi-threaded variants so that both stay apart in one legend."""
-    colour = implementations.for_runs(runs).colour(impl)
+    """The implementation's colour (looks.py); darker for multi-threaded variants so
+    that both stay apart in one legend."""
+    base = colour(impl)
     if threads == 1:
-        return colour
-    r, g, b = matplotlib.colors.to_rgb(colour)
+        return base
+    r, g, b = matplotlib.colors.to_rgb(base)
     return matplotlib.colors.to_hex((r * 0.55, g * 0.55, b * 0.55))
 
 
-def variant_marker(runs: Sequence[Run], run: Run, threads: int) -> str:
-    return "^" if threads > 1 and len(runs) == 1 else run_marker(runs, run)
+def variant_marker(runs: Sequence[Run], run: Run, impl: str) -> str:
+    """The implementation's marker; with several runs merged, the run's (colour still
+    names the implementation)."""
+    return marker(impl) if len(runs) == 1 else run_marker(runs, run)
 
 
 def _log_tick_formatter(limits) -> FuncFormatter:
@@ -133,8 +155,10 @@ def log_axes(ax, x: bool = True, y: bool = True) -> None:
 
 
 def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,
-           extra_handles=()) -> Figure:
-    """Adds the title, the figure legend and the device caption, then writes PNG and SVG."""
+           extra_handles=(), legend_title: str = "implementation", short_caption: str | None = None) -> Figure:
+    """Adds the title and one legend for all panels, outside them on the right, then
+    writes the figure (save). The caption, with the machine, runs and devices, goes
+    beside the image (Figure.caption), not into it."""
     handles, labels = [], []
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -145,29 +169,57 @@ def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Pa
         handles.append(handle)
         labels.append(label)
     fig.suptitle(title, fontweight="bold")
-    full_caption = f"{caption} Device — {device_caption(runs)}"
-    width_chars = int(fig.get_figwidth() * 13)
-    # Not at hyphens: a run id (20261126-061711-scattered-moon) stays whole, as a reader searches for it.
-    wrapped = "\n".join(textwrap.wrap(full_caption, width_chars, break_on_hyphens=False))
-    lines = wrapped.count("\n") + 1
-    fig.text(0.01, 0.005, wrapped, ha="left", va="bottom", fontsize=8.5, color="#333")
-    bottom_in = 0.18 * lines + 0.25
-    # Room for the legend: about 0.075 in per character at 9 pt, plus the marker.
-    legend_w_in = 0.075 * max(len(label) for label in labels) + 0.7 if handles else 0.1
-    fig_w, fig_h = fig.get_figwidth(), fig.get_figheight()
-    fig.set_figheight(fig_h + 0.18 * lines)
-    fig_h = fig.get_figheight()
     if handles:
-        fig.legend(handles, labels, loc="center right", frameon=False, title="implementation")
-    # Fixed margins in inches rather than tight_layout: the panel grid is regular,
-    # and measuring every tick label doubles the time to draw a report.
-    rows = round((fig_h - 0.18 * lines - 1.3) / PANEL_H)
-    fig.subplots_adjust(left=0.85 / fig_w, right=1 - (legend_w_in + 0.2) / fig_w,
-                        bottom=(bottom_in + 0.65) / fig_h, top=1 - 0.95 / fig_h,
-                        wspace=0.32, hspace=0.62 if rows > 1 else 0.2)
+        # Two columns once one would run past the panels' height.
+        rows_fit = max(8, int(fig.get_figheight() / 0.24))
+        fig.legend(handles, labels, loc="outside right upper", frameon=False, title=legend_title,
+                   ncols=1 if len(labels) <= rows_fit else 2)
+    full_caption = f"{caption} Machine and runs — {device_caption(runs)}."
+    return save(fig, out_dir, stem, title, full_caption, short_caption or title)
+
+
+# Figures kept open for inspection (keep_open); None: close each figure once written.
+_kept: dict[str, object] | None = None
+
+
+@contextlib.contextmanager
+def keep_open() -> Iterator[dict[str, object]]:
+    """Inside the block every figure written stays open, collected by stem (the last one
+    written under a stem), so a test can measure it with matplotlib's renderer instead
+    of reading pixels; all are closed when the block ends."""
+    global _kept
+    outer, _kept = _kept, {}
+    kept = _kept
+    try:
+        yield kept
+    finally:
+        _kept = outer
+        for fig in kept.values():
+            plt.close(fig)
+
+
+def new_figure(width: float, height: float, **kwargs):
+    """A figure whose layout engine keeps titles, labels and an outside legend inside the canvas."""
+    return plt.figure(figsize=(width, height), layout="constrained", **kwargs)
+
+
+def save(fig, out_dir: str | Path, stem: str, title: str, caption: str, short_caption: str) -> Figure:
+    """Writes <stem>.png, .pdf and .svg into out_dir and closes the figure (see keep_open)."""
+    if not short_caption or len(short_caption) > SHORT_CAPTION_MAX:
+        raise ValueError(f"figure {stem}: short caption must be 1 to {SHORT_CAPTION_MAX} characters, "
+                         f"got {len(short_caption)}: {short_caption!r}")
+    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    png, svg = out_dir / f"{stem}.png", out_dir / f"{stem}.svg"
+    png, pdf, svg = (out_dir / f"{stem}.{ext}" for ext in ("png", "pdf", "svg"))
     fig.savefig(png, dpi=PNG_DPI)
+    fig.savefig(pdf)
     fig.savefig(svg)
-    plt.close(fig)
-    return Figure(stem=stem, title=title, caption=full_caption, png=png, svg=svg)
+    if _kept is not None:
+        previous = _kept.pop(stem, None)
+        if previous is not None and previous is not fig:
+            plt.close(previous)
+        _kept[stem] = fig
+    else:
+        plt.close(fig)
+    return Figure(stem=stem, title=title, caption=caption, png=png, svg=svg, pdf=pdf,
+                  short_caption=short_caption)

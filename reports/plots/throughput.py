@@ -56,7 +56,7 @@ def _draw(runs: Sequence[Run], out_dir: Path, stem: str, title: str, ylabel: str
                 points = sorted(by_shape.values(), key=lambda r: r.points)
                 ys = [rate(r) for r in points]
                 ax.errorbar([r.points for r in points], ys, yerr=_rate_errors(points, ys, phase),
-                            marker=style.variant_marker(runs, run, threads),
+                            marker=style.variant_marker(runs, run, impl),
                             color=style.variant_colour(runs, impl, threads),
                             label=style.line_label(runs, run, style.variant_name(impl, threads)),
                             linewidth=1.6, markersize=4.5, elinewidth=1, capsize=2)

@@ -109,7 +109,8 @@ def plot_trend(history: Sequence[Run], current: Run, baseline: Sequence[Run], ou
         ax.set_xticks(xs)
         ax.set_xticklabels([_run_label(r) for r in ordered], rotation=60, ha="right", fontsize=7)
         ax.set_xlim(-0.6, xs[-1] + 0.6)
-        ax.set_ylabel("time / baseline median")
+        ax.set_xlabel("run (oldest to newest)")
+        ax.set_ylabel("time / baseline median (×)")
     extra = [(Line2D([], [], color="#555", linestyle=PHASE_STYLES[p]), p) for p in phases if p in PHASE_STYLES]
     extra += [(Patch(color="#e8e8e8"), "baseline run"),
               (Patch(color="#dff0df"), f"within ±{threshold:.0%}"),
