@@ -2,6 +2,7 @@
 // includes no Eigen (gpu_cg.cpp converts and checks in f64).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,19 @@ struct DeviceCgOutput {
 
 std::string unavailable_reason();
 
-DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* values, const float* rhs, double bnorm,
-                      int max_iterations, double tolerance);
+// The CSR and b uploaded once (upload_s); each solve() runs CG from x = 0.
+class DeviceCg {
+ public:
+  DeviceCg(int n, const int* outer, const int* inner, const float* values, const float* rhs);
+  ~DeviceCg();
+  DeviceCg(const DeviceCg&) = delete;
+  DeviceCg& operator=(const DeviceCg&) = delete;
+  DeviceCgOutput solve(double bnorm, int max_iterations, double tolerance);
+  double upload_s = 0;
 
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
 }  // namespace splinebench::scattered::gpu::detail

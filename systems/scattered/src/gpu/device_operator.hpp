@@ -1,6 +1,7 @@
 // The device side of the matrix-free operator and its CG on plain arrays.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,20 @@ struct OperatorCgOutput {
   double upload_s = 0, sort_s = 0, rhs_s = 0, solve_s = 0, readback_s = 0;
 };
 
-OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& samples, int max_iterations,
-                                 double tolerance);
+// The operator built (samples uploaded and sorted: upload_s, sort_s) and F^T f formed
+// (rhs_s) once; each solve() runs CG from x = 0 and measures the true residual.
+class OperatorCg {
+ public:
+  OperatorCg(const GridLayout& layout, const SampleArrays& samples);
+  ~OperatorCg();
+  OperatorCg(const OperatorCg&) = delete;
+  OperatorCg& operator=(const OperatorCg&) = delete;
+  OperatorCgOutput solve(int max_iterations, double tolerance);
+  double upload_s = 0, sort_s = 0, rhs_s = 0;
 
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
 }  // namespace splinebench::scattered::gpu::detail

@@ -8,15 +8,28 @@ namespace splinebench::scattered::gpu {
 
 std::string_view to_string(AssemblyMethod method) { return method == AssemblyMethod::atomic ? "atomic" : "gather"; }
 
-NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method, PhaseTimes& times) {
+struct DeviceAssembler::Impl {
+  detail::GridLayout layout;
+  detail::SampleArrays samples;
+  AssemblyMethod method;
+};
+
+DeviceAssembler::DeviceAssembler(const Problem& problem, AssemblyMethod method) {
   if (const std::string why = device_unavailable_reason(); !why.empty())
     throw Unsupported("scattered GPU assembly: " + why);
   problem.validate();
-  const detail::GridLayout layout = detail::make_grid_layout(problem.grid, problem.mode, problem.lambda);
-  detail::HostCsr csr =
-      detail::assemble_csr(layout, detail::make_sample_arrays(problem), method == AssemblyMethod::gather);
+  impl_ = std::make_unique<Impl>(Impl{detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
+                                      detail::make_sample_arrays(problem), method});
+}
+
+DeviceAssembler::~DeviceAssembler() = default;
+
+NormalEquations DeviceAssembler::assemble(PhaseTimes& times) const {
+  const detail::GridLayout& layout = impl_->layout;
+  const bool gather = impl_->method == AssemblyMethod::gather;
+  detail::HostCsr csr = detail::assemble_csr(layout, impl_->samples, gather);
   times.add(phase::upload, csr.upload_s);
-  if (method == AssemblyMethod::gather) times.add("assemble_sort", csr.sort_s);
+  if (gather) times.add("assemble_sort", csr.sort_s);
   times.add("assemble_pattern", csr.pattern_s);
   times.add("assemble_values", csr.values_s);
   times.add(phase::readback, csr.readback_s);
@@ -29,6 +42,10 @@ NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method
   std::copy(csr.value.begin(), csr.value.end(), eq.matrix.valuePtr());
   eq.rhs = Eigen::Map<const Vector>(csr.rhs.data(), rows);
   return eq;
+}
+
+NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method, PhaseTimes& times) {
+  return DeviceAssembler(problem, method).assemble(times);
 }
 
 }  // namespace splinebench::scattered::gpu

@@ -8,23 +8,37 @@ namespace splinebench::scattered::gpu {
 
 std::string device_unavailable_reason() { return detail::unavailable_reason(); }
 
-CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationControl& control, PhaseTimes& times) {
+struct PreparedCg::Impl {
+  const NormalEquations& eq;
+  double bnorm = 0;
+  std::unique_ptr<detail::DeviceCg> device;  // null when b = 0
+};
+
+PreparedCg::PreparedCg(const NormalEquations& eq) : impl_(new Impl{eq, 0, nullptr}) {
   if (const std::string why = device_unavailable_reason(); !why.empty()) throw Unsupported("scattered GPU CG: " + why);
   const SparseMatrix& a = eq.matrix;
   if (!a.isCompressed()) fail("scattered GPU CG: the matrix must be compressed");
+  impl_->bnorm = eq.rhs.norm();
+  if (impl_->bnorm == 0) return;
   const int n = static_cast<int>(a.rows());
+  const std::vector<float> values(a.valuePtr(), a.valuePtr() + a.nonZeros());
+  const std::vector<float> rhs(eq.rhs.data(), eq.rhs.data() + n);
+  impl_->device = std::make_unique<detail::DeviceCg>(n, a.outerIndexPtr(), a.innerIndexPtr(), values.data(), rhs.data());
+  setup_.add(phase::upload, impl_->device->upload_s);
+}
+
+PreparedCg::~PreparedCg() = default;
+
+CgResult PreparedCg::solve(const IterationControl& control, PhaseTimes& times) {
+  const NormalEquations& eq = impl_->eq;
+  const int n = static_cast<int>(eq.matrix.rows());
   CgResult out;
-  const double bnorm = eq.rhs.norm();
-  if (bnorm == 0) {
+  if (!impl_->device) {
     out.coeffs.assign(static_cast<std::size_t>(n), 0.f);
     out.report.status = SolveStatus::converged;
     return out;
   }
-  const std::vector<float> values(a.valuePtr(), a.valuePtr() + a.nonZeros());
-  const std::vector<float> rhs(eq.rhs.data(), eq.rhs.data() + n);
-  detail::DeviceCgOutput dev = detail::run_cg(n, a.outerIndexPtr(), a.innerIndexPtr(), values.data(), rhs.data(), bnorm,
-                                              control.max_iterations, control.tolerance);
-  times.add(phase::upload, dev.upload_s);
+  detail::DeviceCgOutput dev = impl_->device->solve(impl_->bnorm, control.max_iterations, control.tolerance);
   times.add("solve", dev.solve_s);
   times.add(phase::readback, dev.readback_s);
   SolveReport& rep = out.report;
@@ -37,9 +51,15 @@ CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationContro
     rep.relres = 1;
     return out;
   }
-  rep.relres = relative_residual(a, eq.rhs, x);
+  rep.relres = relative_residual(eq.matrix, eq.rhs, x);
   out.coeffs = std::move(dev.x);
   return out;
+}
+
+CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationControl& control, PhaseTimes& times) {
+  PreparedCg cg(eq);
+  for (const auto& [k, v] : cg.setup().entries()) times.add(k, v);
+  return cg.solve(control, times);
 }
 
 }  // namespace splinebench::scattered::gpu

@@ -39,21 +39,43 @@ std::string unavailable_reason() {
   return "";
 }
 
-DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* values, const float* rhs, double bnorm,
-                      int max_iterations, double tolerance) {
+struct DeviceCg::State {
+  int n = 0;
+  DeviceBuffer<int> outer, inner;
+  DeviceBuffer<float> value, b, x, r, p, ap;
+};
+
+DeviceCg::DeviceCg(int n, const int* outer, const int* inner, const float* values, const float* rhs)
+    : s_(std::make_unique<State>()) {
   using Clock = std::chrono::steady_clock;
-  DeviceCgOutput out;
   const auto nnz = static_cast<std::size_t>(outer[n]);
-  DeviceBuffer<int> d_outer(static_cast<std::size_t>(n) + 1), d_inner(nnz);
-  DeviceBuffer<float> d_value(nnz), d_x(n), d_r(n), d_p(n), d_ap(n);
-  auto t0 = Clock::now();
-  d_outer.upload(outer);
-  d_inner.upload(inner);
-  d_value.upload(values);
-  d_r.upload(rhs);
-  d_p.upload(rhs);
-  SB_CUDA_CHECK(cudaMemset(d_x.data(), 0, sizeof(float) * static_cast<std::size_t>(n)));
-  out.upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const auto un = static_cast<std::size_t>(n);
+  State& s = *s_;
+  s.n = n;
+  s.outer.resize(un + 1);
+  s.inner.resize(nnz);
+  s.value.resize(nnz);
+  for (DeviceBuffer<float>* v : {&s.b, &s.x, &s.r, &s.p, &s.ap}) v->resize(un);
+  const auto t0 = Clock::now();
+  s.outer.upload(outer);
+  s.inner.upload(inner);
+  s.value.upload(values);
+  s.b.upload(rhs);
+  upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+DeviceCg::~DeviceCg() = default;
+
+DeviceCgOutput DeviceCg::solve(double bnorm, int max_iterations, double tolerance) {
+  using Clock = std::chrono::steady_clock;
+  State& s = *s_;
+  const int n = s.n;
+  const auto bytes = sizeof(float) * static_cast<std::size_t>(n);
+  DeviceCgOutput out;
+  // x0 = 0: r0 = p0 = b.
+  SB_CUDA_CHECK(cudaMemset(s.x.data(), 0, bytes));
+  SB_CUDA_CHECK(cudaMemcpy(s.r.data(), s.b.data(), bytes, cudaMemcpyDeviceToDevice));
+  SB_CUDA_CHECK(cudaMemcpy(s.p.data(), s.b.data(), bytes, cudaMemcpyDeviceToDevice));
 
   const auto slots = static_cast<std::size_t>(std::max(max_iterations, 0)) + 1;
   DeviceBuffer<double> d_partial(kCgDotBlocks), d_rr(slots), d_pap(1);
@@ -61,16 +83,15 @@ DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* va
   const CgScalars scalars{d_rr.data(), d_pap.data(), d_state.data(), d_state.data() + 1};
   const int spmv_blocks = blocks_for(static_cast<long long>(n) * kLanesPerRow);
   const auto apply = [&](const float* p, float* ap) {
-    spmv<<<spmv_blocks, kThreads>>>(n, d_outer.data(), d_inner.data(), d_value.data(), p, ap);
+    spmv<<<spmv_blocks, kThreads>>>(n, s.outer.data(), s.inner.data(), s.value.data(), p, ap);
     SB_CUDA_CHECK_LAUNCH("spmv");
   };
   const auto cuda_check = [](cudaError_t err, const char* what) { check_cuda(err, what, __FILE__, __LINE__); };
 
   Event start, stop;
   start.record();
-  // x0 = 0: r0 = p0 = b.
   const CgDeviceLoopResult res =
-      run_cg_device_loop(n, max_iterations, bnorm, tolerance, d_x.data(), d_r.data(), d_p.data(), d_ap.data(),
+      run_cg_device_loop(n, max_iterations, bnorm, tolerance, s.x.data(), s.r.data(), s.p.data(), s.ap.data(),
                          d_partial.data(), scalars, apply, cuda_check);
   stop.record();
   out.solve_s = stop.seconds_since(start);
@@ -90,8 +111,8 @@ DeviceCgOutput run_cg(int n, const int* outer, const int* inner, const float* va
     out.status = DeviceCgOutput::converged;
   }
   out.x.assign(static_cast<std::size_t>(n), std::nanf(""));  // poisoned: every entry must come back
-  t0 = Clock::now();
-  d_x.download(out.x.data());
+  const auto t0 = Clock::now();
+  s.x.download(out.x.data());
   out.readback_s = std::chrono::duration<double>(Clock::now() - t0).count();
   return out;
 }

@@ -16,10 +16,6 @@ void require_device(const Problem& problem, const char* what) {
 }
 
 MultigridResult convert(detail::MgDeviceOutput&& dev, const std::vector<detail::Level>& levels, PhaseTimes& times) {
-  times.add(phase::upload, dev.upload_s);
-  times.add("assemble_sort", dev.sort_s);
-  times.add("assemble_rhs", dev.rhs_s);
-  times.add("setup", dev.setup_s);
   times.add("solve", dev.solve_s);
   times.add(phase::readback, dev.readback_s);
   MultigridResult out;
@@ -33,6 +29,13 @@ MultigridResult convert(detail::MgDeviceOutput&& dev, const std::vector<detail::
   return out;
 }
 
+void record_setup(const detail::MgDevice& d, PhaseTimes& setup) {
+  setup.add(phase::upload, d.upload_s);
+  setup.add("assemble_sort", d.sort_s);
+  setup.add("assemble_rhs", d.rhs_s);
+  setup.add("setup", d.setup_s);
+}
+
 const detail::Level& level_of(const std::vector<detail::Level>& levels, int level, bool needs_next) {
   if (level < 0 || level >= static_cast<int>(levels.size()) - (needs_next ? 1 : 0))
     fail("GPU multigrid: level " + std::to_string(level) + " of " + std::to_string(levels.size()));
@@ -41,27 +44,65 @@ const detail::Level& level_of(const std::vector<detail::Level>& levels, int leve
 
 }  // namespace
 
-MultigridResult mg_seed_f32(const Problem& problem, const SeedMultigrid& params, PhaseTimes& times) {
+struct PreparedMultigrid::Impl {
+  std::vector<detail::Level> levels;
+  std::unique_ptr<detail::MgDevice> device;
+  bool seed = false;
+  detail::SeedSchedule schedule;
+};
+
+PreparedMultigrid::PreparedMultigrid(const Problem& problem, const SeedMultigrid& params)
+    : impl_(std::make_unique<Impl>()) {
   require_device(problem, "seed multigrid");
   for (int v : {params.n, params.n0, params.n1, params.n2, params.m, params.m0, params.m1, params.m2, params.p})
     if (v < 0) fail("GPU seed multigrid: parameters must be >= 0");
-  const std::vector<detail::Level> levels = detail::make_levels(problem, params.p, 0);
-  detail::SeedSchedule s;
+  impl_->seed = true;
+  detail::SeedSchedule& s = impl_->schedule;
   s.n = params.n, s.n0 = params.n0, s.n1 = params.n1, s.n2 = params.n2;
   s.m = params.m, s.m0 = params.m0, s.m1 = params.m1, s.m2 = params.m2;
-  return convert(detail::run_mg_seed(levels, s), levels, times);
+  impl_->levels = detail::make_levels(problem, params.p, 0);
+  impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, nullptr);
+  record_setup(*impl_->device, setup_);
 }
 
-MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times,
-                           const MgPcgOptions& options) {
+PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions& options)
+    : impl_(std::make_unique<Impl>()) {
   require_device(problem, "MG-PCG");
-  const std::vector<detail::Level> levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
   s.coarsest_tolerance = options.coarsest_tolerance;
   s.coarsest_max_iterations = options.coarsest_max_iterations;
   if (s.coarsest_max_iterations < 1) fail("GPU MG-PCG: coarsest_max_iterations must be >= 1");
-  return convert(detail::run_mg_pcg(levels, s, control.max_iterations, control.tolerance), levels, times);
+  impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
+  impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
+  record_setup(*impl_->device, setup_);
+}
+
+PreparedMultigrid::~PreparedMultigrid() = default;
+
+MultigridResult PreparedMultigrid::solve(const IterationControl& control, PhaseTimes& times) {
+  detail::MgDevice& d = *impl_->device;
+  return convert(impl_->seed ? d.solve_seed(impl_->schedule) : d.solve_pcg(control.max_iterations, control.tolerance),
+                 impl_->levels, times);
+}
+
+namespace {
+MultigridResult prepare_and_solve(PreparedMultigrid& mg, const IterationControl& control, PhaseTimes& times) {
+  MultigridResult r = mg.solve(control, times);
+  for (const auto& [k, v] : mg.setup().entries()) times.add(k, v);
+  return r;
+}
+}  // namespace
+
+MultigridResult mg_seed_f32(const Problem& problem, const SeedMultigrid& params, PhaseTimes& times) {
+  PreparedMultigrid mg(problem, params);
+  return prepare_and_solve(mg, {}, times);
+}
+
+MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times,
+                           const MgPcgOptions& options) {
+  PreparedMultigrid mg(problem, options);
+  return prepare_and_solve(mg, control, times);
 }
 
 std::vector<GridShape> multigrid_grids(const Problem& problem, int coarsenings) {

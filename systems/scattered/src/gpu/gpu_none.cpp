@@ -6,6 +6,13 @@ namespace splinebench::scattered::gpu {
 
 std::string device_unavailable_reason() { return "not built with CUDA"; }
 
+struct PreparedCg::Impl {};
+PreparedCg::PreparedCg(const NormalEquations&) { throw Unsupported("scattered GPU CG: not built with CUDA"); }
+PreparedCg::~PreparedCg() = default;
+CgResult PreparedCg::solve(const IterationControl&, PhaseTimes&) {
+  throw Unsupported("scattered GPU CG: not built with CUDA");
+}
+
 CgResult conjugate_gradient_f32(const NormalEquations&, const IterationControl&, PhaseTimes&) {
   throw Unsupported("scattered GPU CG: not built with CUDA");
 }
@@ -17,6 +24,15 @@ CgResult conjugate_gradient_f32(const NormalEquations&, const IterationControl&,
 namespace splinebench::scattered::gpu {
 
 std::string_view to_string(AssemblyMethod method) { return method == AssemblyMethod::atomic ? "atomic" : "gather"; }
+
+struct DeviceAssembler::Impl {};
+DeviceAssembler::DeviceAssembler(const Problem&, AssemblyMethod) {
+  throw Unsupported("scattered GPU assembly: not built with CUDA");
+}
+DeviceAssembler::~DeviceAssembler() = default;
+NormalEquations DeviceAssembler::assemble(PhaseTimes&) const {
+  throw Unsupported("scattered GPU assembly: not built with CUDA");
+}
 
 NormalEquations assemble_on_device(const Problem&, AssemblyMethod, PhaseTimes&) {
   throw Unsupported("scattered GPU assembly: not built with CUDA");
@@ -37,6 +53,15 @@ std::vector<float> matrix_free_diagonal(const Problem&) {
 }
 
 std::vector<KernelTime> profile_matrix_free(const Problem&, int, int) {
+  throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
+}
+
+struct MatrixFreeCg::Impl {};
+MatrixFreeCg::MatrixFreeCg(const Problem&) {
+  throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
+}
+MatrixFreeCg::~MatrixFreeCg() = default;
+MatrixFreeCgResult MatrixFreeCg::solve(const IterationControl&, PhaseTimes&) {
   throw Unsupported("scattered GPU matrix-free operator: not built with CUDA");
 }
 
@@ -64,6 +89,18 @@ StationaryResult coloured_gauss_seidel_f32(const NormalEquations&, const Colouri
 #include "splinebench/scattered/gpu_multigrid.hpp"
 
 namespace splinebench::scattered::gpu {
+
+struct PreparedMultigrid::Impl {};
+PreparedMultigrid::PreparedMultigrid(const Problem&, const SeedMultigrid&) {
+  throw Unsupported("scattered GPU seed multigrid: not built with CUDA");
+}
+PreparedMultigrid::PreparedMultigrid(const Problem&, const MgPcgOptions&) {
+  throw Unsupported("scattered GPU MG-PCG: not built with CUDA");
+}
+PreparedMultigrid::~PreparedMultigrid() = default;
+MultigridResult PreparedMultigrid::solve(const IterationControl&, PhaseTimes&) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
 
 MultigridResult mg_seed_f32(const Problem&, const SeedMultigrid&, PhaseTimes&) {
   throw Unsupported("scattered GPU seed multigrid: not built with CUDA");

@@ -53,18 +53,30 @@ std::vector<KernelTime> profile_matrix_free(const Problem& problem, int repeats,
   return out;
 }
 
-MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times) {
+struct MatrixFreeCg::Impl {
+  std::int64_t nodes = 0, samples = 0;
+  std::unique_ptr<detail::OperatorCg> device;
+};
+
+MatrixFreeCg::MatrixFreeCg(const Problem& problem) : impl_(std::make_unique<Impl>()) {
   require_device(problem);
-  detail::OperatorCgOutput dev =
-      detail::run_operator_cg(detail::make_grid_layout(problem.grid, problem.mode, problem.lambda),
-                              detail::make_sample_arrays(problem), control.max_iterations, control.tolerance);
-  times.add(phase::upload, dev.upload_s);
-  times.add("assemble_sort", dev.sort_s);
-  times.add("assemble_rhs", dev.rhs_s);
+  impl_->nodes = problem.grid.points();
+  impl_->samples = problem.samples();
+  impl_->device = std::make_unique<detail::OperatorCg>(
+      detail::make_grid_layout(problem.grid, problem.mode, problem.lambda), detail::make_sample_arrays(problem));
+  setup_.add(phase::upload, impl_->device->upload_s);
+  setup_.add("assemble_sort", impl_->device->sort_s);
+  setup_.add("assemble_rhs", impl_->device->rhs_s);
+}
+
+MatrixFreeCg::~MatrixFreeCg() = default;
+
+MatrixFreeCgResult MatrixFreeCg::solve(const IterationControl& control, PhaseTimes& times) {
+  detail::OperatorCgOutput dev = impl_->device->solve(control.max_iterations, control.tolerance);
   times.add("solve", dev.solve_s);
   times.add(phase::readback, dev.readback_s);
   MatrixFreeCgResult out;
-  out.bytes_per_iteration = matrix_free_cg_bytes_per_iteration(problem.grid.points(), problem.samples());
+  out.bytes_per_iteration = matrix_free_cg_bytes_per_iteration(impl_->nodes, impl_->samples);
   out.seconds_per_iteration = dev.iterations > 0 ? dev.solve_s / dev.iterations : 0;
   SolveReport& rep = out.report;
   rep = detail::report_from_device(dev);
@@ -72,6 +84,12 @@ MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationCon
   detail::keep_if_finite(rep, dev.x);
   out.coeffs = std::move(dev.x);
   return out;
+}
+
+MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times) {
+  MatrixFreeCg cg(problem);
+  for (const auto& [k, v] : cg.setup().entries()) times.add(k, v);
+  return cg.solve(control, times);
 }
 
 }  // namespace splinebench::scattered::gpu

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -101,7 +102,7 @@ struct DeviceLevel {
 
 class Hierarchy {
  public:
-  Hierarchy(const std::vector<Level>& levels, MgDeviceOutput& out) : out_(out) {
+  explicit Hierarchy(const std::vector<Level>& levels) {
     if (levels.empty()) fail("GPU multigrid: no levels");
     for (std::size_t l = 0; l < levels.size(); ++l) {
       const auto t0 = Clock::now();
@@ -110,8 +111,8 @@ class Hierarchy {
       lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
       lv.n = lv.op->rows();
       if (l == 0) {
-        out.upload_s = lv.op->upload_s;
-        out.sort_s = lv.op->sort_s;
+        upload_s = lv.op->upload_s;
+        sort_s = lv.op->sort_s;
       }
       if (l + 1 < levels.size()) lv.transfer = std::make_unique<DeviceTransfer>(levels[l].to_coarser);
       const auto un = static_cast<std::size_t>(lv.n);
@@ -119,11 +120,18 @@ class Hierarchy {
       levels_.push_back(std::move(owned));
       if (l > 0) {
         SB_CUDA_CHECK(cudaDeviceSynchronize());
-        out.setup_s += wall_since(t0);
+        setup_s += wall_since(t0);
       }
     }
-    out.level_iterations.assign(levels_.size(), 0);
+    level_iterations.assign(levels_.size(), 0);
   }
+
+  // Of the construction and prepare_smoothing: host seconds of the samples' upload, device
+  // seconds of their sort on the fine level, and wall seconds of the coarse levels and
+  // the smoothers. level_iterations: CG iterations per level since the caller reset it.
+  double upload_s = 0, sort_s = 0, setup_s = 0;
+  std::vector<long long> level_iterations;
+  std::vector<double> lambda_hat;
 
   int count() const { return static_cast<int>(levels_.size()); }
   DeviceLevel& level(int l) { return *levels_[static_cast<std::size_t>(l)]; }
@@ -168,7 +176,7 @@ class Hierarchy {
       SB_CUDA_CHECK_LAUNCH("update_xr");
       const double rr_next = dot(l, lv.r.data(), lv.r.data());
       ++it;
-      ++out_.level_iterations[static_cast<std::size_t>(l)];
+      ++level_iterations[static_cast<std::size_t>(l)];
       if (history) history->push_back(std::sqrt(rr_next) / hist_norm);
       if (!std::isfinite(rr_next))
         throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on level " + std::to_string(l)};
@@ -208,7 +216,7 @@ class Hierarchy {
       const double alpha = rz / pap;
       update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.data(), lv.ap.data(), x, lv.r.data());
       SB_CUDA_CHECK_LAUNCH("update_xr");
-      ++out_.level_iterations[static_cast<std::size_t>(l)];
+      ++level_iterations[static_cast<std::size_t>(l)];
       const double rr = dot(l, lv.r.data(), lv.r.data());
       if (!std::isfinite(rr)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on the coarsest level"};
       if (std::sqrt(rr) <= tolerance * bn) break;
@@ -251,11 +259,11 @@ class Hierarchy {
                                                       std::to_string(l) + " (lambda = 0 with nodes no sample reaches)"};
       if (l + 1 < count()) {
         const double lambda_hat = estimate_lambda_max(l, s.estimate_steps);
-        out_.lambda_hat.push_back(lambda_hat);
+        this->lambda_hat.push_back(lambda_hat);
         lv.hi = s.upper_factor * lambda_hat;
         lv.lo = s.lower_fraction * lv.hi;
       }
-      if (l > 0) out_.setup_s += wall_since(t0);
+      if (l > 0) setup_s += wall_since(t0);
     }
   }
 
@@ -345,7 +353,6 @@ class Hierarchy {
     return tridiagonal_max_eigenvalue(diag, off);
   }
 
-  MgDeviceOutput& out_;
   std::vector<std::unique_ptr<DeviceLevel>> levels_;  // DeviceBuffer does not move
   DotProduct dot_;
 };
@@ -402,18 +409,68 @@ void finish(Hierarchy& h, const float* b, const float* x, double bnorm, MgDevice
 
 }  // namespace
 
-MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule& schedule) {
-  MgDeviceOutput out;
-  Hierarchy h(levels, out);
+struct MgDevice::State {
+  explicit State(const std::vector<Level>& levels) : h(levels) {}
+  Hierarchy h;
+  double bnorm = 0;
+  bool pcg = false;
+  VCycleSettings settings;
+  std::optional<Breakdown> setup_failure;  // the smoothers' preparation broke down
+  DeviceBuffer<float> x, r, z, p, ap;       // the outer PCG's vectors
+};
+
+MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
+    : s_(std::make_unique<State>(levels)) {
+  State& s = *s_;
+  Hierarchy& h = s.h;
   DeviceLevel& fine = h.level(0);
   Event rhs_start, rhs_done;
   rhs_start.record();
-  const double bnorm = fine.op->rhs(fine.b.data());
+  s.bnorm = fine.op->rhs(fine.b.data());
   rhs_done.record();
-  out.rhs_s = rhs_done.seconds_since(rhs_start);
+  rhs_s = rhs_done.seconds_since(rhs_start);
+  if (pcg) {
+    const VCycleSettings& settings = *pcg;
+    if (settings.degree < 1 || !(settings.lower_fraction > 0 && settings.lower_fraction < 1) ||
+        !(settings.upper_factor >= 1) || settings.estimate_steps < 1)
+      fail("GPU MG-PCG: Chebyshev degree >= 1, 0 < lower fraction < 1, upper factor >= 1, estimate steps >= 1");
+    s.pcg = true;
+    s.settings = settings;
+    const auto un = static_cast<std::size_t>(fine.n);
+    for (DeviceBuffer<float>* v : {&s.x, &s.r, &s.z, &s.p, &s.ap}) v->resize(un);
+    if (s.bnorm != 0) {
+      const auto t_setup = Clock::now();
+      const double levels_s = h.setup_s;
+      try {
+        h.prepare_smoothing(settings);
+      } catch (const Breakdown& b) {
+        s.setup_failure = b;
+      }
+      SB_CUDA_CHECK(cudaDeviceSynchronize());
+      h.setup_s = levels_s + wall_since(t_setup);
+    }
+  }
+  upload_s = h.upload_s;
+  sort_s = h.sort_s;
+  setup_s = h.setup_s;
+  lambda_hat = h.lambda_hat;
+}
+
+MgDevice::~MgDevice() = default;
+
+int MgDevice::levels() const { return s_->h.count(); }
+
+MgDeviceOutput MgDevice::solve_seed(const SeedSchedule& schedule) {
+  State& s = *s_;
+  Hierarchy& h = s.h;
+  h.level_iterations.assign(static_cast<std::size_t>(h.count()), 0);
+  MgDeviceOutput out;
+  DeviceLevel& fine = h.level(0);
+  const double bnorm = s.bnorm;
   if (bnorm == 0) {
     out.x.assign(static_cast<std::size_t>(fine.n), 0.f);
     out.status = MgDeviceOutput::converged;
+    out.level_iterations = h.level_iterations;
     return out;
   }
   SeedRun run{h, schedule, out.history, bnorm};
@@ -429,67 +486,62 @@ MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule&
   stop.record();
   out.solve_s = stop.seconds_since(start);
   out.iterations = run.fine_iterations;
+  out.level_iterations = h.level_iterations;
   finish(h, fine.b.data(), fine.x.data(), bnorm, out);
   return out;
 }
 
-MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings& settings, int max_iterations,
-                          double tolerance) {
-  if (settings.degree < 1 || !(settings.lower_fraction > 0 && settings.lower_fraction < 1) ||
-      !(settings.upper_factor >= 1) || settings.estimate_steps < 1)
-    fail("GPU MG-PCG: Chebyshev degree >= 1, 0 < lower fraction < 1, upper factor >= 1, estimate steps >= 1");
+MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
+  State& s = *s_;
+  if (!s.pcg) fail("GPU MG-PCG: the hierarchy was prepared without the V-cycle's smoothers");
+  Hierarchy& h = s.h;
+  h.level_iterations.assign(static_cast<std::size_t>(h.count()), 0);
+  const VCycleSettings& settings = s.settings;
   MgDeviceOutput out;
-  Hierarchy h(levels, out);
+  out.lambda_hat = h.lambda_hat;
   DeviceLevel& fine = h.level(0);
   const long long n = fine.n;
   const auto un = static_cast<std::size_t>(n);
-  Event rhs_start, rhs_done;
-  rhs_start.record();
-  const double bnorm = fine.op->rhs(fine.b.data());
-  rhs_done.record();
-  out.rhs_s = rhs_done.seconds_since(rhs_start);
-  DeviceBuffer<float> x(un), r(un), z(un), p(un), ap(un);
-  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
+  const double bnorm = s.bnorm;
+  float *x = s.x.data(), *r = s.r.data(), *z = s.z.data(), *p = s.p.data(), *ap = s.ap.data();
+  SB_CUDA_CHECK(cudaMemset(x, 0, un * sizeof(float)));
   if (bnorm == 0) {
     out.x.assign(un, 0.f);
     out.status = MgDeviceOutput::converged;
+    out.level_iterations = h.level_iterations;
     return out;
   }
-  const auto t_setup = Clock::now();
-  try {
-    h.prepare_smoothing(settings);
-  } catch (const Breakdown& b) {
-    out.status = b.status;
-    out.message = b.message;
+  if (s.setup_failure) {
+    out.status = s.setup_failure->status;
+    out.message = s.setup_failure->message;
     out.x.assign(un, 0.f);
     out.true_relres = 1;
+    out.level_iterations = h.level_iterations;
     return out;
   }
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
-  out.setup_s = wall_since(t_setup) + out.setup_s;
 
   Event start, stop;
   start.record();
   try {
-    SB_CUDA_CHECK(cudaMemcpy(r.data(), fine.b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-    h.vcycle(0, r.data(), z.data(), settings);
-    SB_CUDA_CHECK(cudaMemcpy(p.data(), z.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-    double rz = h.dot(0, r.data(), z.data());
+    SB_CUDA_CHECK(cudaMemcpy(r, fine.b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+    h.vcycle(0, r, z, settings);
+    SB_CUDA_CHECK(cudaMemcpy(p, z, un * sizeof(float), cudaMemcpyDeviceToDevice));
+    double rz = h.dot(0, r, z);
     constexpr int kMaxReplacements = 5;
     int replacements = 0;
     double last_true = std::numeric_limits<double>::infinity();
     for (int it = 1; it <= max_iterations; ++it) {
-      fine.op->apply(p.data(), ap.data());
-      const double pap = h.dot(0, p.data(), ap.data());
+      fine.op->apply(p, ap);
+      const double pap = h.dot(0, p, ap);
       if (!(pap > 0) || !(rz > 0)) {
         std::ostringstream msg;
         msg << "p.Ap = " << pap << ", r.z = " << rz << " at iteration " << it << ": not positive definite in f32";
         throw Breakdown{MgDeviceOutput::singular, msg.str()};
       }
       const double alpha = rz / pap;
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p.data(), ap.data(), x.data(), r.data());
+      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p, ap, x, r);
       SB_CUDA_CHECK_LAUNCH("update_xr");
-      const double rel = std::sqrt(h.dot(0, r.data(), r.data())) / bnorm;
+      const double rel = std::sqrt(h.dot(0, r, r)) / bnorm;
       out.iterations = it;
       out.history.push_back(rel);
       if (!std::isfinite(rel)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual at iteration " + std::to_string(it)};
@@ -502,24 +554,24 @@ MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings
       // still fell by half since the last replacement, it replaces r and CG restarts
       // from x (residual replacement; at most kMaxReplacements times).
       if (tolerance > 0 && rel <= tolerance) {
-        const double true_rel = h.true_relres(fine.b.data(), x.data(), bnorm);
+        const double true_rel = h.true_relres(fine.b.data(), x, bnorm);
         if (!(true_rel > 10 * tolerance && true_rel < 0.5 * last_true && replacements < kMaxReplacements)) {
           out.status = MgDeviceOutput::converged;
           break;
         }
         last_true = true_rel;
         ++replacements;
-        SB_CUDA_CHECK(cudaMemcpy(r.data(), fine.r.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-        h.vcycle(0, r.data(), z.data(), settings);
-        SB_CUDA_CHECK(cudaMemcpy(p.data(), z.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-        rz = h.dot(0, r.data(), z.data());
+        SB_CUDA_CHECK(cudaMemcpy(r, fine.r.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+        h.vcycle(0, r, z, settings);
+        SB_CUDA_CHECK(cudaMemcpy(p, z, un * sizeof(float), cudaMemcpyDeviceToDevice));
+        rz = h.dot(0, r, z);
         continue;
       }
-      h.vcycle(0, r.data(), z.data(), settings);
+      h.vcycle(0, r, z, settings);
       // Flexible (Polak-Ribiere) beta = z.(r_new - r_old) / rz_old = -alpha z.Ap / rz_old.
-      const double rz_next = h.dot(0, r.data(), z.data());
-      const double beta = -alpha * h.dot(0, z.data(), ap.data()) / rz;
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta), z.data(), p.data());
+      const double rz_next = h.dot(0, r, z);
+      const double beta = -alpha * h.dot(0, z, ap) / rz;
+      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta), z, p);
       SB_CUDA_CHECK_LAUNCH("update_p");
       rz = rz_next;
     }
@@ -532,7 +584,8 @@ MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings
   }
   stop.record();
   out.solve_s = stop.seconds_since(start);
-  finish(h, fine.b.data(), x.data(), bnorm, out);
+  out.level_iterations = h.level_iterations;
+  finish(h, fine.b.data(), x, bnorm, out);
   return out;
 }
 

@@ -5,6 +5,7 @@
 // repeat bit for bit).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,13 +45,33 @@ struct MgDeviceOutput {
   std::string message;
   double true_relres = 0;  // ||b - A x|| / ||b||: A x by the f32 operator, the norms in f64
   std::vector<double> lambda_hat;  // per level, the Ritz estimate of lambda_max(D^-1 A) (PCG)
-  // Wall seconds of the host-side steps, CUDA events for the device ones.
-  double upload_s = 0, sort_s = 0, rhs_s = 0, setup_s = 0, solve_s = 0, readback_s = 0;
+  // Of the solve: CUDA events around the iterations, wall seconds of the readback.
+  double solve_s = 0, readback_s = 0;
 };
 
-MgDeviceOutput run_mg_seed(const std::vector<Level>& levels, const SeedSchedule& schedule);
-MgDeviceOutput run_mg_pcg(const std::vector<Level>& levels, const VCycleSettings& settings, int max_iterations,
-                          double tolerance);
+// The hierarchy on the device, prepared once: every level's operator (samples uploaded
+// and sorted), the transfers, F^T f on the fine level and, for MG-PCG (pcg non-null),
+// the smoothers' diagonals and spectral estimates. Each solve runs from x = 0 on it.
+class MgDevice {
+ public:
+  MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg);
+  ~MgDevice();
+  MgDevice(const MgDevice&) = delete;
+  MgDevice& operator=(const MgDevice&) = delete;
+  int levels() const;
+  MgDeviceOutput solve_seed(const SeedSchedule& schedule);
+  // Only on a hierarchy prepared with the V-cycle's settings.
+  MgDeviceOutput solve_pcg(int max_iterations, double tolerance);
+
+  // Of the preparation: as MgDeviceOutput's (setup_s: the coarse levels and smoothers).
+  double upload_s = 0, sort_s = 0, rhs_s = 0, setup_s = 0;
+  std::vector<double> lambda_hat;
+
+  struct State;
+
+ private:
+  std::unique_ptr<State> s_;
+};
 
 // For tests: a level's operator applied to p, and P (prolongate) or P^T between `fine`
 // and the next level.

@@ -254,24 +254,40 @@ std::vector<KernelSeconds> profile_operator(const GridLayout& layout, const Samp
   return out;
 }
 
-OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& samples, int max_iterations,
-                                 double tolerance) {
-  OperatorCgOutput out;
-  MatrixFreeOperator op(layout, samples);
-  out.upload_s = op.upload_s;
-  out.sort_s = op.sort_s;
-  const long long n = op.rows();
-  const auto un = static_cast<std::size_t>(n);
-  DeviceBuffer<float> b(un), x(un), r(un), p(un), ap(un);
+struct OperatorCg::State {
+  State(const GridLayout& layout, const SampleArrays& samples) : op(layout, samples) {}
+  MatrixFreeOperator op;
+  DeviceBuffer<float> b, x, r, p, ap;
   DotProduct dot;
+  double bnorm = 0;
+};
+
+OperatorCg::OperatorCg(const GridLayout& layout, const SampleArrays& samples)
+    : s_(std::make_unique<State>(layout, samples)) {
+  State& s = *s_;
+  upload_s = s.op.upload_s;
+  sort_s = s.op.sort_s;
+  const auto un = static_cast<std::size_t>(s.op.rows());
+  for (DeviceBuffer<float>* v : {&s.b, &s.x, &s.r, &s.p, &s.ap}) v->resize(un);
   Event rhs_start, rhs_done;
   rhs_start.record();
-  const double bnorm = op.rhs(b.data());
+  s.bnorm = s.op.rhs(s.b.data());
   rhs_done.record();
-  out.rhs_s = rhs_done.seconds_since(rhs_start);
-  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
-  SB_CUDA_CHECK(cudaMemcpy(r.data(), b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
-  SB_CUDA_CHECK(cudaMemcpy(p.data(), b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+  rhs_s = rhs_done.seconds_since(rhs_start);
+}
+
+OperatorCg::~OperatorCg() = default;
+
+OperatorCgOutput OperatorCg::solve(int max_iterations, double tolerance) {
+  State& s = *s_;
+  OperatorCgOutput out;
+  MatrixFreeOperator& op = s.op;
+  const long long n = op.rows();
+  const auto un = static_cast<std::size_t>(n);
+  const double bnorm = s.bnorm;
+  SB_CUDA_CHECK(cudaMemset(s.x.data(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemcpy(s.r.data(), s.b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+  SB_CUDA_CHECK(cudaMemcpy(s.p.data(), s.b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
   if (bnorm == 0) {
     out.status = OperatorCgOutput::converged;
     out.x.assign(un, 0.f);
@@ -287,8 +303,8 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
 
   Event start, stop;
   start.record();
-  const CgDeviceLoopResult res = run_cg_device_loop(n, max_iterations, bnorm, tolerance, x.data(), r.data(), p.data(),
-                                                    ap.data(), partial.data(), scalars, apply, check);
+  const CgDeviceLoopResult res = run_cg_device_loop(n, max_iterations, bnorm, tolerance, s.x.data(), s.r.data(),
+                                                    s.p.data(), s.ap.data(), partial.data(), scalars, apply, check);
   stop.record();
   out.solve_s = stop.seconds_since(start);
   std::vector<double> rr_host(slots);
@@ -308,14 +324,14 @@ OperatorCgOutput run_operator_cg(const GridLayout& layout, const SampleArrays& s
   }
 
   // The true residual b - A x with this operator.
-  op.apply(x.data(), ap.data());
-  residual<<<blocks_for(n), kThreads>>>(n, b.data(), ap.data(), r.data());
+  op.apply(s.x.data(), s.ap.data());
+  residual<<<blocks_for(n), kThreads>>>(n, s.b.data(), s.ap.data(), s.r.data());
   SB_CUDA_CHECK_LAUNCH("residual");
-  out.true_relres = std::sqrt(dot(n, r.data(), r.data())) / bnorm;
+  out.true_relres = std::sqrt(s.dot(n, s.r.data(), s.r.data())) / bnorm;
 
   const auto t0 = std::chrono::steady_clock::now();
   out.x.resize(un);
-  x.download(out.x.data());
+  s.x.download(out.x.data());
   out.readback_s = wall_since(t0);
   return out;
 }

@@ -14,6 +14,7 @@
 // gpu_operator.hpp).
 #pragma once
 
+#include <memory>
 #include <string_view>
 
 #include "splinebench/phase_times.hpp"
@@ -24,7 +25,24 @@ namespace splinebench::scattered::gpu {
 enum class AssemblyMethod { atomic, gather };
 std::string_view to_string(AssemblyMethod method);
 
-// validate() first, as assemble().
+// The host's part prepared once (the grid's layout, the samples as plain arrays); each
+// assemble() does the device's work (upload, sort, pattern, values, readback): the
+// sample-based solvers time it as part of every solve. problem.validate() first.
+class DeviceAssembler {
+ public:
+  DeviceAssembler(const Problem& problem, AssemblyMethod method);
+  ~DeviceAssembler();
+  DeviceAssembler(const DeviceAssembler&) = delete;
+  DeviceAssembler& operator=(const DeviceAssembler&) = delete;
+  NormalEquations assemble(PhaseTimes& times) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// DeviceAssembler's preparation and one assemble().
 NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method, PhaseTimes& times);
 
 }  // namespace splinebench::scattered::gpu

@@ -9,6 +9,7 @@
 // says so and the solver throws splinebench::Unsupported.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,27 @@ struct CgResult {
   SolveReport report;  // history: relres of the recurrence residual (f64 norm of the f32 vector)
 };
 
-// Phases recorded: "upload" (matrix and rhs), "solve" (CUDA events around the
-// iterations), "readback".
+// Prepared once: the matrix and rhs uploaded (setup phase "upload"); each solve() runs CG
+// from x = 0 (phases "solve", CUDA events around the iterations, and "readback"). eq must
+// outlive the object (relres is recomputed on it).
+class PreparedCg {
+ public:
+  explicit PreparedCg(const NormalEquations& eq);
+  ~PreparedCg();
+  PreparedCg(const PreparedCg&) = delete;
+  PreparedCg& operator=(const PreparedCg&) = delete;
+  CgResult solve(const IterationControl& control, PhaseTimes& times);
+  const PhaseTimes& setup() const { return setup_; }
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  PhaseTimes setup_;
+};
+
+// PreparedCg's upload and one solve. Phases recorded: "upload" (matrix and rhs), "solve",
+// "readback".
 CgResult conjugate_gradient_f32(const NormalEquations& eq, const IterationControl& control, PhaseTimes& times);
 
 }  // namespace splinebench::scattered::gpu

@@ -33,6 +33,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "splinebench/phase_times.hpp"
@@ -48,14 +49,36 @@ struct MultigridResult {
   std::vector<long long> level_iterations;    // CG iterations on each level
 };
 
-MultigridResult mg_seed_f32(const Problem& problem, const SeedMultigrid& params, PhaseTimes& times);
-
 struct MgPcgOptions {
   std::int64_t coarsest_max_unknowns = 1024;  // coarsen until the coarsest has at most this many nodes
   int chebyshev_degree = 3;
   double coarsest_tolerance = 1e-3;
   int coarsest_max_iterations = 200;
 };
+
+// The hierarchy prepared once (the levels on the host, then on the device with F^T f and,
+// for MG-PCG, the smoothers): setup phases "upload", "assemble_sort", "assemble_rhs",
+// "setup". Each solve() runs from x = 0 (phases "solve", "readback"): the seed's schedule
+// (control ignored) or MG-PCG to control's tolerance and budget.
+class PreparedMultigrid {
+ public:
+  PreparedMultigrid(const Problem& problem, const SeedMultigrid& params);
+  PreparedMultigrid(const Problem& problem, const MgPcgOptions& options);
+  ~PreparedMultigrid();
+  PreparedMultigrid(const PreparedMultigrid&) = delete;
+  PreparedMultigrid& operator=(const PreparedMultigrid&) = delete;
+  MultigridResult solve(const IterationControl& control, PhaseTimes& times);
+  const PhaseTimes& setup() const { return setup_; }
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  PhaseTimes setup_;
+};
+
+// PreparedMultigrid's preparation and one solve (phases of both).
+MultigridResult mg_seed_f32(const Problem& problem, const SeedMultigrid& params, PhaseTimes& times);
 MultigridResult mg_pcg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times,
                            const MgPcgOptions& options = {});
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,9 +67,28 @@ struct MatrixFreeCgResult {
   double seconds_per_iteration = 0;  // solve time / iterations (CUDA events; alpha, beta and the stop on the device)
 };
 
-// Phases: "upload" (samples), "assemble_sort", "assemble_rhs", "solve", "readback".
-// Throws splinebench::Unsupported without a device or a CUDA build, or when the device
-// memory does not hold the problem.
+// Prepared once: the layout, the samples uploaded and sorted, F^T f formed (setup phases
+// "upload", "assemble_sort", "assemble_rhs"); each solve() runs CG from x = 0 (phases
+// "solve", "readback"). Throws splinebench::Unsupported without a device or a CUDA
+// build, or when the device memory does not hold the problem.
+class MatrixFreeCg {
+ public:
+  explicit MatrixFreeCg(const Problem& problem);
+  ~MatrixFreeCg();
+  MatrixFreeCg(const MatrixFreeCg&) = delete;
+  MatrixFreeCg& operator=(const MatrixFreeCg&) = delete;
+  MatrixFreeCgResult solve(const IterationControl& control, PhaseTimes& times);
+  const PhaseTimes& setup() const { return setup_; }
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  PhaseTimes setup_;
+};
+
+// MatrixFreeCg's preparation and one solve: phases "upload" (samples), "assemble_sort",
+// "assemble_rhs", "solve", "readback".
 MatrixFreeCgResult matrix_free_cg_f32(const Problem& problem, const IterationControl& control, PhaseTimes& times);
 
 }  // namespace splinebench::scattered::gpu

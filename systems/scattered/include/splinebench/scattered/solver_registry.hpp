@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "splinebench/scattered/prepared_solver.hpp"
+
 namespace splinebench::scattered {
 
 struct SolverInfo {
@@ -20,6 +22,7 @@ struct SolverInfo {
   std::string arithmetic;
   double rms_g_tolerance = 0;  // relative to the oracle's RMS_g, at convergence
   std::string tolerance_basis;
+  SolverFactory prepare = nullptr;  // prepare_<name> (prepared_solver.hpp)
 
   bool stationary() const { return family == "stationary"; }
   // Whether a run that stops at its budget (or schedule) is judged for progress only.
@@ -32,6 +35,7 @@ struct SolverInfo {
 // SPLINEBENCH_TEST_SLOWED_FACTOR times slower by a busy wait after each solve. Selectors
 // ("all", "cpu", a family) never pick it; a suite names it.
 inline constexpr std::string_view kTestSlowedSolver = "test_slowed_solver";
+std::unique_ptr<PreparedSolver> prepare_test_slowed_solver(const SolverInput& input);
 
 // In solvers.def order.
 const std::vector<SolverInfo>& solver_registry();
