@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from reports.plots import style
+
 from .report_common import figure, md_table, write_section
 
 ORDER_BAND = (3.8, 4.2)
@@ -21,24 +23,21 @@ def write_convergence_report(folder: Path, context: dict[str, Any], records: lis
                              out: Path | None = None) -> Path:
     """`out`: where the section goes (default: the run's report/ folder; reports.machine
     writes it beside the machine's report instead)."""
-    import matplotlib.pyplot as plt
     out = out if out is not None else folder / "report"
     fits = context.get("fits", [])
     dims_list = sorted({r["dims"] for r in records})
     cols = 2 if len(dims_list) > 1 else 1
     rows_n = (len(dims_list) + cols - 1) // cols
-    fig, axes = plt.subplots(rows_n, cols, figsize=(5.0 * cols + 2.4, 3.9 * rows_n), squeeze=False)
-    for ax in axes.flat[len(dims_list):]:
-        ax.set_visible(False)
-    for ax, dims in zip(axes.flat, dims_list):
+    fig, axes = style.panels(len(dims_list), max_cols=cols)
+    for ax, dims in zip(axes, dims_list):
         keys = sorted({(r["impl"], r["precision"]) for r in records if r["dims"] == dims and r["status"] == "ok"})
         for impl, precision in keys:
             rows = sorted((r for r in records if r["dims"] == dims and r["status"] == "ok" and
                            (r["impl"], r["precision"]) == (impl, precision)), key=lambda r: r["h"])
             h = [r["h"] for r in rows]
             e = [r["max_abs_rel_to_maxf"] for r in rows]
-            ax.loglog(h, e, marker="o" if precision == "f64" else ".", linestyle="-" if precision == "f64" else "--",
-                      label=f"{impl} ({precision})", markersize=4, linewidth=1)
+            ax.loglog(h, e, marker=style.marker(impl), linestyle="-" if precision == "f64" else "--",
+                      color=style.colour(impl), label=f"{impl} ({precision})", markersize=4, linewidth=1)
         hs = sorted({r["h"] for r in records if r["dims"] == dims})
         if hs:
             start = [r["max_abs_rel_to_maxf"] for r in records if r["dims"] == dims and r["h"] == hs[-1]
@@ -48,11 +47,9 @@ def write_convergence_report(folder: Path, context: dict[str, Any], records: lis
                 ax.loglog(ref, max(start) * 2 * (ref / hs[-1]) ** 4, color="k", linewidth=0.8, alpha=0.5,
                           label="h⁴ guide")
         ax.set_title(f"D = {dims}")
-        ax.set_xlabel("grid spacing h (unit cube)")
-        ax.set_ylabel("max |s − f| / max |f|")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="center right", fontsize=8)
-    fig.tight_layout(rect=(0, 0, 0.78, 1))
+        ax.set_xlabel("grid spacing h (unit cube side)")
+        ax.set_ylabel("max |s − f| / max |f| (dimensionless)")
+    style.title_and_legend(fig, axes, "Convergence against the analytic function")
     figs = [figure(fig, out, "convergence", "Error against the analytic function at 4096 random points of the unit "
                    "cube; dashed: float32 through the common interface, solid: an f64 path.")]
 

@@ -1,5 +1,5 @@
-"""Pieces every study's report section uses: a Markdown table, figures saved as PNG
-and SVG, and the section page (section.md + section.html) with where the numbers came
+"""Pieces every study's report section uses: a Markdown table, figures saved as PNG,
+PDF and SVG in the report's look (reports/plots/style.py), and the section page (section.md + section.html) with where the numbers came
 from."""
 from __future__ import annotations
 
@@ -7,14 +7,9 @@ import html
 from pathlib import Path
 from typing import Any, Sequence
 
-import matplotlib
+from reports.plots import style
 
-matplotlib.use("Agg")  # files only
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .common import write_atomic  # noqa: E402
-
-PNG_DPI = 110
+from .common import write_atomic
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -26,14 +21,16 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def figure(fig, out: Path, stem: str, caption: str, svg: bool = True) -> str:
-    """Saves `fig` as out/plots/<stem>.png and (for plots, not pictures) .svg; returns a
+    """Saves `fig` as out/plots/<stem>.png and .pdf (the chapter's vector form), and .svg
+    for plots (not pictures: an image's pixels as SVG only grow the file); returns a
     Markdown image line with its caption."""
     plots = out / "plots"
     plots.mkdir(parents=True, exist_ok=True)
-    fig.savefig(plots / f"{stem}.png", dpi=PNG_DPI)
+    fig.savefig(plots / f"{stem}.png", dpi=style.PNG_DPI)
+    fig.savefig(plots / f"{stem}.pdf")
     if svg:
         fig.savefig(plots / f"{stem}.svg")
-    plt.close(fig)
+    style.release(fig, stem)
     return f"![{stem}](plots/{stem}.png)\n\n*{caption}*\n"
 
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from reports.plots import style
+
 from .report_common import figure, md_table, write_section
 
 METHOD_ORDER = ("nearest", "linear", "cubic-no-prefilter", "cubic-prefiltered")
@@ -30,18 +32,17 @@ def _pick(records: list[dict], image: str, method: str, prefer: tuple[str, ...])
 
 def _panel_figure(out: Path, stem: str, title: str, panels: list[tuple[str, np.ndarray]], lo: float, hi: float,
                   caption: str) -> str:
-    import matplotlib.pyplot as plt
     cols = min(3, len(panels))
     rows = (len(panels) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.6 * rows), squeeze=False)
+    fig = style.new_figure(3.4 * cols, 3.6 * rows)
+    axes = fig.subplots(rows, cols, squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
     for ax, (label, image) in zip(axes.flat, panels):
         shown = _display(image, lo, hi)
         ax.imshow(shown, cmap="gray" if shown.ndim == 2 else None, interpolation="nearest", vmin=0, vmax=1)
         ax.set_title(label, fontsize=9)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    fig.suptitle(title, fontweight="bold")
     return figure(fig, out, stem, caption, svg=False)
 
 

@@ -14,8 +14,12 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from . import data
+from matplotlib.lines import Line2D
+
 from reports.implementations import evaluation_of
+from reports.plots import style
+
+from . import data
 
 from .common import Splinebench, StudyError
 from .report_common import figure, md_table, write_section
@@ -28,7 +32,6 @@ METRICS = (("prefilter", "rel_l2", "prefilter_rel_l2", "prefilter ‖c − c_ref
 def write_report(folder: Path, out: Path | None = None) -> Path:
     """`out`: where the section goes (default: the run's report/ folder; reports.machine
     writes it beside the machine's report instead)."""
-    import matplotlib.pyplot as plt
     out = out if out is not None else folder / "report"
     run = load_harness_run(folder)
     records = [r for r in run.records if r.ok]
@@ -38,19 +41,17 @@ def write_report(folder: Path, out: Path | None = None) -> Path:
     for part, key, tol_key, label in METRICS:
         cols = 3
         rows_n = (len(dims_list) + cols - 1) // cols
-        fig, axes = plt.subplots(rows_n, cols, figsize=(4.4 * cols + 2.4, 3.4 * rows_n), squeeze=False)
-        for ax in axes.flat[len(dims_list):]:
-            ax.set_visible(False)
-        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        for ax, dims in zip(axes.flat, dims_list):
-            for i, impl in enumerate(impls):
-                for data_kind, style in (("noise", "-"), ("smooth", ":")):
+        fig, axes = style.panels(len(dims_list), max_cols=cols)
+        for ax, dims in zip(axes, dims_list):
+            for impl in impls:
+                for data_kind, line in (("noise", "-"), ("smooth", ":")):
                     pts = sorted((r.shape[0], r.accuracy_value(part, key)) for r in records
                                  if r.impl == impl and r.dims == dims and r.data == data_kind
                                  and r.accuracy_value(part, key) is not None)
                     if pts:
-                        ax.loglog([n for n, _ in pts], [max(e, 1e-18) for _, e in pts], style, marker=".",
-                                  color=colours[i % len(colours)], label=f"{impl} ({data_kind})", linewidth=1)
+                        ax.loglog([n for n, _ in pts], [max(e, 1e-18) for _, e in pts], line,
+                                  marker=style.marker(impl), markersize=3.5, color=style.colour(impl),
+                                  label=impl if data_kind == "noise" else "_" + impl, linewidth=1)
             bound = sorted({(r.shape[0], float(r.tolerance[tol_key])) for r in records
                             if r.dims == dims and r.impl in ("cpu_scalar", "gpu_naive", "cpu_simd")
                             and isinstance(r.tolerance.get(tol_key), (int, float))})
@@ -58,11 +59,11 @@ def write_report(folder: Path, out: Path | None = None) -> Path:
                 ax.loglog([n for n, _ in bound], [b for _, b in bound], color="k", linewidth=1.5, alpha=0.6,
                           label="f32 tolerance (f32_accuracy.hpp)")
             ax.set_title(f"D = {dims}")
-            ax.set_xlabel("samples per axis N")
-        axes.flat[0].set_ylabel(label)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="center right", fontsize=7)
-        fig.tight_layout(rect=(0, 0, 0.8, 1))
+            ax.set_xlabel("samples per axis N (samples)")
+            ax.set_ylabel(f"{label} (dimensionless)")
+        style.title_and_legend(fig, axes, f"Round-off: {label} against N", [
+            (Line2D([], [], color="#555", linestyle="-"), "white noise"),
+            (Line2D([], [], color="#555", linestyle=":"), "smooth data")])
         figures.append(figure(fig, out, f"roundoff-{part}", f"{label} against N per D; solid: "
                               "noise, dotted: smooth data; black: the bound of the pass-by-pass f32 tolerance."))
 

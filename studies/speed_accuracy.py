@@ -21,9 +21,10 @@ from pathlib import Path
 import numpy as np
 from scipy import ndimage
 
-from . import data
 from reports.implementations import evaluation_of
+from reports.plots import style
 
+from . import data
 from .common import Splinebench, StudyError, save_npy_atomic, write_atomic
 from .report_common import figure, md_table, write_section
 from .suite_study import load_harness_run, run_suite, section_context
@@ -88,16 +89,15 @@ def scipy_points(tool: Splinebench) -> list[dict]:
 def write_report(folder: Path, scipy: list[dict], out: Path | None = None) -> Path:
     """`out`: where the section goes (default: the run's report/ folder; reports.machine
     writes it beside the machine's report instead)."""
-    import matplotlib.pyplot as plt
     out = out if out is not None else folder / "report"
     run = load_harness_run(folder)
     records = [r for r in run.records if r.ok and workload(r)]
     keys = [k for k in TITLES if any(workload(r) == k for r in records)]
-    fig, axes = plt.subplots(1, max(1, len(keys)), figsize=(5.2 * max(1, len(keys)) + 0.5, 4.4), squeeze=False)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    impls = list(dict.fromkeys(r.impl for r in records))
+    fig, axes = style.panels(max(1, len(keys)))
     rows = []
-    for ax, key in zip(axes.flat, keys):
+    # One legend entry per implementation (its registry look), instead of a text label at
+    # every point: labels of close points piled up.
+    for ax, key in zip(axes, keys):
         for r in (r for r in records if workload(r) == key):
             if key == "prefilter-3d":
                 err, rate = r.accuracy_value("prefilter", "rel_l2"), r.throughput.get("prefilter_samples_per_s")
@@ -105,25 +105,23 @@ def write_report(folder: Path, scipy: list[dict], out: Path | None = None) -> Pa
                 err, rate = r.accuracy_value("interp", "max_rel_to_maxf"), r.throughput.get("queries_per_s")
             if err is None or not rate:
                 continue
-            colour = colours[impls.index(r.impl) % len(colours)]
-            ax.scatter([max(err, 1e-17)], [rate], color=colour, s=30, zorder=3)
-            ax.annotate(r.impl, (max(err, 1e-17), rate), fontsize=7, xytext=(4, 2), textcoords="offset points")
+            ax.scatter([max(err, 1e-17)], [rate], color=style.colour(r.impl), marker=style.marker(r.impl), s=40,
+                       zorder=3, label=r.impl, edgecolors="white", linewidths=0.5)
             rows.append([TITLES[key], r.impl, r.device, evaluation_of(run, r.impl), f"{err:.2e}", f"{rate:.3g}",
                          "this run (suite speed_accuracy)"])
         for p in (p for p in scipy if p["workload"] == key):
-            ax.scatter([max(p["error"], 1e-17)], [p["rate"]], marker="*", color="k", s=80, zorder=4)
-            ax.annotate("SciPy f64 (1 thread)", (max(p["error"], 1e-17), p["rate"]), fontsize=7, xytext=(4, -10),
-                        textcoords="offset points")
+            ax.scatter([max(p["error"], 1e-17)], [p["rate"]], color=style.colour("scipy"),
+                       marker=style.marker("scipy"), s=70, zorder=4, label="SciPy f64 (1 thread)")
             what = (f"same grid, {p['queries']} queries" if p["queries"]
                     else "prefilter of " + "x".join(map(str, p["shape"])))
             rows.append([TITLES[key], "SciPy float64", "cpu", "f64", f"{p['error']:.2e}", f"{p['rate']:.3g}",
                          f"SciPy, one thread, {what}"])
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(TITLES[key], fontsize=10)
-        ax.set_xlabel("prefilter rel. L2 error" if key == "prefilter-3d" else "max |s − s_ref| / max|f|")
-        ax.set_ylabel("samples/s" if key == "prefilter-3d" else "queries/s")
-    fig.tight_layout()
+        style.log_axes(ax)
+        ax.set_title(style.panel_title(TITLES[key]))
+        ax.set_xlabel("prefilter ‖c − c_ref‖₂ / ‖c_ref‖₂ (dimensionless)" if key == "prefilter-3d"
+                      else "max |s − s_ref| / max|f| (dimensionless)")
+        ax.set_ylabel("throughput (samples/s)" if key == "prefilter-3d" else "throughput (queries/s)")
+    style.title_and_legend(fig, axes, "Speed against accuracy")
     figs = [figure(fig, out, "speed_accuracy", "Up and left is better. Error against the f64 "
                    "oracle on white noise; throughput from the median repetition (SciPy: one timed call).")]
     table = md_table(["workload", "implementation", "device", "evaluation", "error", "throughput (/s)", "source"],

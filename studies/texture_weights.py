@@ -14,6 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from matplotlib.lines import Line2D
+
+from reports.plots import style
+
 from . import data
 from .common import Splinebench, StudyError
 from .report_common import figure, md_table, write_section
@@ -30,48 +34,51 @@ def _row_values(record) -> list[float | None]:
 def write_report(folder: Path, out: Path | None = None) -> Path:
     """`out`: where the section goes (default: the run's report/ folder; reports.machine
     writes it beside the machine's report instead)."""
-    import matplotlib.pyplot as plt
     out = out if out is not None else folder / "report"
     run = load_harness_run(folder)
     records = [r for r in run.records if r.ok and r.queries > 0]
     impls = list(dict.fromkeys(r.impl for r in records))
     data_kinds = list(dict.fromkeys(r.data for r in records))
-    fig, axes = plt.subplots(1, len(data_kinds), figsize=(4.8 * len(data_kinds) + 1, 4.2), squeeze=False,
-                             sharey=True)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    # A grid of at most three columns: one row of seven panels was too wide to read.
+    fig, axes = style.panels(len(data_kinds), sharey=True)
     rows = []
-    for ax, kind in zip(axes.flat, data_kinds):
+    for ax, kind in zip(axes, data_kinds):
         for i, impl in enumerate(impls):
             mine = sorted((r for r in records if r.impl == impl and r.data == kind), key=lambda r: r.dims)
             if not mine:
                 continue
-            offset = (i - (len(impls) - 1) / 2) * 0.12
+            colour = style.colour(impl)
+            offset = (i - (len(impls) - 1) / 2) * 0.15
             for r in mine:
                 values = _row_values(r)
                 x = r.dims + offset
                 present = [v for v in values if v is not None]
                 if not present:
                     continue
-                ax.semilogy([x, x], [max(min(present), 1e-12), max(present)], color=colours[i % len(colours)],
-                            linewidth=1)
+                ax.semilogy([x, x], [max(min(present), 1e-12), max(present)], color=colour, linewidth=1.2)
                 if values[0] is not None:
-                    ax.semilogy([x], [max(values[0], 1e-12)], "o", color=colours[i % len(colours)], markersize=4,
+                    ax.semilogy([x], [max(values[0], 1e-12)], "o", color=colour, markersize=4,
                                 label=impl if r is mine[0] else None)
                 if values[-1] is not None:
-                    ax.semilogy([x], [max(values[-1], 1e-12)], "^", color=colours[i % len(colours)], markersize=4)
+                    ax.semilogy([x], [max(values[-1], 1e-12)], "^", color=colour, markersize=5)
                 tol = r.tolerance.get("interp_max_rel_to_maxf")
                 if isinstance(tol, (int, float)):
-                    ax.semilogy([x - 0.05, x + 0.05], [tol, tol], color=colours[i % len(colours)], linewidth=2,
-                                alpha=0.5)
+                    ax.semilogy([x - 0.06, x + 0.06], [tol, tol], color=colour, linewidth=2.5, alpha=0.5)
                 rows.append([kind, r.dims, "x".join(map(str, r.shape)), impl,
                              *[f"{v:.2e}" if v is not None else "—" for v in values],
                              f"{tol:.2e}" if isinstance(tol, (int, float)) else "—",
                              f"{values[-1] / tol:.2f}" if isinstance(tol, (int, float)) and values[-1] else "—"])
         ax.set_title(f"data: {kind}")
-        ax.set_xlabel("D")
-    axes.flat[0].set_ylabel("|s − s_ref| / max|f|")
-    axes.flat[0].legend(fontsize=7)
-    fig.tight_layout()
+        ax.set_xlabel("dimensions D (axes)")
+        ax.set_ylabel("|s − s_ref| / max|f| (dimensionless)")
+        shown_dims = sorted({r.dims for r in records if r.data == kind})
+        ax.set_xticks(shown_dims)
+        ax.set_xlim(shown_dims[0] - 0.5, shown_dims[-1] + 0.5)
+        ax.tick_params(labelleft=True)
+    style.title_and_legend(fig, axes, "Texture weights: error distribution per D against the derived bound", [
+        (Line2D([], [], color="#555", marker="o", linestyle="none"), "median (circle)"),
+        (Line2D([], [], color="#555", marker="^", linestyle="none"), "maximum (triangle)"),
+        (Line2D([], [], color="#555", linewidth=2.5, alpha=0.5), "tolerance (short bar)")])
     figs = [figure(fig, out, "texture_weights", "Per record: median (circle) to maximum (triangle) "
                    "of the error over the checked queries; short bar: the implementation's tolerance (for the "
                    "texture rows the derived 8-bit-weight bound).")]

@@ -66,6 +66,8 @@ def plot_convergence(runs, out_dir) -> list:
         axes[0][1].set(xlabel="solve time (s)", ylabel=RELRES_LABEL, title="residual against time")
         axes[1][0].set(xlabel="iteration (count)", ylabel=RMS_G_LABEL, title="RMS_g per iteration")
         axes[1][1].set(xlabel="solve time (s)", ylabel=RMS_G_LABEL, title="RMS_g against time")
+        for ax in axes[1]:
+            style.log_axes(ax)  # plain tick numbers: RMS_g often spans less than a decade
         shown = [r for r in recs] + ([oracle] if oracle else [])
         name = case.removeprefix("scattered/")
         items.append(_finish(

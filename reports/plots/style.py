@@ -154,11 +154,9 @@ def log_axes(ax, x: bool = True, y: bool = True) -> None:
             axis.set_minor_formatter(_log_tick_formatter(limits))
 
 
-def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,
-           extra_handles=(), legend_title: str = "implementation", short_caption: str | None = None) -> Figure:
-    """Adds the title and one legend for all panels, outside them on the right, then
-    writes the figure (save). The caption, with the machine, runs and devices, goes
-    beside the image (Figure.caption), not into it."""
+def title_and_legend(fig, axes, title: str, extra_handles=(), legend_title: str = "implementation") -> None:
+    """The figure's title and one legend for all panels (each label once), outside them
+    on the right, where no data can be under it."""
     handles, labels = [], []
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels()):
@@ -174,6 +172,13 @@ def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Pa
         rows_fit = max(8, int(fig.get_figheight() / 0.24))
         fig.legend(handles, labels, loc="outside right upper", frameon=False, title=legend_title,
                    ncols=1 if len(labels) <= rows_fit else 2)
+
+
+def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,
+           extra_handles=(), legend_title: str = "implementation", short_caption: str | None = None) -> Figure:
+    """Title and legend (title_and_legend), then writes the figure (save). The caption,
+    with the machine, runs and devices, goes beside the image (Figure.caption), not into it."""
+    title_and_legend(fig, axes, title, extra_handles, legend_title)
     full_caption = f"{caption} Machine and runs — {device_caption(runs)}."
     return save(fig, out_dir, stem, title, full_caption, short_caption or title)
 
@@ -198,6 +203,17 @@ def keep_open() -> Iterator[dict[str, object]]:
             plt.close(fig)
 
 
+def release(fig, stem: str) -> None:
+    """Done writing `fig`: closed, or kept under `stem` inside keep_open()."""
+    if _kept is None:
+        plt.close(fig)
+        return
+    previous = _kept.pop(stem, None)
+    if previous is not None and previous is not fig:
+        plt.close(previous)
+    _kept[stem] = fig
+
+
 def new_figure(width: float, height: float, **kwargs):
     """A figure whose layout engine keeps titles, labels and an outside legend inside the canvas."""
     return plt.figure(figsize=(width, height), layout="constrained", **kwargs)
@@ -214,12 +230,6 @@ def save(fig, out_dir: str | Path, stem: str, title: str, caption: str, short_ca
     fig.savefig(png, dpi=PNG_DPI)
     fig.savefig(pdf)
     fig.savefig(svg)
-    if _kept is not None:
-        previous = _kept.pop(stem, None)
-        if previous is not None and previous is not fig:
-            plt.close(previous)
-        _kept[stem] = fig
-    else:
-        plt.close(fig)
+    release(fig, stem)
     return Figure(stem=stem, title=title, caption=caption, png=png, svg=svg, pdf=pdf,
                   short_caption=short_caption)
