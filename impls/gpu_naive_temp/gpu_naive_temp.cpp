@@ -27,6 +27,8 @@
 namespace splinebench::impls {
 namespace {
 
+static_assert(gpu::kMaxTempLine == 2048, "the description states the line length limit");
+
 class GpuNaiveTemp final : public gpu::GpuPipeline {
  public:
   std::string_view name() const override { return "gpu_naive_temp"; }
