@@ -19,7 +19,7 @@ def plot_fig3(run: dict, out_dir: str | Path, suffix: str = "") -> Figure | Skip
     c = seed004.curves(run)
     if not c:
         return Skipped(stem, title, "no iir2d records at 2048^2 in this run")
-    fig = style.new_figure(9.0, 4.8)
+    fig = style.new_figure(9.0, 5.4)
     ax = fig.subplots()
     for scheme in seed004.SCHEME_ORDER:
         if scheme in c:
@@ -45,7 +45,7 @@ def plot_fig3(run: dict, out_dir: str | Path, suffix: str = "") -> Figure | Skip
     handles, labels = ax.get_legend_handles_labels()
     handles.append(Patch(visible=False))
     labels.append(claims)
-    fig.legend(handles, labels, loc="outside right upper", frameon=False, title="scheme", fontsize=8.5)
+    fig.legend(handles, labels, loc="outside right center", frameon=False, title="scheme", fontsize=8.5)
     caption = (f"Median GPU time per filtering of a 2048x2048 float image (gauss coefficients, sum|b| = 0.9) "
                f"against the window size M, one line per scheme; grey: the fixed scheme's H + W − 1 launches "
                f"doing nothing, as launches and as one graph. Device {device}, run {run_id}.")

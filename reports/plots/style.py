@@ -23,6 +23,7 @@ from ..loader import Run  # noqa: E402
 from .looks import MARKERS, PALETTE, colour, marker  # noqa: E402,F401  (every plot takes its looks here)
 
 PANEL_W, PANEL_H = 5.0, 3.8
+LEGEND_ROOM = 2.2  # inches panels() adds beside the panels for the legend
 PNG_DPI = 110
 
 plt.rcParams.update({
@@ -63,7 +64,7 @@ def panels(count: int, max_cols: int = 3, sharey: bool = False):
     # 4 panels read better as 2×2 than as 3 + 1.
     cols = min(max_cols, max(count, 1), 2 if count == 4 else 3)
     rows = math.ceil(count / cols)
-    fig = new_figure(PANEL_W * cols + 2.2, PANEL_H * rows + 0.6)
+    fig = new_figure(PANEL_W * cols + LEGEND_ROOM, PANEL_H * rows + 0.6)
     axes = fig.subplots(rows, cols, squeeze=False, sharey=sharey)
     flat = list(axes.flat)
     for ax in flat[count:]:
@@ -97,7 +98,14 @@ def run_marker(runs: Sequence[Run], run: Run) -> str:
 
 
 def line_label(runs: Sequence[Run], run: Run, name: str) -> str:
-    return name if len(runs) == 1 else f"{name} @ {run.label}"
+    """The name, and with several runs the run's suite part of its id ("thesis" of
+    20261126-035632-thesis) where that tells the runs apart, else its label; the
+    caption names every run in full."""
+    if len(runs) == 1 or "/" not in run.label:  # a label without "/" is the machine alone
+        return name if len(runs) == 1 else f"{name} @ {run.label}"
+    tails = [r.label.rsplit("/", 1)[-1].split("-", 2)[-1] for r in runs]
+    tail = tails[list(runs).index(run)]
+    return f"{name} @ {tail}" if tails.count(tail) == 1 else f"{name} @ {run.label}"
 
 
 def panel_title(text: str, width: int = 46) -> str:
@@ -168,10 +176,16 @@ def title_and_legend(fig, axes, title: str, extra_handles=(), legend_title: str 
         labels.append(label)
     fig.suptitle(title, fontweight="bold")
     if handles:
-        # Two columns once one would run past the panels' height.
-        rows_fit = max(8, int(fig.get_figheight() / 0.24))
-        fig.legend(handles, labels, loc="outside right upper", frameon=False, title=legend_title,
-                   ncols=1 if len(labels) <= rows_fit else 2)
+        # Beside the panels, centred, below the title's line; two columns once one would
+        # reach the title.
+        rows_fit = max(6, int((fig.get_figheight() - 0.9) / 0.22))
+        ncols = 1 if len(labels) <= rows_fit else 2
+        # Widen the figure by what the legend needs beyond the room panels() leaves
+        # (about 0.075 in per character at 9 pt, plus the marker), so the panels keep their width.
+        need = ncols * (0.075 * max(len(label) for label in labels) + 0.7)
+        if need > LEGEND_ROOM:
+            fig.set_figwidth(fig.get_figwidth() + need - LEGEND_ROOM)
+        fig.legend(handles, labels, loc="outside right center", frameon=False, title=legend_title, ncols=ncols)
 
 
 def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,

@@ -119,6 +119,11 @@ def test_no_legend_over_data(figures):
         renderer = fig.canvas.get_renderer()
         for legend in _legends(fig):
             box = legend.get_window_extent(renderer)
+            titles = [fig._suptitle] if fig._suptitle is not None else []
+            titles += [ax.title for ax in _axes(fig)]
+            for title in titles:
+                if title.get_text().strip() and box.overlaps(title.get_window_extent(renderer)):
+                    bad.append(f"{stem}: legend over the title {title.get_text()[:40]!r}")
             for ax in _axes(fig):
                 xy = _data_points(ax)
                 hit = ((xy[:, 0] > box.x0) & (xy[:, 0] < box.x1) & (xy[:, 1] > box.y0) & (xy[:, 1] < box.y1))
