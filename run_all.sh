@@ -5,9 +5,10 @@
 #                          results/<machine>/<run-id>/, then the machine's report,
 #                          report/<machine>/index.html (from every run of results/<machine>/)
 #   ./run_all.sh report [MACHINE]
-#                          the Python set-up only, then one report per machine from the runs
-#                          committed in results/MACHINE (default: this machine's label; `all`:
-#                          every machine) into report/MACHINE/ (git-ignored)
+#                          the Python and LaTeX set-up only, then one report per machine from
+#                          the runs committed in results/MACHINE (default: this machine's label;
+#                          `all`: every machine) into report/MACHINE/ (git-ignored): index.html,
+#                          chapter.pdf and its LaTeX sources
 #   ./run_all.sh test      same set-up, then every test (ctest, the CMake 4 check, pytest)
 #   ./run_all.sh nightly [SUITE]
 #                          same set-up, then the regression gate: SUITE (default `nightly`)
@@ -34,6 +35,9 @@ packages=(build-essential cmake git python3 python3-venv libeigen3-dev libboost-
           python3-skimage python3-imageio python3-nibabel)
 # The report test renders index.html in headless Chromium and checks the screenshot.
 [ "${1:-}" = test ] && packages+=(chromium)
+# Every machine report (after a suite run, `report`, and the tests) compiles chapter.pdf with
+# pdflatex (booktabs, longtable, pdflscape, Latin Modern); its test reads it with poppler.
+[ "${1:-}" = nightly ] || packages+=(texlive-latex-base texlive-latex-recommended lmodern poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

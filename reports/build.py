@@ -1,8 +1,8 @@
 """python -m reports.build RUN_DIR [RUN_DIR ...] [--out DIR]
 
 Turns one or more run directories into tables (Markdown, LaTeX, HTML), figures
-(PNG, SVG) and an index.html, written to <first RUN_DIR>/report/ unless --out
-is given. Several runs (e.g. a CPU run and a GPU run) are merged into one report
+(PNG, PDF, SVG), an index.html and chapter.pdf (reports/chapter.py), written to
+<first RUN_DIR>/report/ unless --out is given. Several runs (e.g. a CPU run and a GPU run) are merged into one report
 with every row labelled by machine. Prints the path of index.html last.
 """
 from __future__ import annotations
@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 from .accuracy_table import accuracy_table
+from .chapter import Part, chapter_intro, chapter_source, compile_chapter
 from .citations import check_report_items
+from . import provenance
 from . import iir2d
 from . import scattered
 from .errors import ReportError
@@ -29,6 +31,8 @@ from .render_html import render_html_page
 from .render_latex import render_latex
 from .render_markdown import render_markdown
 from .reproduced_tables import ALL_REPRODUCED
+from .reproduction_status import reproduction_status_table
+from .seed001_conclusions import conclusions
 from .status_table import status_table
 from .tables_peer_speedup import peer_speedup_table
 from .table_model import Table
@@ -48,8 +52,7 @@ def write_tables(tables: list[Table], out_dir: Path) -> dict[str, dict[str, Path
             path.write_text(render(table), encoding="utf-8")
             files[table.key][kind] = path
     (table_dir / "all_tables.md").write_text("\n".join(render_markdown(t) for t in tables), encoding="utf-8")
-    (table_dir / "all_tables.tex").write_text(
-        "% Needs \\usepackage{booktabs}.\n" + "\n".join(render_latex(t) for t in tables), encoding="utf-8")
+    (table_dir / "all_tables.tex").write_text("\n".join(render_latex(t) for t in tables), encoding="utf-8")
     return files
 
 
@@ -65,55 +68,101 @@ def study_sections(folders: list[Path]) -> list[StudySection]:
         lines = md.read_text(encoding="utf-8").splitlines()
         title = lines[0].lstrip("# ").strip() if lines else Path(folder).name
         summary = next((line for line in lines[1:] if line.strip()), "")
-        found.append(StudySection(f"{title} ({Path(folder).name})", page, summary))
+        found.append(StudySection(f"{title} ({Path(folder).name})", page, summary, run_id=Path(folder).name))
     return found
 
 
+def _kind_runs(table_key: str, runs: list[Run]) -> list[Run]:
+    """The runs holding the kind of records a table reads, for a table that names no run."""
+    if table_key.startswith("scattered_"):
+        return [r for r in runs if r.system_records.get(scattered.OPERATION)]
+    if table_key.startswith("iir2d_"):
+        return [r for r in runs if r.system_records.get(iir2d.OPERATION)]
+    return [r for r in runs if r.records]
+
+
+def _name_runs(items: list, runs: list[Run]) -> dict[str, str]:
+    """Adds to each table a note naming its runs (id, commit, machine, date); returns the
+    same sentence for each figure, by stem, for the chapter's captions."""
+    figures = {}
+    for item in items:
+        if isinstance(item, Table):
+            texts = [item.title, item.caption, *(" ".join(r.cells) for r in item.rows), *item.notes]
+            seed_only = not item.data_rows("ours")
+            named = [] if seed_only else provenance.item_runs(texts, runs, _kind_runs(item.key, runs))
+            item.notes.append(provenance.runs_sentence(named))
+        elif isinstance(item, Figure):
+            named = provenance.item_runs([item.title, item.caption], runs, runs)
+            figures[item.stem] = provenance.runs_sentence(named)
+    return figures
+
+
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
-                 first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = ()) -> Path:
+                 first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = (),
+                 chapter: bool = False) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
     (the nightly gate's verdict and trend). Refuses (ReportError, no table or page
-    written) a report whose own tables or figures cite a run not in `runs` (reports/citations.py)."""
+    written) a report whose own tables or figures cite a run not in `runs`
+    (reports/citations.py), or that mixes runs whose implementations changed meaning
+    without a declared note (reports/provenance.py). `chapter`: also chapter.tex and
+    chapter.pdf (reports/chapter.py). Test-only implementations are left out."""
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
-    reproduced = [make(runs) for make in ALL_REPRODUCED]
+    meaning_notes = provenance.check_meaning(runs)
+    runs = provenance.without_test_entries(runs)
     accuracy = accuracy_table(runs)
     status = status_table(runs)
-    sections = [
-        *first_sections,
-        ("Reproduced tables", reproduced),
+    ruijters1, ruijters2, thesis1, reconstruction = (make(runs) for make in ALL_REPRODUCED)
+    seed_sections = [
+        ("Seed 001: 4-D lookups, CPU against GPU (thesis Table 1)", [thesis1, *conclusions(runs)]),
+        ("Seed 002: the GPU prefilter (Ruijters & Thévenaz)", [ruijters1, ruijters2, reconstruction]),
+    ]
+    # Seed 003: reconstruction from scattered samples; seed 004: its experiment (iir2d suite runs).
+    if items := scattered.report_items(runs, plot_dir):
+        seed_sections.append(("Seed 003: reconstruction from scattered samples", items))
+    if items := iir2d.report_items(runs, plot_dir):
+        seed_sections.append(("Seed 004: 2-D IIR filter, fixed against flexible allocation", items))
+    seed_items = [item for _, items in seed_sections for item in items]
+    reproduction = reproduction_status_table(runs, [*seed_items, *studies])
+    own_sections = [
         # "Versus size" plots come with a table of the cases too short for a line.
-        ("Speed-up", [*plot_speedup(runs, plot_dir, "cpu_scalar"), *plot_speedup(runs, plot_dir, "cpu_simd"),
-                      peer_speedup_table(runs)]),
+        ("Speed-up and peer comparison", [*plot_speedup(runs, plot_dir, "cpu_scalar"),
+                                          *plot_speedup(runs, plot_dir, "cpu_simd"), peer_speedup_table(runs)]),
         ("Throughput", [*plot_reconstruction_throughput(runs, plot_dir), *plot_prefilter_throughput(runs, plot_dir),
                         plot_prefilter_axes(runs, plot_dir)]),
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
-        ("Implementations", [status]),
     ]
-    # Seed 004: its experiment (iir2d suite runs) and its idea in the prefilter.
-    if items := iir2d.report_items(runs, plot_dir):
-        sections.append(("Seed 004: 2-D IIR filter, fixed vs flexible allocation", items))
-    if items := scattered.report_items(runs, plot_dir):
-        sections.append(("Seed 003: reconstruction from scattered samples", items))
     if (flex := flex_vs_fixed_table(runs)).data_rows("ours"):
-        sections.append(("Fixed vs flexible allocation in the prefilter", [flex]))
+        own_sections.append(("Fixed against flexible allocation in the prefilter", [flex]))
+    own_sections.append(("Implementations", [status]))
     if studies:
-        sections.append(("Studies", list(studies)))
+        own_sections.append(("Studies", list(studies)))
+    sections = [*first_sections, ("Reproduction status", [reproduction, *meaning_notes]),
+                *seed_sections, *own_sections]
     own = [item for _, items in sections[len(first_sections):] for item in items]
+    figure_runs = _name_runs(own, runs)
     try:
         # Only what this call drew from `runs`: the caller's first sections name runs of their
         # own (the gate's verdict names the baseline's runs under results/<machine>/baseline/).
-        check_report_items(own, runs)
+        check_report_items(own, runs, also=[getattr(s, "run_id", "") for s in studies])
     except ReportError:
         # Refused before any table or page is written; the figures this call drew go too.
         for item in own:
             if isinstance(item, Figure):
-                for path in (item.png, item.svg):
-                    Path(path).unlink(missing_ok=True)
+                for path in (item.png, item.svg, item.pdf):
+                    if path is not None:
+                        Path(path).unlink(missing_ok=True)
         raise
     tables = [item for _, items in sections for item in items if isinstance(item, Table)]
     table_files = write_tables(tables, out_dir)
-    return write_index(out_dir, runs, sections, table_files, command)
+    index = write_index(out_dir, runs, sections, table_files, command)
+    if chapter:
+        machines = ", ".join(dict.fromkeys(r.machine for r in runs))
+        tex = out_dir / "chapter.tex"
+        tex.write_text(chapter_source(out_dir, f"Results on {machines}", chapter_intro(runs),
+                                      [Part(h, items) for h, items in sections], figure_runs), encoding="utf-8")
+        compile_chapter(tex)
+    return index
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,12 +175,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="output directory (default: <first RUN_DIR>/report)")
     parser.add_argument("--studies", nargs="+", type=Path, default=[], metavar="STUDY_RUN",
                         help="study runs (studies/README.md) whose report sections the page links")
+    parser.add_argument("--no-chapter", action="store_true",
+                        help="no chapter.tex/chapter.pdf (they need pdflatex: reports/README.md)")
     args = parser.parse_args(argv)
     try:
         runs = load_runs(args.runs)
         out_dir = args.out if args.out is not None else runs[0].path / "report"
         command = "python -m reports.build " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-        index = build_report(runs, out_dir, command, studies=study_sections(args.studies))
+        index = build_report(runs, out_dir, command, studies=study_sections(args.studies),
+                             chapter=not args.no_chapter)
     except ReportError as exc:
         print(f"reports.build: error: {exc}", file=sys.stderr)
         return 2

@@ -66,15 +66,18 @@ def _figure_texts(figure: Figure | Skipped) -> Iterable[tuple[str, str]]:
 
 def report_texts(items: Iterable[object]) -> Iterable[tuple[str, str]]:
     for item in items:
-        if isinstance(item, Table):
+        if isinstance(item, str):
+            yield "text", item
+        elif isinstance(item, Table):
             yield from _table_texts(item)
         elif isinstance(item, (Figure, Skipped)):
             yield from _figure_texts(item)
 
 
-def check_report_items(items: Iterable[object], runs: Sequence[Run]) -> None:
-    """Raises ReportError naming each table or figure that cites a run not in `runs`."""
-    given = [run.run_id for run in runs]
+def check_report_items(items: Iterable[object], runs: Sequence[Run], also: Sequence[str] = ()) -> None:
+    """Raises ReportError naming each table or figure that cites a run not in `runs` (nor
+    among `also`: the ids of the study runs whose sections the report links)."""
+    given = [run.run_id for run in runs] + [i for i in also if i]
     bad = uncited(report_texts(items), given)
     if bad:
         listed = "; ".join(f"{where} cites {run_id}" for where, run_id in dict.fromkeys(bad))

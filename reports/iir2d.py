@@ -78,6 +78,32 @@ def _x(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _run_name(run: dict) -> str:
+    """The run a table is drawn from, as its caption names it (each run's tables apart)."""
+    return str(run.get("run_id") or (run.get("context") or {}).get("run_id") or "?")
+
+
+# The seed's own flexible scheme: blocks claim columns with a lock (its Listing 3).
+SEED_LOCK_SCHEME = "flex_locks"
+
+
+def lock_against_fixed(c: dict[str, dict[int, float]]) -> str:
+    """Whether the seed's lock scheme is slower than the fixed one at every M measured, in words."""
+    fixed, locks = c.get(FIXED, {}), c.get(SEED_LOCK_SCHEME, {})
+    common = sorted(set(fixed) & set(locks))
+    if not common:
+        return ""
+    slower = [m for m in common if locks[m] > fixed[m]]
+    listed = ", ".join(map(str, common))
+    if len(slower) == len(common):
+        return (f"The seed's lock scheme ({SEED_LOCK_SCHEME}) is slower than the fixed scheme at every M measured "
+                f"(M = {listed}): the seed's crossover does not reproduce for it on this card.")
+    if not slower:
+        return f"The seed's lock scheme ({SEED_LOCK_SCHEME}) is faster than the fixed scheme at every M measured (M = {listed})."
+    return (f"The seed's lock scheme ({SEED_LOCK_SCHEME}) is slower than the fixed scheme at M = "
+            f"{', '.join(map(str, slower))} and not slower at the other M measured ({listed}).")
+
+
 def fig3_table(run: dict, suffix: str = "") -> Table:
     c = curves(run)
     table = Table(
@@ -85,10 +111,11 @@ def fig3_table(run: dict, suffix: str = "") -> Table:
         title="Seed 004, Fig. 3: fixed vs flexible allocation at 2048^2",
         caption=("Crossover M*: the largest window size at which the fixed scheme is not slower "
                  "(the flexible one wins above it). Ratio: t(fixed) / t(scheme) at M = 31. "
-                 "Flatness: t(M = 31) / t(M = 3) of the scheme. Medians of the run's repetitions, GPU time."),
+                 "Flatness: t(M = 31) / t(M = 3) of the scheme. Medians of the run's repetitions, GPU time. "
+                 f"Run {_run_name(run)}."),
         columns=[Column("scheme"), Column("device"), Column("crossover M*", numeric=True),
-                 Column("fixed / scheme at M = 31", "x", numeric=True),
-                 Column("t(31) / t(3)", numeric=True), Column("t at M = 31", "ms", numeric=True)])
+                 Column("fixed / scheme at M = 31", "×", numeric=True),
+                 Column("t(31) / t(3)", "×", numeric=True), Column("t at M = 31", "ms", numeric=True)])
     table.add(Row(["flexible (seed, Listing 3)", SEED["hardware"], str(SEED["crossover_M"]),
                    _x(SEED["ratio_at_31"], 1), "≈ 1 (\"nearly constant\")", "—"], kind="seed"))
     fixed = c.get(FIXED, {})
@@ -96,6 +123,10 @@ def fig3_table(run: dict, suffix: str = "") -> Table:
     if not fixed:
         table.add(Row(["ours"], kind="missing", note="the run has no fixed-scheme records at 2048^2"))
         return table
+    # The fixed scheme's own row: the reference every ratio is taken against.
+    table.add(Row([FIXED, device, "—", _x(1.0), _x(fixed[31] / fixed[3] if 31 in fixed and 3 in fixed and fixed[3] > 0
+                                                 else None),
+                   fmt_ms(fixed[31] * 1e3) if 31 in fixed else "—"]))
     for scheme in SCHEME_ORDER:
         if scheme == FIXED or scheme not in c:
             continue
@@ -107,6 +138,8 @@ def fig3_table(run: dict, suffix: str = "") -> Table:
     table.notes.append("Targets: each flexible scheme >= 2.4x at M = 31 with M* <= 5; flex_tiles: "
                        "t(31)/t(3) <= 4 and <= 2 ms at M = 31. fixed_graph is the fixed scheme's "
                        "launches as one CUDA Graph: its row separates launch overhead from re-reads.")
+    if words := lock_against_fixed(c):
+        table.notes.append(words)
     return table
 
 
@@ -117,8 +150,10 @@ def launch_chain_table(run: dict, suffix: str = "") -> Table:
         key=f"iir2d_launch_chain{suffix}",
         title="Seed 004: what the fixed scheme's time is made of",
         caption=("The fixed scheme launches H + W - 1 kernels. The empty chain is the same launches "
-                 "doing nothing: the floor set by launch overhead alone; a graph lowers it."),
-        columns=[Column("shape"), Column("launches", numeric=True), Column("empty chain", "ms", numeric=True),
+                 "doing nothing: the floor set by launch overhead alone; a graph lowers it. "
+                 f"Run {_run_name(run)}."),
+        columns=[Column("shape"), Column("launches", "kernels", numeric=True),
+                 Column("empty chain", "ms", numeric=True),
                  Column("empty graph", "ms", numeric=True), Column("fixed M = 3", "ms", numeric=True),
                  Column("fixed M = 31", "ms", numeric=True), Column("graph M = 3", "ms", numeric=True),
                  Column("graph M = 31", "ms", numeric=True)])
@@ -160,10 +195,12 @@ def shapes_table(run: dict, suffix: str = "") -> Table | None:
         key=f"iir2d_shapes{suffix}",
         title="Seed 004 beyond Fig. 3: sizes, shapes and coefficient families",
         caption=("Median GPU time per filtering, each scheme; error: the largest max|y - y_ref| / max|y_ref| "
-                 "over the schemes against the f64 oracle (target 1e-5 for sum|b| <= 0.9, M <= 31)."),
+                 "over the schemes against the f64 oracle (target 1e-5 for sum|b| <= 0.9, M <= 31). "
+                 f"Run {_run_name(run)}."),
         columns=[Column("shape"), Column("M", numeric=True), Column("family")]
         + [Column(s, "ms", numeric=True) for s in SCHEME_ORDER]
-        + [Column("fixed / flex_tiles16", "x", numeric=True), Column("max error", numeric=True), Column("verdicts")])
+        + [Column("fixed / flex_tiles16", "×", numeric=True), Column("max error", "rel.", numeric=True),
+           Column("verdicts")])
     for (shape, M, family) in sorted(cases, key=lambda k: (k[0][0] * k[0][1], k[0], k[1], k[2])):
         by = cases[(shape, M, family)]
         cells = [fmt_ms(median_s(by[s]) * 1e3) if s in by else "—" for s in SCHEME_ORDER]

@@ -92,6 +92,8 @@ class StudySection:
     title: str
     page: Path       # the study's section.html
     summary: str     # its first paragraph
+    study: str = ""  # which study (its context's `study`, or the suite of a study suite)
+    run_id: str = ""  # the run folder the section was written from
 
 
 def _study_section(study: StudySection, out_dir: Path) -> str:
@@ -130,6 +132,8 @@ def write_index(out_dir: Path, runs: Sequence[Run], sections: list[tuple[str, li
                 body.append(_table_section(item, table_files[item.key], out_dir))
             elif isinstance(item, StudySection):
                 body.append(_study_section(item, out_dir))
+            elif isinstance(item, str):
+                body.append(f"<p>{html.escape(item)}</p>")
             else:
                 body.append(_figure_section(item, out_dir))
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

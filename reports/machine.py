@@ -145,11 +145,13 @@ def build_machine_report(results_root: Path, machine: str, out_root: Path) -> Pa
             lines = Path(md).read_text(encoding="utf-8").splitlines()
             title = lines[0].lstrip("# ").strip() if lines else run_dir.name
             summary = next((line for line in lines[1:] if line.strip()), "")
-            studies.append(StudySection(f"{title} ({run_dir.name})", section_dir / "section.html", summary))
+            context = (_header(run_dir) or {}).get("context", {})
+            studies.append(StudySection(f"{title} ({run_dir.name})", section_dir / "section.html", summary,
+                                        str(context.get("study") or context.get("suite") or ""), run_dir.name))
         command = f"python -m reports.machine {machine}"
         if selected.runs:
             runs = load_runs([str(p) for p in selected.runs])
-            build_report(runs, staging, command, studies=studies)
+            build_report(runs, staging, command, studies=studies, chapter=True)
         else:
             _studies_only_page(staging, machine, studies)
         if out.exists():

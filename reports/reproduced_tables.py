@@ -106,8 +106,15 @@ def merge_run_reasons(reasons: list[tuple[Run, str]], suite_hint: str) -> str:
     return "; ".join(f"{', '.join(labels)}: {why}" for why, labels in by_reason.items())
 
 
-def _runs_caption(runs: Sequence[Run]) -> str:
-    return ", ".join(f"{r.label} ({r.context.get('suite', '?')}, {r.context.get('date', '?')})" for r in runs)
+# Seed 002's two GPU prefilters and ours: a line copied to a local array, or walked in place.
+SEED_ALGORITHM = {"gpu_naive_temp": "temp array", "gpu_naive": "step"}
+SEED_VARIANTS = "ours gpu_naive_temp (temp array) and gpu_naive (step), one thread per line on one card"
+
+
+def _algorithm_label(rec: Record, preferred_mode: str) -> str:
+    """The implementation, with the seed's name for the variant it reproduces."""
+    label = impl_label(rec, preferred_mode)
+    return f"{label} ({SEED_ALGORITHM[rec.impl]})" if rec.impl in SEED_ALGORITHM else label
 
 
 # --- Ruijters & Thévenaz Table 1: 3-D prefilter, x/y/z/total --------------------------------
@@ -117,15 +124,15 @@ def ruijters_table1(runs: Sequence[Run]) -> Table:
     table = Table(
         key="ruijters_table1",
         title="Ruijters & Thévenaz Table 1 — 3-D prefilter time per direction (ms)",
-        caption=("One scalar volume (C = 1, one field), prefilter only. x is the contiguous "
-                 "direction = our LAST axis (C order): x = axis 2, y = axis 1, z = axis 0. "
-                 "Ours: median over n repetitions of each phase; 'total' is the median of the whole "
-                 "prefilter phase (not the sum of the per-axis medians). Boundary mode `half` "
-                 "(Ruijters' clamp) where recorded, otherwise the mode shown. IQR of the total. "
-                 f"{SPREAD_CAPTION} Published rows: {s['hardware']}. Runs: {_runs_caption(runs)}."),
+        caption=("One scalar volume (C = 1, one field), prefilter only. x is the contiguous direction = our "
+                 "LAST axis (C order): x = axis 2, y = axis 1, z = axis 0. Ours: medians over n repetitions; "
+                 "'total' is the median of the whole prefilter (not the sum of the per-axis medians), with its "
+                 f"IQR. Temp array and step: the seed's two GPU variants, {SEED_VARIANTS}. "
+                 f"Published rows: {s['hardware']}."),
         columns=[Column("source"), Column("algorithm"), Column("size (x·y·z)"),
                  Column("x", "ms", True), Column("y", "ms", True), Column("z", "ms", True),
                  Column("total", "ms", True), Column("IQR", "ms", True), Column("n", "", True)])
+    table.notes += [SPREAD_CAPTION, "Boundary mode `half` (Ruijters' clamp) where recorded, otherwise the mode shown."]
     axis_note_needed = False
     sizes: list[tuple[int, ...]] = []
     for row in s["rows"]:
@@ -147,7 +154,7 @@ def ruijters_table1(runs: Sequence[Run]) -> Table:
             axes = [timing.axis_seconds(rec, a) for a in (2, 1, 0)]
             if any(a is None for a in axes):
                 axis_note_needed = True
-            return [source_label(run, rec), impl_label(rec, "half"), label,
+            return [source_label(run, rec), _algorithm_label(rec, "half"), label,
                     *(fmt_ms(a * MS) if a is not None else "—" for a in axes),
                     fmt_ms(rec.phase_median("prefilter") * MS),
                     _spread_cell(table, run, rec, "prefilter", MS, f"{label} total"), str(rec.repetitions)]
@@ -170,15 +177,16 @@ def ruijters_table2(runs: Sequence[Run]) -> Table:
     table = Table(
         key="ruijters_table2",
         title="Ruijters & Thévenaz Table 2 — RGB video frame prefilter time per frame (ms)",
-        caption=("2-D frames with colour channels prefiltered together (ours: C = 4, RGB padded to "
-                 "float4). x is the contiguous direction = our LAST axis: x = axis 1, y = axis 0. "
-                 "Ours: a batch of F frames per repetition; per-frame time = median over n repetitions "
-                 f"of the batch time, divided by F; IQR of the total. {SPREAD_CAPTION} Published: mean over "
-                 f"{s['frames']} frames on {s['hardware']}. Runs: {_runs_caption(runs)}."),
+        caption=("2-D frames with colour channels prefiltered together (ours: C = 4, RGB padded to float4). x is "
+                 "the contiguous direction = our LAST axis: x = axis 1, y = axis 0. Ours: a batch of F frames per "
+                 "repetition; per-frame time = median over n repetitions of the batch time / F, with the IQR of the "
+                 f"total. Temp array and step: {SEED_VARIANTS}. Published: mean over {s['frames']} frames on "
+                 f"{s['hardware']}."),
         columns=[Column("source"), Column("algorithm"), Column("size (x·y)"),
                  Column("x", "ms/frame", True), Column("y", "ms/frame", True),
                  Column("total", "ms/frame", True), Column("IQR", "ms/frame", True), Column("F", "", True),
                  Column("n", "", True)])
+    table.notes.append(SPREAD_CAPTION)
     axis_note_needed = False
     sizes: list[tuple[int, ...]] = []
     for row in s["rows"]:
@@ -201,7 +209,7 @@ def ruijters_table2(runs: Sequence[Run]) -> Table:
             axes = [timing.axis_seconds(rec, a) for a in (1, 0)]
             if any(a is None for a in axes):
                 axis_note_needed = True
-            return [source_label(run, rec), impl_label(rec, "half"), label,
+            return [source_label(run, rec), _algorithm_label(rec, "half"), label,
                     *(fmt_ms(a * per_frame) if a is not None else "—" for a in axes),
                     fmt_ms(rec.phase_median("prefilter") * per_frame),
                     _spread_cell(table, run, rec, "prefilter", per_frame, f"{label} total"), str(rec.fields),
@@ -231,23 +239,24 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
     table = Table(
         key="thesis_table1",
         title="Thesis Table 1 — 4-D cubic B-spline lookups, CPU vs GPU (ms)",
-        caption=("Lookup: one batch of lookups (GPU: the per-repetition sum of query upload + evaluate + "
-                 "download, from and to the pipeline's pinned buffers; CPU: evaluate), median over n repetitions "
-                 "with the interquartile range in brackets. With setup: the whole prepare + evaluate cycle as the "
-                 "caller sees it, from its host arrays to its results (the lookup plus upload + prefilter + bind; "
-                 "for the GPU also host_staging, the copies between the caller's pageable arrays and the pinned "
-                 "buffers, recorded as one phase per cycle), the time of a caller who looks up a new table once: "
-                 "the published small-batch rows (GPU slower at 64^4/64^2) depend on it. CPU column: cpu_sse (the thesis' CPU code is SSE, "
-                 "one core), else the first of cpu_scalar, cpu_simd present. Speed-ups within one run (same "
-                 "machine). Error: max |s − s_ref| / max|f| of the GPU row against the f64 oracle. GPU rows whose "
-                 "evaluation is the same (same arithmetic, lookup medians within each other's interquartile range) "
-                 f"are folded into one, named together. {SPREAD_CAPTION} Published: {s['hardware']}. "
-                 f"Runs: {_runs_caption(runs)}."),
+        caption=("Lookup: one batch of lookups, median over n repetitions with the interquartile range in "
+                 "brackets. With setup: the whole prepare + evaluate cycle as the caller sees it, from its host "
+                 "arrays to its results. CPU column: cpu_sse (the thesis' CPU code is SSE, one core), else the first "
+                 "of cpu_scalar, cpu_simd present. Speed-ups within one run. Error: max |s − s_ref| / max|f| of the "
+                 f"GPU row against the f64 oracle. Published: {s['hardware']}."),
         columns=[Column("source"), Column("grid"), Column("queries"), Column("CPU"),
                  Column("CPU lookup", "ms", True), Column("CPU with setup", "ms", True), Column("GPU"),
                  Column("GPU lookup", "ms", True), Column("GPU with setup", "ms", True),
                  Column("speed-up", "×", True), Column("speed-up with setup", "×", True),
                  Column("GPU error", "", True), Column("n", "", True)])
+    table.notes += [
+        "GPU lookup: the per-repetition sum of query upload + evaluate + download, from and to the pipeline's "
+        "pinned buffers; CPU lookup: evaluate. With setup adds upload + prefilter + bind and, for the GPU, "
+        "host_staging (the copies between the caller's pageable arrays and the pinned buffers, one phase per "
+        "cycle): the time of a caller who looks up a new table once; the published small-batch rows (GPU slower "
+        "at 64^4/64^2) depend on it.",
+        "GPU rows whose evaluation is the same (same arithmetic, lookup medians within each other's interquartile "
+        "range) are folded into one, named together.", SPREAD_CAPTION]
     names = _impl_names(runs)
     registry = implementations.for_runs(runs)
     gpu_impls = [n for n in names if registry.device(n) == "gpu"]
@@ -374,9 +383,10 @@ def reconstruction_speed_table(runs: Sequence[Run]) -> Table:
         caption=("Cubic B-spline lookups per second in one 3-D scalar volume. Ours: queries / median "
                  "evaluate time (kernel only, transfers excluded), the largest batch recorded per "
                  "implementation; n repetitions; IQR: the rates at the quartiles of the evaluate times. "
-                 f"{SPREAD_CAPTION} Published: {s['hardware']}. Runs: {_runs_caption(runs)}."),
+                 f"Published: {s['hardware']}."),
         columns=[Column("source"), Column("method"), Column("size"), Column("queries", "", True),
                  Column("lookups/s", "", True), Column("IQR", "lookups/s", True), Column("n", "", True)])
+    table.notes.append(SPREAD_CAPTION)
     for r in s["rows"]:
         table.add(Row([_seed_label(s, r["device"]), r["method"], label, "—", fmt_rate(r["lookups_per_s"]), "—",
                        "—"], "seed"))

@@ -96,16 +96,10 @@ def peer_speedup_table(runs: Sequence[Run]) -> Table:
         key="peer_speedup",
         title="Speed-up over the peer library (SciPy for CPU rows, CuPy for GPU rows)",
         caption=("Peer time divided by ours, same case and run: > 1 means faster than the library a user would "
-                 "otherwise call. Kernel times, no transfers on either side: prefilter = the prefilter phase, "
-                 "evaluate = the evaluate phase (the lookups alone). End to end = one prepare + evaluate cycle "
-                 "from the caller's host arrays to host results, the per-repetition sum of the phases the record "
-                 "has among host_staging, upload, prefilter, bind, bound_stats, query_upload, evaluate, download "
-                 "(the notes say which each side has and what is in them); the setup is inside because our GPU "
-                 "staging of samples, coordinates and values is one phase per cycle. Medians over each record's "
-                 "repetitions (NOISY: they are bimodal or spread over more than a quarter of the median, notes say "
-                 "why); threads as recorded (SciPy runs one). Only cases the peer completed and took "
-                 ">= 1 ms on end to end (shorter ones time the call, not the work); the peer's own failed "
-                 "verdicts (known defects) are shown but marked."),
+                 "otherwise call. Kernel times without transfers: prefilter and evaluate phases. End to end: one "
+                 "prepare + evaluate cycle from the caller's host arrays to host results. Medians over each "
+                 "record's repetitions; threads as recorded (SciPy runs one). Only cases the peer completed and "
+                 "took >= 1 ms on end to end; the peer's own failed verdicts are shown but marked."),
         columns=[Column("run"), Column("case"), Column("implementation"), Column("peer"),
                  Column("peer prefilter", "ms", True), Column("prefilter", "ms", True),
                  Column("prefilter speed-up", "×", True), Column("peer evaluate", "ms", True),
@@ -116,6 +110,12 @@ def peer_speedup_table(runs: Sequence[Run]) -> Table:
     order = {name: i for i, name in enumerate(registry.names)}
     sides: set[str] = set()
     unknown: dict[str, set[str]] = {}
+    table.notes.append(
+        "End to end is the per-repetition sum of the phases the record has among host_staging, upload, prefilter, "
+        "bind, bound_stats, query_upload, evaluate, download (the notes below say which each side has); the setup "
+        "is inside because our GPU staging of samples, coordinates and values is one phase per cycle. Cases "
+        "shorter than 1 ms end to end time the call, not the work. NOISY: the repetitions are bimodal or spread "
+        "over more than a quarter of the median (notes say why).")
     for run in runs:
         peers_by_case: dict[tuple, dict[str, Record]] = {}
         for rec in run.records:

@@ -58,7 +58,10 @@ def test_fig3_table_has_the_seed_beside_ours():
     seed = t.data_rows("seed")
     assert len(seed) == 1 and seed[0].cells[2] == "5" and seed[0].cells[3] == "2.4"
     ours = {r.cells[0]: r.cells for r in t.data_rows("ours")}
-    assert set(ours) == {"fixed_graph", "flex_locks", "flex_tiles"}
+    assert set(ours) == {"fixed", "fixed_graph", "flex_locks", "flex_tiles"}
+    assert ours["fixed"][3] == "1.00"  # the reference row every ratio is taken against
+    # flex_locks (10 + 0.5 M) is slower than fixed (12 + 0.1 M) above M = 5: said in words.
+    assert any("lock scheme (flex_locks) is slower than the fixed scheme at M =" in n for n in t.notes)
     # flex_locks: 10 + 0.5 M <= 12 + 0.1 M up to M = 5, so M* = 5; 25.5 / 15.1 at 31.
     assert ours["flex_locks"][2] == "5"
     assert ours["flex_locks"][3] == f"{25.5 / 15.1:.2f}"

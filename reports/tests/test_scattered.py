@@ -50,13 +50,14 @@ def synthetic_runs():
 def test_table2_has_seed_rows_and_ours_per_fraction():
     t = scattered.table2(synthetic_runs())
     seed = t.data_rows("seed")
-    assert [r.cells[0] for r in seed] == ["jacobi", "gs8x", "cg"]
-    assert seed[2].cells[3:6] == ["1.404", "0.34", "—"]
+    assert [r.cells[0] for r in seed] == ["jacobi", "gs8x", "cg"] * 3
+    assert [r.cells[3] for r in seed] == ["20"] * 3 + ["30"] * 3 + ["50"] * 3
+    assert seed[2].cells[4:8] == ["1.404", "—", "0.34", "—"]
     ours = t.data_rows("ours")
     assert {r.cells[0] for r in ours} == {"jacobi", "gs8x", "cg"}
-    cg = next(r for r in ours if r.cells[0] == "cg")
-    # time = assembly (0.04) + 100 iterations (0.5); RMS_g at 100 and converged.
-    assert cg.cells[3:6] == ["0.54", "15", "10"]
+    cg = next(r for r in ours if r.cells[0] == "cg" and r.cells[3] == "20")
+    # Whole run on the host = assembly (0.04) + 100 iterations (0.5); no device time; RMS_g at 100 and converged.
+    assert cg.cells[4:8] == ["0.54", "—", "15", "10"]
     assert "Bridge" in cg.cells[1]
     assert any(r.kind == "missing" and "GPU" in r.cells[0] for r in t.rows)
     assert "Table 2" in render_markdown(t)
@@ -151,7 +152,7 @@ def test_gpu_records_time_the_device_assembly_and_seed_iterations():
                      phases=_phases(device_seed_iterations=0.2, solve=0.2)))
     t2 = scattered.table2(runs)
     gpu = next(r for r in t2.data_rows("ours") if r.cells[0] == "gpu_cg_gather")
-    assert gpu.cells[3] == "0.004"  # the device time, not a CPU assembly added to it
+    assert gpu.cells[5] == "0.004"  # the device-only time, not a CPU assembly added to it
     assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t2.rows)
     t4 = scattered.table4(runs)
     row = next(r for r in t4.data_rows("ours") if r.cells[0].startswith("gpu_mg_seed"))
@@ -168,9 +169,13 @@ def test_gpu_rows_on_the_cpu_system_add_the_device_assembly_of_the_same_case():
         recs.append(_rec("gpu_sgs_mc", f, device="gpu", assembly="cpu",
                          phases=_phases(device_seed_iterations=0.004, solve=0.02, solve_seed_iterations=0.3)))
     t2 = scattered.table2(runs)
-    row = next(r for r in t2.data_rows("ours") if r.cells[0] == "gpu_sgs_mc")
-    assert row.cells[3] == "0.0045 †"  # 4 ms of iterations + the atomic assembly's 0.5 ms
-    assert row.cells[6] == "0.004 (no assembly)"  # no device assembly of the 30 % case to add
+    row20, row30 = (next(r for r in t2.data_rows("ours") if r.cells[0] == "gpu_sgs_mc" and r.cells[3] == pct)
+                    for pct in ("20", "30"))
+    assert row20.cells[5] == "0.0045 †"  # 4 ms of iterations + the atomic assembly's 0.5 ms
+    assert row30.cells[5] == "0.004 (no assembly)"  # no device assembly of the 30 % case to add
+    # The whole run on the host's clock stands beside it: the seed's count (0.3 s; this record has no
+    # CPU assembly phases).
+    assert row20.cells[4] == "0.3"
     assert any(n.startswith("† ") for n in t2.notes)
 
 

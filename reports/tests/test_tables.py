@@ -57,7 +57,7 @@ def test_ruijters_table1_ours_maps_x_to_last_axis(gpu_run):
     """x is Ruijters' contiguous axis = our last axis (axis 2 in 3-D)."""
     table = ruijters_table1([gpu_run])
     raw = raw_find(GPU_RUN, impl="gpu_naive", shape=[300, 512, 512], queries=0)
-    row, = rows_where(table, "ours", algorithm="gpu_naive", **{"size (x·y·z)": "512^2×300"})
+    row, = rows_where(table, "ours", algorithm="gpu_naive (step)", **{"size (x·y·z)": "512^2×300"})
     for title, axis in (("x", 2), ("y", 1), ("z", 0)):
         expected = statistics.median(raw["phases"][f"prefilter_axis{axis}"]["samples"]) * 1e3
         assert cell(table, row, title) == fmt_ms(expected)
@@ -193,11 +193,14 @@ def test_renderers_agree_on_the_numbers(make, merged_runs):
     assert len(table_lines) == len(table.rows) + 2
     widths = {len(re.split(r"(?<!\\)\|", l)) - 2 for l in table_lines}
     assert widths == {len(table.columns)}
-    # LaTeX: booktabs rules, one row per table row, only ASCII (compiles with pdflatex).
+    # LaTeX: booktabs rules, one line per row with numbers (rows without them go to the
+    # notes below the table), only ASCII (compiles with pdflatex).
     assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex
     assert tex.isascii(), [c for c in tex if not c.isascii()][:5]
-    body = tex.split("\\midrule", 1)[1].split("\\bottomrule")[0]
-    assert body.count("\\\\") == len(table.rows)
+    body, notes = tex.split("\\endfoot", 1)[1].split("\\end{longtable}")
+    data_rows = [r for r in table.rows if r.kind in ("seed", "ours")]
+    assert body.count("\\\\") - body.count("\\multicolumn") == len(data_rows)
+    assert notes.count("Not measured:") == len(table.data_rows("missing"))
     # HTML: balanced tags, one <tr> per row plus the header.
     parser = _TagBalance()
     parser.feed(html)
@@ -274,7 +277,7 @@ def test_iqr_columns_are_the_raw_quartiles(gpu_run):
     table = ruijters_table1([gpu_run])
     raw = raw_find(GPU_RUN, impl="gpu_naive", shape=[300, 512, 512], queries=0)
     q1, q3 = np.percentile(raw["phases"]["prefilter"]["samples"], [25, 75]) * 1e3
-    row, = rows_where(table, "ours", algorithm="gpu_naive", **{"size (x·y·z)": "512^2×300"})
+    row, = rows_where(table, "ours", algorithm="gpu_naive (step)", **{"size (x·y·z)": "512^2×300"})
     assert cell(table, row, "IQR") == fmt_range(q1, q3)
     thesis = thesis_table1([gpu_run])
     gpu = raw_find(GPU_RUN, impl="gpu_texture", shape=[32] * 4, queries=32 ** 4)
