@@ -121,8 +121,11 @@ INSTANTIATE_TEST_SUITE_P(Registry, SolverConformance, ::testing::ValuesIn(confor
 
 TEST(ScatteredHarness, BlocksAreJudgedAgainstTheWholeGrid) {
   // The seed's 1 % criterion holds for blocks of some size: 12^3 (+3 of padding) here;
-  // 6^3 blocks of a 12^3 volume, or 64^2 of a 128^2 image, change RMS_g by 2-4 %.
-  auto run = prepare(one_problem_suite("mg_pcg", json::array({24, 24, 24}), {{"blocks", {"2x2x2"}}, {"condition_steps", 0}}));
+  // 6^3 blocks of a 12^3 volume, or 64^2 of a 128^2 image, change RMS_g by 2-4 %. The
+  // oracle is f64 PCG to relres 1e-12 (oracle_direct_max 1): an LDL^T factor of the
+  // 24^3 normal equations took three quarters of this test's minute.
+  auto run = prepare(one_problem_suite("mg_pcg", json::array({24, 24, 24}),
+                                          {{"blocks", {"2x2x2"}}, {"condition_steps", 0}, {"oracle_direct_max", 1}}));
   ASSERT_EQ(run->cases().size(), 3u);
   EXPECT_EQ(run->cases()[2].id, run->cases()[1].id + "/blocks2x2x2");
   Silent quiet;
@@ -142,6 +145,33 @@ TEST(ScatteredHarness, TheOracleIsComputedOncePerProblem) {
   const rn::RunSummary summary = rn::run_cases(*run, nullptr, {}, quiet);
   EXPECT_TRUE(summary.ok()) << summary.line();
   EXPECT_EQ(summary.passed, 4u);
+}
+
+TEST(ScatteredHarness, TheOracleRunsOnlyWhereASolverOfTheRunCanRun) {
+  // A problem only a GPU solver works on: on a machine without a device its oracle record
+  // is skipped unsolved (it would judge nothing); with a device it runs and judges.
+  const sc::SolverInfo* gpu = sc::find_solver("gpu_cg");
+  ASSERT_NE(gpu, nullptr);
+  const bool gpu_here = sc::solver_unavailable_reason(*gpu).empty();
+  auto run = prepare(one_problem_suite("gpu_cg", json::array({17, 15})));
+  ASSERT_EQ(run->cases().size(), 2u);
+  ASSERT_EQ(run->cases()[0].impl, "reference");
+  EXPECT_EQ(run->cases()[0].will_run, gpu_here);
+  Silent quiet;
+  const rn::RunSummary summary = rn::run_cases(*run, nullptr, {}, quiet);
+  const json& oracle = summary.records[0];
+  if (gpu_here) {
+    EXPECT_EQ(oracle["status"], "ok") << oracle.dump();
+    EXPECT_EQ(summary.records[1]["verdict"], "pass") << summary.records[1].dump();
+  } else {
+    EXPECT_EQ(oracle["status"], "skipped");
+    EXPECT_NE(oracle["message"].get<std::string>().find("not needed"), std::string::npos) << oracle.dump();
+    EXPECT_FALSE(oracle["phases"].contains("solve")) << oracle.dump();
+  }
+  // A CPU solver on the same problem needs the oracle wherever it runs.
+  auto mixed = prepare(one_problem_suite("cg", json::array({17, 15}), {{"solvers", {"cg", "gpu_cg"}}}));
+  ASSERT_EQ(mixed->cases().size(), 3u);
+  EXPECT_TRUE(mixed->cases()[0].will_run);
 }
 
 TEST(ScatteredHarness, ImplAndFilterNarrowTheCases) {

@@ -253,7 +253,7 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
     if (s.contains("stationary_max_iterations"))
       p.stationary_max_iterations =
           bounded_int(s["stationary_max_iterations"], w, "stationary_max_iterations", 0, 10000000);
-    if (s.contains("seed_iterations")) p.seed_iterations = bounded_int(s["seed_iterations"], w, "seed_iterations", 1, 10000000);
+    if (s.contains("seed_iterations")) p.seed_iterations = bounded_int(s["seed_iterations"], w, "seed_iterations", 0, 10000000);
     if (s.contains("mg")) {
       if (!s["mg"].is_array() || s["mg"].size() != 9)
         throw Error(w.at("mg") + ": wants 9 numbers: N N0 N1 N2 M M0 M1 M2 P");

@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "scattered_suite.hpp"
@@ -178,6 +179,16 @@ class ScatteredRun final : public runner::SystemRun {
       pc.will_run = !info || solver_unavailable_reason(*info).empty();
       cases_.push_back(std::move(pc));
     }
+    // The oracle record of a problem on which no solver can run here (the GPU solvers'
+    // problems on a machine without a GPU) judges nothing; its f64 solve is left out.
+    std::set<std::string> judged;
+    for (std::size_t i = 0; i < plan_.cases.size(); ++i)
+      if (find_solver(plan_.cases[i].solver) && cases_[i].will_run) judged.insert(plan_.cases[i].problem_key());
+    for (std::size_t i = 0; i < plan_.cases.size(); ++i)
+      if (!find_solver(plan_.cases[i].solver) && !judged.count(plan_.cases[i].problem_key())) {
+        cases_[i].will_run = false;
+        unjudged_.insert(i);
+      }
   }
 
   const std::string& suite() const override { return plan_.suite; }
@@ -213,6 +224,12 @@ class ScatteredRun final : public runner::SystemRun {
     const ScatteredCase& c = plan_.cases.at(index);
     json rec = envelope(c);
     const SolverInfo* info = find_solver(c.solver);
+    if (unjudged_.count(index)) {
+      rec["status"] = "skipped";
+      rec["message"] = "not needed: no solver of this run can run on this problem here, so the oracle judges nothing";
+      if (kind) *kind = runner::SkipKind::unavailable;
+      return rec;
+    }
     if (info) {
       if (const std::string why = solver_unavailable_reason(*info); !why.empty()) {
         rec["status"] = "skipped";
@@ -571,7 +588,7 @@ class ScatteredRun final : public runner::SystemRun {
     IterationControl tol_control;
     tol_control.tolerance = c.params.tolerance;
     tol_control.max_iterations = control.max_iterations;
-    const bool seed_count = !(info.family == "multigrid" && !info.fixed_schedule);
+    const bool seed_count = c.params.seed_iterations > 0 && !(info.family == "multigrid" && !info.fixed_schedule);
     // The device's time of one solve from the samples counts the preparation's device
     // work (sort, F^T f, levels) with each solve's, as a single solve would.
     const auto device_time = [&](const PhaseTimes& solve_phases) {
@@ -746,6 +763,7 @@ class ScatteredRun final : public runner::SystemRun {
 
   ScatteredPlan plan_;
   std::vector<runner::PlannedCase> cases_;
+  std::set<std::size_t> unjudged_;  // oracle cases of problems no solver here runs on
   json options_;
   fs::path run_dir_;
   std::unique_ptr<ProblemState> state_;
