@@ -21,10 +21,11 @@ from .errors import ReportError
 from .loader import Run
 from .index_page import StudySection
 from .plots.style import Figure, Skipped
-from .render_latex import PACKAGES, latex_escape
+from .render_latex import PACKAGES, breakable, latex_escape
 from .table_model import Table
 
 OVERFULL_LIMIT_PT = 10.0
+AUX_SUFFIXES = (".aux", ".lot", ".lof", ".out", ".toc")
 TEX_PACKAGES = ("Debian: texlive-latex-base texlive-latex-recommended lmodern "
                 "(./run_all.sh report installs them)")
 PREAMBLE = r"""\documentclass[a4paper,11pt]{report}
@@ -63,7 +64,8 @@ def _figure(figure: Figure, out_dir: Path, provenance: str) -> list[str]:
     long = " ".join(t for t in (figure.title + ".", figure.caption, provenance) if t)
     return ["\\begin{figure}[H]", "\\centering",
             f"\\includegraphics[width=\\linewidth,height=0.72\\textheight,keepaspectratio]{{{rel}}}",
-            f"\\caption[{latex_escape(figure.short_caption)}]{{{latex_escape(long)}}}\\label{{fig:{figure.stem}}}",
+            f"\\caption[{breakable(latex_escape(figure.short_caption))}]{{{breakable(latex_escape(long))}}}"
+            f"\\label{{fig:{figure.stem}}}",
             "\\end{figure}"]
 
 
@@ -77,19 +79,20 @@ def chapter_source(out_dir: Path, title: str, intro: Sequence[str], parts: Seque
         lines.append(f"\\section{{{latex_escape(part.heading)}}}")
         for item in part.items:
             if isinstance(item, str):
-                lines.append(latex_escape(item) + "\n")
+                lines.append(breakable(latex_escape(item)) + "\n")
             elif isinstance(item, Table):
                 lines.append(f"\\input{{tables/{item.key}}}")
             elif isinstance(item, Figure):
                 lines += _figure(item, out_dir, figure_runs.get(item.stem, ""))
             elif isinstance(item, Skipped):
-                lines.append(f"\\paragraph{{{latex_escape(item.title)}}} Not drawn: {latex_escape(item.reason)}\n")
+                lines.append(f"\\paragraph{{{latex_escape(item.title)}}} Not drawn: {breakable(latex_escape(item.reason))}\n")
             elif isinstance(item, StudySection):
                 page = Path(item.page)
                 where = page.parent.resolve().relative_to(out_dir.resolve()).as_posix() \
                     if page.is_absolute() or page.exists() else str(page.parent)
-                lines.append(f"\\paragraph{{{latex_escape(item.title)}}} {latex_escape(item.summary)} "
-                             f"(Its own section, with figures and tables: \\texttt{{{latex_escape(where)}}}.)\n")
+                lines.append(f"\\paragraph{{{latex_escape(item.title)}}} {breakable(latex_escape(item.summary))} "
+                             f"(Its own section, with figures and tables: "
+                             f"\\texttt{{{breakable(latex_escape(where))}}}.)\n")
         lines.append("\\clearpage")
     lines.append("\\end{document}")
     return "\n".join(lines) + "\n"
@@ -105,7 +108,7 @@ def log_problems(log: str, limit_pt: float = OVERFULL_LIMIT_PT) -> list[str]:
     current_file = ""
     lines = log.splitlines()
     for n, line in enumerate(lines):
-        for name in re.findall(r"\(\./([^\s()]+\.tex)", line):
+        for name in re.findall(r"\(\./([^\s()]+\.(?:tex|lof|lot|toc))", line):
             current_file = name
         if line.startswith("! "):
             problems.append(f"LaTeX error: {line[2:]} " + " ".join(l.strip() for l in lines[n + 1:n + 3]))
@@ -123,6 +126,9 @@ def compile_chapter(tex: Path, limit_pt: float = OVERFULL_LIMIT_PT) -> Path:
         raise ReportError(f"pdflatex not found: the chapter needs {TEX_PACKAGES}")
     tex = Path(tex)
     log = tex.with_suffix(".log")
+    # A failed build's lists would be read back by the first pass: start from none.
+    for suffix in AUX_SUFFIXES:
+        tex.with_suffix(suffix).unlink(missing_ok=True)
     for _ in range(2):
         done = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", tex.name],
                               cwd=tex.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -132,6 +138,6 @@ def compile_chapter(tex: Path, limit_pt: float = OVERFULL_LIMIT_PT) -> Path:
         if done.returncode != 0 or problems:
             said = "; ".join(problems[:8]) or done.stdout[-1500:]
             raise ReportError(f"{tex}: pdflatex failed (exit {done.returncode}): {said} (log: {log})")
-    for suffix in (".aux", ".lot", ".lof", ".out", ".toc"):
+    for suffix in AUX_SUFFIXES:
         tex.with_suffix(suffix).unlink(missing_ok=True)
     return tex.with_suffix(".pdf")
