@@ -112,7 +112,7 @@ def test_judge_writes_verdict_and_trend_into_the_report(machine_root, capsys):
     assert (report / "plots" / "trend.png").stat().st_size > 10_000
     index = (report / "index.html").read_text()
     assert "Regression gate" in index and "SLOWER" in index and "plots/trend.png" in index
-    assert index.index("Regression gate") < index.index("Reproduced tables")
+    assert index.index("Regression gate") < index.index("Reproduction status")
     assert (report / "tables" / "regression_verdict.md").exists()
 
 
