@@ -10,6 +10,7 @@ commit, machine, date), and the refusals that keep a report honest about them:
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -66,9 +67,12 @@ def without_test_entries(runs: Sequence[Run]) -> list[Run]:
                                    if not (isinstance(e, dict) and _is_test_only(e.get("name")))]
         system = {op: [r for r in recs if not (_is_test_only(r.get("impl")) or _is_test_only(r.get("solver")))]
                   for op, recs in run.system_records.items()}
-        out.append(dataclasses.replace(run, context=context,
-                                       records=[r for r in run.records if not _is_test_only(r.impl)],
-                                       system_records=system))
+        shown = dataclasses.replace(run, context=context,
+                                    records=[copy.copy(r) for r in run.records if not _is_test_only(r.impl)],
+                                    system_records=system)
+        for record in shown.records:  # each record names the run it is shown in (plots look runs up by it)
+            record.run = shown
+        out.append(shown)
     return out
 
 

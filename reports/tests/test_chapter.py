@@ -167,3 +167,16 @@ def test_captions_have_a_short_form_and_one_distinct_paragraph(chapter):
         assert 0 < len(caption) <= 700 and "\n" not in caption, (md.stem, len(caption))
         captions[md.stem] = title + caption
     assert len(set(captions.values())) == len(captions), "two tables share a caption"
+
+
+def test_shown_runs_own_their_records():
+    """The runs a report shows (test-only entries left out) are new Run objects; each of
+    their records names that shown run, so figures that look a record's run up among the
+    shown runs find it (the H200 report failed on its per-axis figure without this)."""
+    runs = load_runs([CPU_RUN, GPU_RUN])
+    shown = provenance.without_test_entries(runs)
+    assert len(shown) == len(runs)
+    for run, original in zip(shown, runs):
+        assert run.records, run.label
+        assert all(record.run is run for record in run.records), run.label
+        assert all(record.run is original for record in original.records), "the loaded runs are left as they were"
