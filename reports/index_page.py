@@ -108,14 +108,17 @@ def _figure_section(figure: Figure | Skipped, out_dir: Path) -> str:
         return (f'<section id="{anchor}"><h3>{html.escape(figure.title)}</h3>'
                 f'<p class="skipped">Not drawn: {html.escape(figure.reason)}</p></section>')
     png, svg = _rel(figure.png, out_dir), _rel(figure.svg, out_dir)
+    links = [("PNG", png), ("SVG", svg)]
+    if getattr(figure, "pdf", None):
+        links.insert(1, ("PDF", _rel(figure.pdf, out_dir)))
+    # The caption (what is shown, the runs and devices) is kept out of the image
+    # (reports/plots/style.py), so the page prints it under the figure.
     return (f'<section id="{anchor}"><h3>{html.escape(figure.title)}</h3><figure>'
-            # The caption (with the device) is drawn into the figure itself, so that a
-            # PNG taken out of the page still says what it shows; here it is alt text.
             f'<a href="{html.escape(png)}"><img src="{html.escape(png)}" '
-            f'alt="{html.escape(figure.title + ". " + figure.caption)}"></a>'
-            f'<figcaption><span class="links"><a href="{html.escape(png)}">PNG</a>'
-            f'<a href="{html.escape(svg)}">SVG</a></span></figcaption>'
-            "</figure></section>")
+            f'alt="{html.escape(figure.title)}"></a>'
+            f'<figcaption>{html.escape(figure.caption)} <span class="links">'
+            + "".join(f'<a href="{html.escape(href)}">{kind}</a>' for kind, href in links)
+            + "</span></figcaption></figure></section>")
 
 
 def write_index(out_dir: Path, runs: Sequence[Run], sections: list[tuple[str, list]],

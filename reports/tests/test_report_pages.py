@@ -60,7 +60,11 @@ def test_cpu_only_report_has_every_table_and_figure(cpu_report):
     for stem in FIGURE_STEMS:
         assert f'id="f-{stem}"' in text
         png = plots / f"{stem}.png"
-        assert png.exists() and (plots / f"{stem}.svg").exists(), stem
+        assert png.exists() and (plots / f"{stem}.svg").exists() and (plots / f"{stem}.pdf").exists(), stem
+        # The caption is printed under the figure (it is not drawn into the image), with its PDF linked.
+        section = text.split(f'id="f-{stem}"', 1)[1].split("</section>", 1)[0]
+        caption = section.split("<figcaption>", 1)[1].split('<span class="links">', 1)[0].strip()
+        assert len(caption) > 40 and f'href="plots/{stem}.pdf"' in section, (stem, caption[:80])
         width, height = _png_size(png)
         # One panel with its legend is 7.2 in wide at 110 dpi (style.panels).
         assert width >= 780 and height >= 400, (stem, width, height)
@@ -69,8 +73,9 @@ def test_cpu_only_report_has_every_table_and_figure(cpu_report):
     tables = cpu_report.parent / "tables"
     written = {p.stem for p in tables.glob("*.tex")} - {"all_tables"}
     assert set(TABLE_KEYS) <= written
-    # all_tables.tex holds every table once (the fixed ones plus "too few sizes" tables).
-    assert (tables / "all_tables.tex").read_text().count("\\toprule") == len(written)
+    # all_tables.tex holds every table once (the fixed ones plus "too few sizes" tables), each
+    # a longtable (whose head repeats its rule on continued pages).
+    assert (tables / "all_tables.tex").read_text().count("\\begin{longtable}") == len(written)
 
 
 def test_merged_report_labels_records_by_machine(merged_report):
@@ -79,11 +84,16 @@ def test_merged_report_labels_records_by_machine(merged_report):
     assert "ci-cpu" in head and "h100" in head and "NVIDIA H100 80GB HBM3" in head
     assert "ours · h100 · NVIDIA H100 80GB HBM3" in text
     assert "ours · ci-cpu · AMD EPYC 7B13" in text
-    svg = (merged_report.parent / "plots" / "speedup_vs_batch_over_cpu_scalar.svg").read_text()
-    # Titled, labelled with units, legend per implementation and machine, device in the caption.
+    stem = "speedup_vs_batch_over_cpu_scalar"
+    svg = (merged_report.parent / "plots" / f"{stem}.svg").read_text()
+    # Titled, labelled with units, legend per implementation and machine in the image; the
+    # devices in the caption printed under it (not drawn into the image).
     for expected in ("Reconstruction speed-up over cpu_scalar", "batch size (queries)", "speed-up over cpu_scalar",
-                     "gpu_texture @ h100", "cpu_simd @ ci-cpu", "NVIDIA H100 80GB HBM3"):
+                     "gpu_texture @ h100", "cpu_simd @ ci-cpu"):
         assert expected in svg, expected
+    assert "NVIDIA H100 80GB HBM3" not in svg
+    caption = text.split(f'id="f-{stem}"', 1)[1].split("<figcaption>", 1)[1].split("</figcaption>", 1)[0]
+    assert "NVIDIA H100 80GB HBM3" in caption and "AMD EPYC 7B13" in caption, caption[:200]
 
 
 def test_accuracy_plot_draws_tolerances(merged_report):
