@@ -119,7 +119,8 @@ if [ "$action" = test ]; then
     { cat "$build_dir-cmake4/configure.log" >&2; echo "CMake 4 could not configure the project" >&2; exit 1; }
   tests/cmake/ctest_compat/check.sh "$venv/bin" "$build_dir-cmake4/ctest_compat"
   log "Python tests (pytest)"
-  SPLINEBENCH_BIN="$bin" "$venv/bin/python" -m pytest -q tests/python reports/tests
+  # One worker per core, each test file on one worker (its module fixtures run once).
+  SPLINEBENCH_BIN="$bin" "$venv/bin/python" -m pytest -q -n "$jobs" --dist loadfile tests/python reports/tests
   log "all tests passed"
   exit 0
 fi
