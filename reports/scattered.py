@@ -133,7 +133,7 @@ def _rms_final(r: dict) -> str:
 
 
 def _on_gpu(r: dict) -> bool:
-    # Runs before the driver named the device of its GPU solvers say "cpu" for them.
+    # Runs from before records named the device of the GPU solvers say "cpu" for them.
     return "gpu" in str(r.get("device")) or str(r.get("solver", "")).startswith("gpu_")
 
 
@@ -369,10 +369,10 @@ def table9(runs) -> Table:
                    _num(r.get("unblocked_rms_g")),
                    "—" if r.get("solve_status") == "diverged" else _num(ch * 100 if ch is not None else None)]))
     if not t.data_rows("ours"):
-        t.add(Row(["(ours)"], kind="missing", note="no blocked records in these runs (driver --blocks)"))
+        t.add(Row(["(ours)"], kind="missing", note="no blocked records in these runs (a scattered suite's `blocks` key, e.g. the scattered suite's volume256 sweep)"))
     if not any(_on_gpu(r) for r in blocked):
-        t.add(Row(["GPU"], kind="missing", note=NO_GPU + "; driver --blocks with gpu_cg_matrix_free, gpu_mg_seed or "
-                  "gpu_mg_pcg (also under --no-cpu-system)"))
+        t.add(Row(["GPU"], kind="missing", note=NO_GPU + "; a suite's `blocks` key with gpu_cg_matrix_free, gpu_mg_seed or "
+                  "gpu_mg_pcg (also with `cpu_system` false)"))
     return t
 
 

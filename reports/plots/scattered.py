@@ -139,7 +139,7 @@ def plot_mg_sweep(runs, out_dir) -> Figure | Skipped:
     sweeps = {key: mg_sweep_points(pts, key) for key in ("N", "P")}
     if all(len(v) < 2 for v in sweeps.values()):
         return Skipped(stem, title, "no mg_seed records at two or more values of N or P with the other "
-                       "parameters held (driver --mg)")
+                       "parameters held (a scattered suite's `mg` key)")
     fig = style.new_figure(10.5, 6.4)
     axes = fig.subplots(2, 2, sharex="col", squeeze=False)
     look = {"color": style.colour("mg_seed"), "marker": style.marker("mg_seed")}
@@ -211,5 +211,5 @@ def plot_image(runs, out_dir) -> Figure | Skipped:
                           f"{what}: spline values at the grid nodes from the saved coefficients; {shown}mask: the "
                           f"sampled nodes. Machine and runs — {style.device_caption([run])}.",
                           "Seed 003: a reconstructed image beside the original and the sample mask")
-    return Skipped(stem, title, "no run here holds the arrays of a 2-D case (driver --save-coefficients "
-                   f"<run>/{ARRAYS_DIR}; they are not committed)")
+    return Skipped(stem, title, "no run here holds the arrays of a 2-D case (a scattered suite's `save_coefficients` "
+                   f"key writes them to <run>/{ARRAYS_DIR}; they are not committed)")

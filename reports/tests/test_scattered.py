@@ -139,7 +139,7 @@ def test_image_figure_from_saved_arrays(tmp_path):
     missing = SimpleNamespace(system_records={scattered.OPERATION: recs}, context={}, path=tmp_path / "none",
                               label="x")
     skipped = scattered_plots.plot_image([missing], tmp_path / "plots2")
-    assert "--save-coefficients" in skipped.reason
+    assert "save_coefficients" in skipped.reason
 
 
 def test_gpu_records_time_the_device_assembly_and_seed_iterations():
