@@ -162,7 +162,10 @@ def _system_record(item: dict, run: Run) -> Record | None:
            "data": str(item.get("data", "")), "queries": 0, "pattern": "none",
            "threads": max(1, int(item.get("threads", 1) or 1)), "status": status, "message": item.get("message", ""),
            "repetitions": repetitions if isinstance(repetitions, int) else 0, "phases": phases,
-           "tolerance": item.get("tolerance") or {}, "verdict": item.get("verdict", "n/a")}
+           # A verdict's tolerance is an object; a skipped scattered record carries the suite's
+           # relres stop criterion (a number) under that name, which judges nothing here.
+           "tolerance": item["tolerance"] if isinstance(item.get("tolerance"), dict) else {},
+           "verdict": item.get("verdict", "n/a")}
     record = _parse_record(doc, f"{run.path}: {item.get('operation')} record")
     record.run = run
     return record

@@ -291,3 +291,35 @@ def test_statistics_directly():
     logs[0]["r"] = logs[0]["r"] + np.log(1.3)
     assert np.exp(machine_factors(logs, list(range(10)))["r"]) == pytest.approx([2.0, 1.0])
     assert not machine_factors(logs[:5], list(range(5)))["r"].any()  # too few case-phases: none
+
+
+def _scattered_item(solver: str, status: str, solve_wall=None) -> dict:
+    """A scattered system record as the harness writes it: a skipped one keeps the suite's
+    relres stop criterion (a number) under 'tolerance'; a judged one has the verdict's object."""
+    item = {"operation": "scattered_reconstruction", "case_id": f"scattered/smooth/129x129/{solver}",
+            "impl": solver, "solver": solver, "device": "gpu" if solver.startswith("gpu") else "cpu",
+            "shape": [129, 129], "mode": "mirror", "data": "smooth", "threads": 1, "repetitions": REPS,
+            "status": status, "message": "", "tolerance": 1e-8, "verdict": "n/a", "phases": {}}
+    if solve_wall is not None:
+        item["phases"] = {"solve_wall": synth.phase(times(solve_wall))}
+        item["tolerance"] = {"rms_g_rel_diff": 1e-6, "basis": "f64 iteration"}
+        item["verdict"] = "pass"
+    return item
+
+
+def test_skipped_system_records_compare_cleanly(tmp_path):
+    """A CPU-only machine's scattered records of GPU solvers are skipped and carry the
+    suite's numeric relres criterion as 'tolerance': the gate compares the run, judging
+    the solved record's solve_wall, instead of refusing the run."""
+    from reports.compare import compare_runs
+    from reports.loader import load_run
+    docs = []
+    for name, factor in (("base", 1.0), ("new", 1.0)):
+        doc = run_doc()
+        doc["records"] += [_scattered_item("cg", "ok", 0.2 * factor), _scattered_item("gpu_cg", "skipped"),
+                           _scattered_item("reference", "skipped")]
+        docs.append(load_run(synth.write_run(tmp_path / name, doc)))
+    result = compare_runs(docs[0], docs[1])
+    assert not [p for p in result.problems if p.fatal], result.problems
+    judged = [(row.case_id, row.phase) for row in result.rows]
+    assert ("scattered/smooth/129x129/cg", "solve_wall") in judged, judged
