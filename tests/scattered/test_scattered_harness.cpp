@@ -172,6 +172,12 @@ TEST(ScatteredHarness, TheOracleRunsOnlyWhereASolverOfTheRunCanRun) {
   auto mixed = prepare(one_problem_suite("cg", json::array({17, 15}), {{"solvers", {"cg", "gpu_cg"}}}));
   ASSERT_EQ(mixed->cases().size(), 3u);
   EXPECT_TRUE(mixed->cases()[0].will_run);
+  // The oracle asked for alone runs.
+  rn::RunRequest oracle_only;
+  oracle_only.only = {"reference"};
+  auto alone = prepare(one_problem_suite("gpu_cg", json::array({17, 15})), oracle_only);
+  ASSERT_EQ(alone->cases().size(), 1u);
+  EXPECT_TRUE(alone->cases()[0].will_run);
 }
 
 TEST(ScatteredHarness, ImplAndFilterNarrowTheCases) {

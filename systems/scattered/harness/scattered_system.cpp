@@ -179,13 +179,18 @@ class ScatteredRun final : public runner::SystemRun {
       pc.will_run = !info || solver_unavailable_reason(*info).empty();
       cases_.push_back(std::move(pc));
     }
-    // The oracle record of a problem on which no solver can run here (the GPU solvers'
-    // problems on a machine without a GPU) judges nothing; its f64 solve is left out.
-    std::set<std::string> judged;
+    // The oracle record of a problem whose planned solvers all cannot run here (the GPU
+    // solvers' problems on a machine without a GPU) judges nothing; its f64 solve is left
+    // out. An oracle planned alone (--impl reference) runs.
+    std::set<std::string> solved, judged;
     for (std::size_t i = 0; i < plan_.cases.size(); ++i)
-      if (find_solver(plan_.cases[i].solver) && cases_[i].will_run) judged.insert(plan_.cases[i].problem_key());
+      if (find_solver(plan_.cases[i].solver)) {
+        solved.insert(plan_.cases[i].problem_key());
+        if (cases_[i].will_run) judged.insert(plan_.cases[i].problem_key());
+      }
     for (std::size_t i = 0; i < plan_.cases.size(); ++i)
-      if (!find_solver(plan_.cases[i].solver) && !judged.count(plan_.cases[i].problem_key())) {
+      if (!find_solver(plan_.cases[i].solver) && solved.count(plan_.cases[i].problem_key()) &&
+          !judged.count(plan_.cases[i].problem_key())) {
         cases_[i].will_run = false;
         unjudged_.insert(i);
       }
