@@ -8,13 +8,14 @@ with every row labelled by machine. Prints the path of index.html last.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import sys
 from pathlib import Path
 
 from .accuracy_table import accuracy_table
 from .chapter import Part, chapter_intro, chapter_source, compile_chapter
-from .citations import check_report_items
+from .citations import check_report_items, check_run_labels
 from . import provenance
 from . import iir2d
 from . import scattered
@@ -23,7 +24,7 @@ from .flex_allocation import flex_vs_fixed_table
 from .index_page import StudySection, write_index
 from .loader import Run, load_runs
 from .plots.accuracy import plot_accuracy
-from .plots.style import Figure
+from .plots.style import Figure, tables_only
 from .plots.prefilter_axes import plot_prefilter_axes
 from .plots.speedup import plot_speedup
 from .plots.throughput import plot_prefilter_throughput, plot_reconstruction_throughput
@@ -99,15 +100,23 @@ def _name_runs(items: list, runs: list[Run]) -> dict[str, str]:
 
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
                  first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = (),
-                 chapter: bool = False) -> Path:
+                 chapter: bool = False, figures: bool = True) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
     (the nightly gate's verdict and trend). Refuses (ReportError, no table or page
     written) a report whose own tables or figures cite a run not in `runs`
     (reports/citations.py), or that mixes runs whose implementations changed meaning
     without a declared note (reports/provenance.py). `chapter`: also chapter.tex and
-    chapter.pdf (reports/chapter.py). Test-only implementations are left out."""
+    chapter.pdf (reports/chapter.py). `figures` False: tables only, each figure listed as
+    not drawn (plots/style.py, tables_only). Test-only implementations are left out."""
+    with contextlib.nullcontext() if figures else tables_only():
+        return _build_report(runs, out_dir, command, first_sections, studies, chapter)
+
+
+def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: list[tuple[str, list]],
+                  studies: list[StudySection], chapter: bool) -> Path:
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
+    check_run_labels(runs, also=[getattr(s, "run_id", "") for s in studies])
     meaning_notes = provenance.check_meaning(runs)
     runs = provenance.without_test_entries(runs)
     accuracy = accuracy_table(runs)
@@ -177,13 +186,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="study runs (studies/README.md) whose report sections the page links")
     parser.add_argument("--no-chapter", action="store_true",
                         help="no chapter.tex/chapter.pdf (they need pdflatex: reports/README.md)")
+    parser.add_argument("--no-figures", action="store_true",
+                        help="tables only: no figure is drawn (each is listed as not drawn); most of the time saved")
     args = parser.parse_args(argv)
     try:
         runs = load_runs(args.runs)
         out_dir = args.out if args.out is not None else runs[0].path / "report"
         command = "python -m reports.build " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
         index = build_report(runs, out_dir, command, studies=study_sections(args.studies),
-                             chapter=not args.no_chapter)
+                             chapter=not args.no_chapter, figures=not args.no_figures)
     except ReportError as exc:
         print(f"reports.build: error: {exc}", file=sys.stderr)
         return 2

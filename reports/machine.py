@@ -129,8 +129,10 @@ def write_study_section(run_dir: Path, out: Path) -> Path:
     raise ReportError(f"{run_dir}: suite {suite!r} has no study section")
 
 
-def build_machine_report(results_root: Path, machine: str, out_root: Path) -> Path:
-    """Builds <out_root>/<machine>/ afresh; returns its index.html."""
+def build_machine_report(results_root: Path, machine: str, out_root: Path, chapter: bool = True,
+                         figures: bool = True) -> Path:
+    """Builds <out_root>/<machine>/ afresh (with chapter.pdf unless `chapter` is False;
+    tables only when `figures` is False); returns its index.html."""
     selected = select_runs(results_root, machine)
     out = out_root / machine
     # Built beside the old report and swapped in: a refusal leaves the previous one whole.
@@ -151,7 +153,7 @@ def build_machine_report(results_root: Path, machine: str, out_root: Path) -> Pa
         command = f"python -m reports.machine {machine}"
         if selected.runs:
             runs = load_runs([str(p) for p in selected.runs])
-            build_report(runs, staging, command, studies=studies, chapter=True)
+            build_report(runs, staging, command, studies=studies, chapter=chapter, figures=figures)
         else:
             _studies_only_page(staging, machine, studies)
         if out.exists():
@@ -180,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"), help="results root (default: results)")
     parser.add_argument("--out-root", type=Path, default=Path("report"),
                         help="reports go to OUT_ROOT/<machine>/ (default: report)")
+    parser.add_argument("--no-chapter", action="store_true", help="no chapter.tex/chapter.pdf")
+    parser.add_argument("--no-figures", action="store_true",
+                        help="tables only: no figure is drawn (each is listed as not drawn)")
     args = parser.parse_args(argv)
     try:
         if not args.results.is_dir():
@@ -188,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         if not machines:
             raise ReportError(f"{args.results}: no machine folder holds a run")
         for machine in machines:
-            print(build_machine_report(args.results, machine, args.out_root).resolve())
+            print(build_machine_report(args.results, machine, args.out_root, chapter=not args.no_chapter,
+                                       figures=not args.no_figures).resolve())
     except ReportError as exc:
         print(f"reports.machine: error: {exc}", file=sys.stderr)
         return 2

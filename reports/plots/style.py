@@ -189,7 +189,7 @@ def title_and_legend(fig, axes, title: str, extra_handles=(), legend_title: str 
 
 
 def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Path, stem: str,
-           extra_handles=(), legend_title: str = "implementation", short_caption: str | None = None) -> Figure:
+           extra_handles=(), legend_title: str = "implementation", short_caption: str | None = None) -> Figure | Skipped:
     """Title and legend (title_and_legend), then writes the figure (save). The caption,
     with the machine, runs and devices, goes beside the image (Figure.caption), not into it."""
     title_and_legend(fig, axes, title, extra_handles, legend_title)
@@ -199,20 +199,40 @@ def finish(fig, axes, title: str, caption: str, runs: Sequence[Run], out_dir: Pa
 
 # Figures kept open for inspection (keep_open); None: close each figure once written.
 _kept: dict[str, object] | None = None
+_kept_write = True
+# Inside tables_only(): why no figure is written (each comes back Skipped with it).
+_not_drawn: str | None = None
+
+TABLES_ONLY = "not drawn: a tables-only report (--no-figures)"
 
 
 @contextlib.contextmanager
-def keep_open() -> Iterator[dict[str, object]]:
+def tables_only(reason: str = TABLES_ONLY) -> Iterator[None]:
+    """Inside the block no figure is written: save() closes it and returns Skipped with
+    `reason`, so a report of tables alone (a quick look, or a test of the tables) takes
+    none of the drawing time, which is most of a report's."""
+    global _not_drawn
+    outer, _not_drawn = _not_drawn, reason
+    try:
+        yield
+    finally:
+        _not_drawn = outer
+
+
+@contextlib.contextmanager
+def keep_open(write: bool = True) -> Iterator[dict[str, object]]:
     """Inside the block every figure written stays open, collected by stem (the last one
     written under a stem), so a test can measure it with matplotlib's renderer instead
-    of reading pixels; all are closed when the block ends."""
-    global _kept
+    of reading pixels; all are closed when the block ends. `write` False: the figures
+    are kept but no file is written (their Figure names files that do not exist)."""
+    global _kept, _kept_write
     outer, _kept = _kept, {}
+    outer_write, _kept_write = _kept_write, write
     kept = _kept
     try:
         yield kept
     finally:
-        _kept = outer
+        _kept, _kept_write = outer, outer_write
         for fig in kept.values():
             plt.close(fig)
 
@@ -233,15 +253,27 @@ def new_figure(width: float, height: float, **kwargs):
     return plt.figure(figsize=(width, height), layout="constrained", **kwargs)
 
 
-def save(fig, out_dir: str | Path, stem: str, title: str, caption: str, short_caption: str) -> Figure:
-    """Writes <stem>.png, .pdf and .svg into out_dir and closes the figure (see keep_open)."""
+def save(fig, out_dir: str | Path, stem: str, title: str, caption: str, short_caption: str) -> Figure | Skipped:
+    """Writes <stem>.png, .pdf and .svg into out_dir and closes the figure (see keep_open);
+    inside tables_only(), writes nothing and returns Skipped."""
     if not short_caption or len(short_caption) > SHORT_CAPTION_MAX:
         raise ValueError(f"figure {stem}: short caption must be 1 to {SHORT_CAPTION_MAX} characters, "
                          f"got {len(short_caption)}: {short_caption!r}")
+    if _not_drawn is not None:
+        plt.close(fig)
+        return Skipped(stem, title, _not_drawn)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     png, pdf, svg = (out_dir / f"{stem}.{ext}" for ext in ("png", "pdf", "svg"))
+    if _kept is not None and not _kept_write:
+        release(fig, stem)
+        return Figure(stem=stem, title=title, caption=caption, png=png, svg=svg, pdf=pdf,
+                      short_caption=short_caption)
     fig.savefig(png, dpi=PNG_DPI)
+    # The layout engine placed everything for the PNG, in figure fractions and points,
+    # which do not depend on the format: freezing it spares the PDF and SVG the same
+    # constrained-layout pass (a third of the drawing time).
+    fig.set_layout_engine("none")
     fig.savefig(pdf)
     fig.savefig(svg)
     release(fig, stem)

@@ -164,7 +164,7 @@ def test_loader_names_both_files_when_a_directory_has_neither(tmp_path):
 def test_report_from_compact_runs_links_the_gz_file(tmp_path):
     cpu = run_dir_from(CPU_RUN, tmp_path / "cpu")
     compact_mod.compact(cpu)
-    index = build_report(load_runs([cpu]), tmp_path / "report")
+    index = build_report(load_runs([cpu]), tmp_path / "report", figures=False)
     page = index.read_text(encoding="utf-8")
     assert 'href="../cpu/results.json.gz"' in page
     assert (tmp_path / "report" / "tables" / "accuracy.md").is_file()

@@ -32,7 +32,7 @@ NAMED = ("accuracy_vs_dims", "speedup_vs_batch_over_cpu_simd", "scattered_conver
 @pytest.fixture(scope="module")
 def figures(tmp_path_factory):
     out = tmp_path_factory.mktemp("readable")
-    with style.keep_open() as kept:
+    with style.keep_open(write=False) as kept:  # measured with the renderer, no file needed
         # What reports.build draws, without its tables.
         runs = load_runs([CPU_RUN, GPU_RUN])
         for baseline in ("cpu_scalar", "cpu_simd"):

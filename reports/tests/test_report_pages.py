@@ -122,3 +122,18 @@ def test_build_prints_index_path_last(tmp_path, capsys):
     assert build_main([str(run_dir), "--out", str(out)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()[-1]
     assert Path(printed) == (out / "index.html").resolve()
+
+
+def test_tables_only_report_draws_no_figure_and_says_so(tmp_path):
+    """--no-figures: every table, no figure file, and each figure listed as not drawn."""
+    from reports.plots.style import TABLES_ONLY
+    from reports.tests.conftest import CPU_RUN
+    out = tmp_path / "out"
+    assert build_main([str(CPU_RUN), "--out", str(out), "--no-figures", "--no-chapter"]) == 0
+    text = _check_index(out / "index.html")
+    assert not [p for p in out.rglob("*") if p.suffix in (".png", ".pdf", ".svg")]
+    for key in TABLE_KEYS:
+        assert (out / "tables" / f"{key}.md").is_file(), key
+    for stem in FIGURE_STEMS:
+        assert stem in text, stem
+    assert text.count(TABLES_ONLY) >= len(FIGURE_STEMS)

@@ -137,7 +137,7 @@ def test_the_report_cites_a_run_by_its_folder(tmp_path):
     runs = load_runs([first, second])
     assert [run.run_id for run in runs] == ["20261122-100001-quick-a", "20261122-100002-quick-b"]
     assert runs[0].context["run_id"] == "20261122-100000-quick"
-    index = build_report(runs, tmp_path / "report")
+    index = build_report(runs, tmp_path / "report", figures=False)
     text = index.read_text(encoding="utf-8") + "".join(
         p.read_text(encoding="utf-8") for p in (tmp_path / "report" / "tables").glob("*.md"))
     assert "20261122-100001-quick-a" in text and "20261122-100002-quick-b" in text
@@ -184,7 +184,8 @@ def test_machine_report_selects_the_runs_and_leaves_the_gate_runs_out(tmp_path):
     selected = machine_mod.select_runs(results, "m")
     assert [p.name for p in selected.runs] == ["20261122-100000-quick"]
     assert [p.name for p in selected.gate_runs] == ["20261122-120000-nightly"]
-    assert machine_mod.main(["m", "--results", str(results), "--out-root", str(tmp_path / "report")]) == 0
+    assert machine_mod.main(["m", "--results", str(results), "--out-root", str(tmp_path / "report"),
+                             "--no-figures", "--no-chapter"]) == 0
     page = (tmp_path / "report" / "m" / "index.html").read_text(encoding="utf-8")
     assert "20261122-100000-quick" in page and "20261122-120000-nightly" not in page
     assert not (results / "m" / "20261122-100000-quick" / "report").exists()

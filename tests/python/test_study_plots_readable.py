@@ -19,7 +19,7 @@ NAMED = ("texture_weights", "speed_accuracy")
 @pytest.fixture(scope="module")
 def figures(tmp_path_factory):
     out = tmp_path_factory.mktemp("study-figures")
-    with style.keep_open() as kept:
+    with style.keep_open(write=False) as kept:  # measured with the renderer, no file needed
         texture_weights.write_report(GPU_RUN, out / "texture_weights")
         scipy_points = [{"workload": key, "error": 1e-15, "rate": 3e6, "queries": 1000, "shape": [64, 64, 64]}
                         for key in speed_accuracy.TITLES]

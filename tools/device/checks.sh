@@ -112,6 +112,11 @@ if has suites; then
   mkdir -p "$stage/$machine"
   tar -C "$runs/$machine" --exclude=cases --exclude=.partial --exclude=results.csv --exclude=results.json \
     --exclude=arrays -cf - . | tar -C "$stage/$machine" -xf -
+  # An unfinished run keeps its finished cases: what a cut-off command measured comes back.
+  for dir in "$runs/$machine"/*/; do
+    [[ -f $dir/run.json && ! -f $dir/results.json && -d $dir/cases ]] &&
+      cp -r "$dir/cases" "$stage/$machine/$(basename "$dir")/"
+  done
 fi
 say "== done (status $status)"
 exit $status
