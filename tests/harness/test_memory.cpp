@@ -20,7 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-Plan plan_of(const std::string& sweep_body) {
+Plan memory_plan_of(const std::string& sweep_body) {
   const SuiteSpec suite =
       parse_suite(json::parse(R"({"name": "t", "sweeps": [{"name": "s", )" + sweep_body + "}]}"), "t.json");
   return make_plan(suite, {}, registry());
@@ -38,7 +38,7 @@ TEST(Memory, AvailableIsReadOnLinux) {
 }
 
 TEST(Memory, CaseNeedCountsTheHarnessAndTheImplementation) {
-  const Plan plan = plan_of(R"("impls": ["cpu_scalar", "reference"], "shapes": [[1000]], "queries": [0, 100])");
+  const Plan plan = memory_plan_of(R"("impls": ["cpu_scalar", "reference"], "shapes": [[1000]], "queries": [0, 100])");
   RunOptions options;
   for (const auto& c : plan.cases) {
     SCOPED_TRACE(c.case_id());
@@ -57,13 +57,13 @@ TEST(Memory, CaseNeedCountsTheHarnessAndTheImplementation) {
 }
 
 TEST(Memory, LargestCaseSkipsCasesThatWillNotRun) {
-  const Plan plan = plan_of(R"("impls": ["cpu_scalar"], "shapes": [[64], ["2^20"]], "queries": [0])");
+  const Plan plan = memory_plan_of(R"("impls": ["cpu_scalar"], "shapes": [[64], ["2^20"]], "queries": [0])");
   const CaseNeed worst = largest_case_need(plan, {}, make_implementation);
   ASSERT_NE(worst.spec, nullptr);
   EXPECT_EQ(worst.spec->shape.points(), std::int64_t{1} << 20);
   // An implementation that cannot run here is skipped by the run: it needs nothing.
   const bool gpu_here = make_implementation("gpu_naive")->availability().ok;
-  const Plan gpu = plan_of(R"("impls": ["gpu_naive"], "shapes": [["2^20"]], "queries": [0])");
+  const Plan gpu = memory_plan_of(R"("impls": ["gpu_naive"], "shapes": [["2^20"]], "queries": [0])");
   EXPECT_EQ(largest_case_need(gpu, {}, make_implementation).spec != nullptr, gpu_here);
   // A resume: finished cases need nothing.
   std::map<std::string, json> finished;
@@ -85,7 +85,7 @@ TEST(Memory, NeedBeyondAvailableIsRefusedWithBothNumbers) {
     EXPECT_NE(m.find(" GiB of host memory, " + gib(available->bytes) + " GiB available ("), std::string::npos) << m;
     EXPECT_NE(m.find("; leave it out"), std::string::npos) << m;
   }
-  const Plan plan = plan_of(R"("impls": ["cpu_scalar"], "shapes": [["2^36"]], "queries": [0])");
+  const Plan plan = memory_plan_of(R"("impls": ["cpu_scalar"], "shapes": [["2^36"]], "queries": [0])");
   const CaseNeed huge = largest_case_need(plan, {}, make_implementation);
   EXPECT_GE(huge.bytes, (std::uint64_t{1} << 36) * 20);
 }

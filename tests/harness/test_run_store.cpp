@@ -57,7 +57,7 @@ const char* kTinySuite = R"({
     {"name": "prefilter", "impls": ["cpu_scalar", "reference"], "shapes": [[33]], "queries": [0]}
   ]})";
 
-RunOptions fast() {
+RunOptions two_quick_repetitions() {
   RunOptions o;
   o.repetitions = 2;
   o.warmups = 0;
@@ -151,7 +151,7 @@ TEST(TinySuite, ProducesSchemaValidResultsThatPass) {
   ASSERT_EQ(plan.cases.size(), 2u * 2u * 3u * 2u * 2u + 2u);
   const RunStore store = RunStore::create(dir.path(), "box", "tiny-run", {{"context", {{"machine", "box"}}}});
   Silent quiet;
-  const RunSummary summary = run_plan(plan, fast(), make_implementation, &store, {}, quiet);
+  const RunSummary summary = run_plan(plan, two_quick_repetitions(), make_implementation, &store, {}, quiet);
   EXPECT_TRUE(summary.ok()) << summary.line();
   EXPECT_EQ(summary.passed, plan.cases.size());
   EXPECT_EQ(count_files(store.dir() / "cases"), plan.cases.size());
@@ -207,13 +207,13 @@ TEST(TinySuite, ResumeRunsOnlyWhatIsMissing) {
   first.cases.resize(10);
   first.sweeps = {{"interp", 0, 10}};
   Silent quiet;
-  run_plan(first, fast(), make_implementation, &store, {}, quiet);
+  run_plan(first, two_quick_repetitions(), make_implementation, &store, {}, quiet);
   const auto before = fs::last_write_time(store.dir() / "cases" / (plan.cases[0].case_hash() + ".json"));
 
   const auto finished = store.finished_records();
   ASSERT_EQ(finished.size(), 10u);
   CountingFactory factory;
-  const RunSummary summary = run_plan(plan, fast(), factory, &store, finished, quiet);
+  const RunSummary summary = run_plan(plan, two_quick_repetitions(), factory, &store, finished, quiet);
   EXPECT_EQ(summary.resumed, 10u);
   EXPECT_EQ(summary.records.size(), plan.cases.size());
   EXPECT_TRUE(summary.ok()) << summary.line();
@@ -238,7 +238,7 @@ TEST(RunPlan, SkippedImplementationIsAnnouncedOncePerReason) {
       if (e.name == name) return e.make();
     throw Error("no " + name);
   };
-  const RunSummary summary = run_plan(plan, fast(), factory, nullptr, {}, observer);
+  const RunSummary summary = run_plan(plan, two_quick_repetitions(), factory, nullptr, {}, observer);
   EXPECT_EQ(summary.skipped, 6u);
   EXPECT_TRUE(summary.ok());
   ASSERT_EQ(observer.notes.size(), 1u);
@@ -255,7 +255,7 @@ TEST(RunPlan, WrongImplementationMakesTheRunFail) {
                                                             splinebench::testing::Tampered::Damage::one_value);
   };
   Silent quiet;
-  const RunSummary summary = run_plan(plan, fast(), factory, nullptr, {}, quiet);
+  const RunSummary summary = run_plan(plan, two_quick_repetitions(), factory, nullptr, {}, quiet);
   EXPECT_FALSE(summary.ok());
   EXPECT_EQ(summary.failed, 1u);
   EXPECT_EQ(summary.records[0]["verdict"], "fail");

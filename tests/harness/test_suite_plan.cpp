@@ -28,7 +28,7 @@ Plan plan_of(const std::string& text, PlanOptions options = {}) {
 
 // The message of the splinebench::Error `fn` throws ("" if none).
 template <typename Fn>
-std::string error_of(Fn fn) {
+std::string thrown_message(Fn fn) {
   try {
     fn();
   } catch (const Error& e) {
@@ -49,10 +49,10 @@ TEST(SuiteParse, CountsAcceptPowersAndProducts) {
   EXPECT_EQ(parse_count(json("64^4"), "q"), 16777216);
   EXPECT_EQ(parse_count(json("3*2^10"), "q"), 3072);
   EXPECT_EQ(parse_count(json("0"), "q"), 0);
-  EXPECT_NE(error_of([] { parse_count(json("2^"), "q"); }), "");
-  EXPECT_NE(error_of([] { parse_count(json("two"), "q"); }), "");
-  EXPECT_NE(error_of([] { parse_count(json(1.5), "q"); }), "");
-  EXPECT_NE(error_of([] { parse_count(json("2^70"), "q"); }).find("too large"), std::string::npos);
+  EXPECT_NE(thrown_message([] { parse_count(json("2^"), "q"); }), "");
+  EXPECT_NE(thrown_message([] { parse_count(json("two"), "q"); }), "");
+  EXPECT_NE(thrown_message([] { parse_count(json(1.5), "q"); }), "");
+  EXPECT_NE(thrown_message([] { parse_count(json("2^70"), "q"); }).find("too large"), std::string::npos);
 }
 
 TEST(SuiteParse, SizesTimesDimsAndDefaults) {
@@ -119,7 +119,7 @@ TEST(SuitePlan, ThreadCountsAreBounded) {
   const int limit = max_threads();
   EXPECT_EQ(limit, std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency())));
   const std::string over = std::to_string(limit + 1);
-  EXPECT_NE(error_of([&] { parse(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3, "threads": [)" +
+  EXPECT_NE(thrown_message([&] { parse(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3, "threads": [)" +
                                             over + "]")); })
                 .find("must be in [1, " + std::to_string(limit) + "], got " + over),
             std::string::npos);
@@ -127,7 +127,7 @@ TEST(SuitePlan, ThreadCountsAreBounded) {
                                    std::to_string(limit) + "]")));
   PlanOptions options;
   options.threads = limit + 1;
-  EXPECT_NE(error_of([&] { plan_of(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3)"), options); })
+  EXPECT_NE(thrown_message([&] { plan_of(sweep_with(R"("impls": ["cpu_mt"], "shapes": [[8]], "queries": 3)"), options); })
                 .find("--threads must be in [1, " + std::to_string(limit) + "]"),
             std::string::npos);
 }
@@ -140,11 +140,11 @@ TEST(SuitePlan, ImplAndRegexFilters) {
   ASSERT_EQ(p.cases.size(), 1u);
   EXPECT_EQ(p.cases[0].case_id(), "cpu_mt/D1/8/C1/F1/half/noise/q3/uniform/T1");
   opt.case_filter = "nothing-matches-this";
-  EXPECT_NE(error_of([&] { plan_of(sweep_with(R"("impls": "all", "shapes": [[8]], "queries": 3)"), opt); })
+  EXPECT_NE(thrown_message([&] { plan_of(sweep_with(R"("impls": "all", "shapes": [[8]], "queries": 3)"), opt); })
                 .find("selects no case"),
             std::string::npos);
   opt.case_filter = "([";
-  EXPECT_NE(error_of([&] { plan_of(sweep_with(R"("impls": "all", "shapes": [[8]], "queries": 3)"), opt); })
+  EXPECT_NE(thrown_message([&] { plan_of(sweep_with(R"("impls": "all", "shapes": [[8]], "queries": 3)"), opt); })
                 .find("invalid regular expression"),
             std::string::npos);
 }
@@ -183,7 +183,7 @@ class ImpossibleSweep : public ::testing::TestWithParam<Impossible> {};
 
 TEST_P(ImpossibleSweep, IsRejectedWithAClearMessage) {
   const Impossible& c = GetParam();
-  const std::string msg = error_of([&] { plan_of(c.suite); });
+  const std::string msg = thrown_message([&] { plan_of(c.suite); });
   ASSERT_NE(msg, "") << c.what << ": accepted";
   EXPECT_NE(msg.find(c.expected), std::string::npos) << c.what << ": message was: " << msg;
   EXPECT_NE(msg.find("test.json"), std::string::npos) << "message should name the file: " << msg;
@@ -248,7 +248,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(SuitePlan, UnknownImplInCommandLineFilter) {
   PlanOptions opt;
   opt.only_impls = {"cpu_simd_typo"};
-  const std::string msg = error_of([&] { plan_of(sweep_with(R"("impls": "all", "shapes": [[4]], "queries": 1)"), opt); });
+  const std::string msg = thrown_message([&] { plan_of(sweep_with(R"("impls": "all", "shapes": [[4]], "queries": 1)"), opt); });
   EXPECT_NE(msg.find("--impl: unknown implementation 'cpu_simd_typo'"), std::string::npos) << msg;
 }
 
@@ -265,7 +265,7 @@ TEST(ShippedSuites, AllParseAndPlan) {
     bool any_gpu = false;
     for (const auto& e : registry()) any_gpu |= e.device == Device::gpu;
     if (std::string(name) == "gpu" && !any_gpu) {
-      EXPECT_NE(error_of([&] { make_plan(s, {}, registry()); }).find("selects no case"), std::string::npos);
+      EXPECT_NE(thrown_message([&] { make_plan(s, {}, registry()); }).find("selects no case"), std::string::npos);
       continue;
     }
     Plan p;
