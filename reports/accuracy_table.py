@@ -41,10 +41,10 @@ def accuracy_table(runs: Sequence[Run]) -> Table:
                  "own tolerance (pass ≤ 1). Tolerances come from each implementation's stated bound; a "
                  "range means the bound depends on the grid. Only records with status ok are counted."),
         columns=[Column("machine"), Column("implementation"), Column("evaluation"), Column("D", "", True),
-                 Column("cases", "", True),
-                 Column("interp max err", "rel. max|f|", True), Column("interp tol", "", True),
-                 Column("prefilter err", "rel. L2", True), Column("prefilter tol", "", True),
-                 Column("worst / tol", "", True), Column("verdict")])
+                 Column("cases", "count", True),
+                 Column("interp max err", "rel. max|f|", True), Column("interp tol", "rel. max|f|", True),
+                 Column("prefilter err", "rel. L2", True), Column("prefilter tol", "rel. L2", True),
+                 Column("worst / tol", "×", True), Column("verdict")])
     failing: list[str] = []
     not_ok: list[str] = []
     registry = implementations.for_runs(runs)

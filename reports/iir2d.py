@@ -113,7 +113,7 @@ def fig3_table(run: dict, suffix: str = "") -> Table:
                  "(the flexible one wins above it). Ratio: t(fixed) / t(scheme) at M = 31. "
                  "Flatness: t(M = 31) / t(M = 3) of the scheme. Medians of the run's repetitions, GPU time. "
                  f"Run {_run_name(run)}."),
-        columns=[Column("scheme"), Column("device"), Column("crossover M*", numeric=True),
+        columns=[Column("scheme"), Column("device"), Column("crossover M*", "pixels", numeric=True),
                  Column("fixed / scheme at M = 31", "×", numeric=True),
                  Column("t(31) / t(3)", "×", numeric=True), Column("t at M = 31", "ms", numeric=True)])
     table.add(Row(["flexible (seed, Listing 3)", SEED["hardware"], str(SEED["crossover_M"]),
@@ -197,7 +197,7 @@ def shapes_table(run: dict, suffix: str = "") -> Table | None:
         caption=("Median GPU time per filtering, each scheme; error: the largest max|y - y_ref| / max|y_ref| "
                  "over the schemes against the f64 oracle (target 1e-5 for sum|b| <= 0.9, M <= 31). "
                  f"Run {_run_name(run)}."),
-        columns=[Column("shape"), Column("M", numeric=True), Column("family")]
+        columns=[Column("shape"), Column("M", "pixels", numeric=True), Column("family")]
         + [Column(s, "ms", numeric=True) for s in SCHEME_ORDER]
         + [Column("fixed / flex_tiles16", "×", numeric=True), Column("max error", "rel.", numeric=True),
            Column("verdicts")])

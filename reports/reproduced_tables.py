@@ -131,7 +131,7 @@ def ruijters_table1(runs: Sequence[Run]) -> Table:
                  f"Published rows: {s['hardware']}."),
         columns=[Column("source"), Column("algorithm"), Column("size (x·y·z)"),
                  Column("x", "ms", True), Column("y", "ms", True), Column("z", "ms", True),
-                 Column("total", "ms", True), Column("IQR", "ms", True), Column("n", "", True)])
+                 Column("total", "ms", True), Column("IQR", "ms", True), Column("n", "repetitions", True)])
     table.notes += [SPREAD_CAPTION, "Boundary mode `half` (Ruijters' clamp) where recorded, otherwise the mode shown."]
     axis_note_needed = False
     sizes: list[tuple[int, ...]] = []
@@ -184,8 +184,8 @@ def ruijters_table2(runs: Sequence[Run]) -> Table:
                  f"{s['hardware']}."),
         columns=[Column("source"), Column("algorithm"), Column("size (x·y)"),
                  Column("x", "ms/frame", True), Column("y", "ms/frame", True),
-                 Column("total", "ms/frame", True), Column("IQR", "ms/frame", True), Column("F", "", True),
-                 Column("n", "", True)])
+                 Column("total", "ms/frame", True), Column("IQR", "ms/frame", True), Column("F", "frames", True),
+                 Column("n", "repetitions", True)])
     table.notes.append(SPREAD_CAPTION)
     axis_note_needed = False
     sizes: list[tuple[int, ...]] = []
@@ -248,7 +248,7 @@ def thesis_table1(runs: Sequence[Run]) -> Table:
                  Column("CPU lookup", "ms", True), Column("CPU with setup", "ms", True), Column("GPU"),
                  Column("GPU lookup", "ms", True), Column("GPU with setup", "ms", True),
                  Column("speed-up", "×", True), Column("speed-up with setup", "×", True),
-                 Column("GPU error", "", True), Column("n", "", True)])
+                 Column("GPU error", "rel. max|f|", True), Column("n", "repetitions", True)])
     table.notes += [
         "GPU lookup: the per-repetition sum of query upload + evaluate + download, from and to the pipeline's "
         "pinned buffers; CPU lookup: evaluate. With setup adds upload + prefilter + bind and, for the GPU, "
@@ -384,8 +384,8 @@ def reconstruction_speed_table(runs: Sequence[Run]) -> Table:
                  "evaluate time (kernel only, transfers excluded), the largest batch recorded per "
                  "implementation; n repetitions; IQR: the rates at the quartiles of the evaluate times. "
                  f"Published: {s['hardware']}."),
-        columns=[Column("source"), Column("method"), Column("size"), Column("queries", "", True),
-                 Column("lookups/s", "", True), Column("IQR", "lookups/s", True), Column("n", "", True)])
+        columns=[Column("source"), Column("method"), Column("size"), Column("queries", "count", True),
+                 Column("rate", "lookups/s", True), Column("IQR", "lookups/s", True), Column("n", "repetitions", True)])
     table.notes.append(SPREAD_CAPTION)
     for r in s["rows"]:
         table.add(Row([_seed_label(s, r["device"]), r["method"], label, "—", fmt_rate(r["lookups_per_s"]), "—",

@@ -243,7 +243,7 @@ def table8(runs) -> Table:
               "lambda, time and RMS_g: seed's CG (100 iterations, GT 220) against the exact oracle, CG at the "
               "seed's count and CG converged on our stand-in data.",
               [Column("data"), Column("λ", "", True), Column("solver"), Column("time", "s", True),
-               Column("RMS_g @100", "", True), Column("RMS_g conv.", "", True)])
+               Column("RMS_g @100", "%", True), Column("RMS_g conv.", "%", True)])
     for name, lam, time_s, rms in SEED["table8"]:
         t.add(Row([name, str(lam), "seed (GT 220)", f"{time_s:.2f}", f"{rms:.2f}", "—"], kind="seed"))
     for r in _ok(_unblocked(_all(runs))):
@@ -355,8 +355,8 @@ def table9(runs) -> Table:
               "assembly + setup + solve summed over the blocks, change against the same solver's unblocked RMS_g). "
               "ratio = blocked / unblocked time.",
               [Column("data"), Column("λ", "", True), Column("blocks"), Column("solver"), Column("time", "s", True),
-               Column("unblocked time", "s", True), Column("ratio", "", True), Column("RMS_g", "", True),
-               Column("unblocked RMS_g", "", True), Column("change", "%", True)])
+               Column("unblocked time", "s", True), Column("ratio", "×", True), Column("RMS_g", "%", True),
+               Column("unblocked RMS_g", "%", True), Column("change", "%", True)])
     for name, lam, blocks, time_s, rms in SEED["table9"]:
         t.add(Row([name, str(lam), blocks, "seed (GT 220)", f"{time_s:.3f}", "—", "—", f"{rms:.3f}", "—", "—"],
                   kind="seed"))

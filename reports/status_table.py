@@ -22,9 +22,9 @@ def status_table(runs: Sequence[Run]) -> Table:
                  "exceeded the implementation's tolerance; 'NOISY' counts ok records whose prefilter or "
                  "evaluate repetitions are bimodal or spread over more than a quarter of the median (their "
                  "medians may not be what a rerun gives; notes name them). Messages are the implementation's own."),
-        columns=[Column("machine"), Column("implementation"), Column("device"), Column("ok", "", True),
-                 Column("skipped", "", True), Column("error", "", True), Column("accuracy fail", "", True),
-                 Column("NOISY", "", True), Column("facts / message")])
+        columns=[Column("machine"), Column("implementation"), Column("device"), Column("ok", "records", True),
+                 Column("skipped", "records", True), Column("error", "records", True), Column("accuracy fail", "records", True),
+                 Column("NOISY", "records", True), Column("facts / message")])
     for run in runs:
         facts = run.context.get("implementations") or {}
         registry = implementations.for_runs([run])
