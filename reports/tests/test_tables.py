@@ -137,7 +137,7 @@ def test_thesis_table_never_pairs_machines(merged_runs):
 
 def test_reconstruction_speed_table_shows_seed_rate(gpu_run):
     table = reconstruction_speed_table([gpu_run])
-    rates = [cell(table, r, "lookups/s") for r in table.data_rows("seed")]
+    rates = [cell(table, r, "rate") for r in table.data_rows("seed")]
     assert rates == ["3.56·10^8", "4.86·10^8"]
     raw = [r for r in raw_records(GPU_RUN) if r["impl"] == "gpu_texture" and r["shape"] == [256] * 3
            and r["queries"] > 0]
@@ -145,7 +145,7 @@ def test_reconstruction_speed_table_shows_seed_rate(gpu_run):
     row, = rows_where(table, "ours", method="gpu_texture")
     expected = biggest["queries"] / biggest["phases"]["evaluate"]["median"]
     mantissa, exponent = f"{expected:.2e}".split("e")
-    assert cell(table, row, "lookups/s") == f"{mantissa}·10^{int(exponent)}"
+    assert cell(table, row, "rate") == f"{mantissa}·10^{int(exponent)}"
 
 
 def test_accuracy_table_flags_failures_and_headroom(gpu_run):
