@@ -78,19 +78,22 @@ def check_run_labels(runs: Sequence[Run], also: Sequence[str] = ()) -> None:
     """A run's label goes into every table and legend that shows the run, so a label that
     names a run not given is refused here, before anything is drawn (ReportError, as
     check_report_items)."""
-    _refuse(uncited(((f"run label {run.label!r}", run.label) for run in runs),
-                    [run.run_id for run in runs] + [i for i in also if i]), runs, also)
+    given = _given(runs, also)
+    _refuse(uncited(((f"run label {run.label!r}", run.label) for run in runs), given), given)
 
 
 def check_report_items(items: Iterable[object], runs: Sequence[Run], also: Sequence[str] = ()) -> None:
     """Raises ReportError naming each table or figure that cites a run not in `runs` (nor
     among `also`: the ids of the study runs whose sections the report links)."""
-    given = [run.run_id for run in runs] + [i for i in also if i]
-    _refuse(uncited(report_texts(items), given), runs, also)
+    given = _given(runs, also)
+    _refuse(uncited(report_texts(items), given), given)
 
 
-def _refuse(bad: list[tuple[str, str]], runs: Sequence[Run], also: Sequence[str]) -> None:
-    given = [run.run_id for run in runs] + [i for i in also if i]
+def _given(runs: Sequence[Run], also: Sequence[str]) -> list[str]:
+    return [run.run_id for run in runs] + [i for i in also if i]
+
+
+def _refuse(bad: list[tuple[str, str]], given: Sequence[str]) -> None:
     if bad:
         listed = "; ".join(f"{where} cites {run_id}" for where, run_id in dict.fromkeys(bad))
         raise ReportError(f"the report cites runs it was not given: {listed}. Runs given: "

@@ -263,12 +263,12 @@ def save(fig, out_dir: str | Path, stem: str, title: str, caption: str, short_ca
         plt.close(fig)
         return Skipped(stem, title, _not_drawn)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     png, pdf, svg = (out_dir / f"{stem}.{ext}" for ext in ("png", "pdf", "svg"))
     if _kept is not None and not _kept_write:
         release(fig, stem)
         return Figure(stem=stem, title=title, caption=caption, png=png, svg=svg, pdf=pdf,
                       short_caption=short_caption)
+    out_dir.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, dpi=PNG_DPI)
     # The layout engine placed everything for the PNG, in figure fractions and points,
     # which do not depend on the format: freezing it spares the PDF and SVG the same
