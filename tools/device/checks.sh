@@ -86,13 +86,15 @@ if has bench; then
     --git-sha "${SPLINEBENCH_GIT_SHA:-unknown}" > "$logs/gpu_eval_bench.log" 2>&1 || fail gpu_eval_bench
   tail -20 "$logs/bench_gpu_prefilter.log" >> "$summary"
 fi
+# A run folder with its context but no results yet: cut off, to be resumed.
+unfinished_run() { [[ -f $1/run.json && ! -f $1/results.json && ! -f $1/results.json.gz ]]; }
 if has suites; then
   say "== suites: ${SUITES:-gpu thesis ruijters scattered iir2d} ($(date +%T))"
   for suite in ${SUITES:-gpu thesis ruijters scattered iir2d}; do
     log="$logs/run-$suite.log" finished="" unfinished=""
     for dir in "$runs/$machine"/*-"$suite"; do
       [[ -f $dir/results.json || -f $dir/results.json.gz ]] && finished=$dir
-      [[ -f $dir/run.json && ! -f $dir/results.json && ! -f $dir/results.json.gz ]] && unfinished=$dir
+      unfinished_run "$dir" && unfinished=$dir
     done
     if [[ -n $unfinished ]]; then
       say "suite $suite: resuming $(basename "$unfinished")"
@@ -114,8 +116,7 @@ if has suites; then
     --exclude=arrays -cf - . | tar -C "$stage/$machine" -xf -
   # An unfinished run keeps its finished cases: what a cut-off command measured comes back.
   for dir in "$runs/$machine"/*/; do
-    [[ -f $dir/run.json && ! -f $dir/results.json && -d $dir/cases ]] &&
-      cp -r "$dir/cases" "$stage/$machine/$(basename "$dir")/"
+    unfinished_run "$dir" && [[ -d $dir/cases ]] && cp -r "$dir/cases" "$stage/$machine/$(basename "$dir")/"
   done
 fi
 say "== done (status $status)"
