@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "splinebench/error.hpp"
+#include "splinebench/runner/suite.hpp"
 #include "splinebench/runner/suite_runner.hpp"
 #include "splinebench/scattered/harness.hpp"
 #include "splinebench/scattered/problem.hpp"
@@ -193,6 +194,34 @@ TEST(ScatteredHarness, ImplAndFilterNarrowTheCases) {
   rn::RunRequest unknown;
   unknown.only = {"sor"};
   EXPECT_THROW(prepare(suite, unknown), splinebench::Error);
+}
+
+TEST(ScatteredHarness, MaxThreadsMeansTheHardwareThreads) {
+  // "max" is the machine's threads, as in the grid suites, not the upper bound a command
+  // may ask for (which oversubscribes a 16-core host 64 times).
+  auto run = prepare(one_problem_suite("cg", json::array({9, 8}), {{"threads", "max"}}));
+  Silent quiet;
+  const rn::RunSummary summary = rn::run_cases(*run, nullptr, {}, quiet);
+  ASSERT_EQ(summary.records.size(), 2u);
+  EXPECT_EQ(summary.records[1]["threads"], rn::hardware_threads()) << summary.records[1].dump(1);
+  EXPECT_LT(rn::hardware_threads(), rn::max_threads());
+}
+
+TEST(ScatteredHarness, WithoutAnOracleAnF32OperatorIsJudgedAtItsEvaluationFloor) {
+  const sc::SolverInfo& info = *sc::find_solver("gpu_cg_matrix_free");
+  if (const std::string why = sc::solver_unavailable_reason(info); !why.empty()) GTEST_SKIP() << why;
+  auto run = prepare(one_problem_suite("gpu_cg_matrix_free", json::array({24, 20, 18}), {{"cpu_system", false}}));
+  Silent quiet;
+  const rn::RunSummary summary = rn::run_cases(*run, nullptr, {}, quiet);
+  ASSERT_EQ(summary.records.size(), 1u);  // no oracle
+  const json& rec = summary.records[0];
+  EXPECT_EQ(rec["relres_basis"], "operator_f32_f64_norms") << rec.dump(1);
+  // sqrt(7^3) x 2^-24: above the suite's 1e-8, so the verdict's bound is the floor.
+  EXPECT_NEAR(rec["relres_floor"].get<double>(), 1.104e-6, 1e-9);
+  EXPECT_EQ(rec["tolerance"]["relres"], rec["relres_floor"]);
+  EXPECT_EQ(rec["solve_status"], "converged") << rec.dump(1);
+  EXPECT_EQ(rec["verdict"], "pass") << rec["message"];
+  EXPECT_LE(rec["relres"].get<double>(), rec["relres_floor"].get<double>());
 }
 
 void expect_refusal(const json& suite, const std::string& words) {

@@ -236,7 +236,7 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
   }
   for (const auto& t : axis_or("threads", json::array({1}))) {
     if (t.is_string() && t.get<std::string>() == "max") {
-      s.threads.push_back(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+      s.threads.push_back(hardware_threads());
     } else {
       s.threads.push_back(small_int(t, 1, max_threads(), w, "threads", "threads (or \"max\")"));
     }
@@ -245,6 +245,8 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
 }
 
 }  // namespace
+
+int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 int max_threads() {
   return std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency()));

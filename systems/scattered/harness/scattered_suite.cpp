@@ -267,7 +267,7 @@ ScatteredPlan plan_scattered_suite(const json& doc, const std::string& origin, c
     if (s.contains("save_coefficients")) p.save_coefficients = boolean(s["save_coefficients"], w, "save_coefficients");
     if (s.contains("threads")) {
       const json& t = s["threads"];
-      p.threads = t == "max" ? runner::max_threads() : bounded_int(t, w, "threads", 1, runner::max_threads());
+      p.threads = t == "max" ? runner::hardware_threads() : bounded_int(t, w, "threads", 1, runner::max_threads());
     }
     if (request.threads) p.threads = *request.threads;
 

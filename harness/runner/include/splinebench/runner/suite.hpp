@@ -80,6 +80,9 @@ SuiteSpec load_named_suite(const std::string& name);
 // OpenMP runtime (libgomp crashes near 90000 threads and really starts 30000).
 int max_threads();
 
+// What a suite's "max" threads means: the machine's hardware threads (at least 1).
+int hardware_threads();
+
 // A count written as an integer or as a small product of powers: 1048576, "2^20",
 // "64^4", "3*2^10". Throws splinebench::Error (naming `what`) on anything else.
 std::int64_t parse_count(const nlohmann::json& value, const std::string& what);
