@@ -103,7 +103,7 @@ def machine_labels(results_root: Path) -> list[str]:
 def write_study_section(run_dir: Path, out: Path) -> Path:
     """Rewrites the study section of `run_dir` into `out` (section.md, section.html, plots/)."""
     # studies/ builds on reports/; imported here so that reports stays usable without it.
-    from studies import roundoff, speed_accuracy, texture_weights
+    from studies import f64_path, roundoff, speed_accuracy, texture_weights
     from studies.common import load_study
     from studies.convergence_report import write_convergence_report
     from studies.rotation_report import write_rotation_report
@@ -116,6 +116,8 @@ def write_study_section(run_dir: Path, out: Path) -> Path:
             return write_convergence_report(run_dir, body["context"], body["records"], out=out)
         if study == "rotation":
             return write_rotation_report(run_dir, body["context"], body["records"], None, out=out)
+        if study == "f64_path":
+            return f64_path.write_report(body["context"], body["records"], out)
         raise ReportError(f"{run_dir}: study {study!r} has no section that can be rebuilt from its records")
     suite = header.get("context", {}).get("suite")
     if suite == "roundoff":

@@ -153,3 +153,32 @@ def test_suite_study_sections_from_committed_h100_runs(tmp_path):
     text = speed_accuracy.write_report(run, scipy).read_text()
     assert "SciPy float64" in text and "gpu_half_f16" in text and "gpu_texture" in text
     assert all(p["error"] < 1e-13 for p in scipy)
+
+
+def test_every_committed_study_run_has_a_section(tmp_path):
+    """reports.machine rebuilds every committed study run's section from its records; a
+    study whose run it cannot rebuild breaks the whole machine's report."""
+    from reports.machine import STUDY_SCHEMA, write_study_section
+
+    runs = [p.parent for p in sorted((ROOT / "results").glob("*/*/results.json"))
+            if json.loads(p.read_text()).get("schema") == STUDY_SCHEMA]
+    assert runs, "no committed study run"
+    for run in runs:
+        section = write_study_section(run, tmp_path / run.parent.name / run.name)
+        assert section.read_text().startswith("## "), run
+
+
+def test_f64_path_section_states_each_path_and_its_failures(tmp_path):
+    from studies import f64_path
+
+    context = {"study": "f64_path", "run_id": "x", "arguments": {"bound": 1e-12}}
+    base = {"status": "ok", "shape": [4, 3], "dims": 2}
+    records = [{**base, "impl": "a", "mode": "half", "prefilter_rel_l2": 3e-15, "interp_max_rel_to_maxf": 4e-15,
+                "verdict": "pass"},
+               {**base, "impl": "b", "mode": "half", "prefilter_rel_l2": 2e-6, "interp_max_rel_to_maxf": 5e-5,
+                "verdict": "fail"},
+               {**base, "impl": "b", "mode": "mirror", "prefilter_rel_l2": 1e-16, "interp_max_rel_to_maxf": 1e-16,
+                "verdict": "pass"}]
+    text = f64_path.write_report(context, records, tmp_path).read_text()
+    assert "a: 1 of 1 within 1e-12, at most 3.0e-15 (prefilter) and 4.0e-15 (interpolation)" in text
+    assert "b: 1 of 2 within 1e-12, at most 2.0e-06 (prefilter) and 5.0e-05 (interpolation) (exceeded: D = 2 half)" in text
