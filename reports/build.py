@@ -75,6 +75,8 @@ def study_sections(folders: list[Path]) -> list[StudySection]:
 
 def _kind_runs(table_key: str, runs: list[Run]) -> list[Run]:
     """The runs holding the kind of records a table reads, for a table that names no run."""
+    if table_key == "reproduction_status":  # every seed artefact: every system's runs
+        return list(runs)
     if table_key.startswith("scattered_"):
         return [r for r in runs if r.system_records.get(scattered.OPERATION)]
     if table_key.startswith("iir2d_"):

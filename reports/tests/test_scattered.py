@@ -228,3 +228,29 @@ def test_mg_sweep_holds_the_other_parameters():
     assert [(x, r) for x, r, _ in by_n] == [(1, 24.0), (2, 23.0), (3, 22.0), (4, 21.0)]
     by_p = scattered_plots.mg_sweep_points(pts, "P")
     assert [(x, r) for x, r, _ in by_p] == [(1, 32.0), (2, 22.0), (3, 19.0)]
+
+
+def test_a_multigrid_table_without_its_schedule_names_what_is_missing():
+    """A run with 3-D records at 256^3 only (the scattered suite's volume) has nothing for
+    Table 4 or 6: the missing row says which records those tables read, not that there are
+    no 3-D records."""
+    big = dict(data="smooth", shape=(256, 256, 256), lam=0.002, device="gpu")
+    recs = [_rec("gpu_mg_seed", 0.2, mg=dict(scattered.TABLE5_MG), phases=_phases(device_seed_iterations=0.4), **big)]
+    runs = [SimpleNamespace(system_records={scattered.OPERATION: recs}, context={"run_id": "r1"})]
+    t4 = scattered.table4(runs)
+    t6 = scattered.table5_6(runs)[1]
+    for t in (t4, t6):
+        missing = [r for r in t.rows if r.kind == "missing" and r.cells[0] == "(ours)"]
+        assert missing and "Table 4's schedule below 256^3" in missing[0].note, t.key
+    assert scattered.table5_6(runs)[0].data_rows("ours")
+
+
+def test_the_reproduction_status_names_every_system_s_runs():
+    """The status table covers the four seeds, so its runs line names the scattered and 2-D
+    IIR runs too, not only the runs holding grid records."""
+    from reports.build import _kind_runs
+
+    grid = SimpleNamespace(records=[object()], system_records={})
+    scattered_only = SimpleNamespace(records=[], system_records={scattered.OPERATION: [object()]})
+    assert _kind_runs("reproduction_status", [grid, scattered_only]) == [grid, scattered_only]
+    assert _kind_runs("accuracy", [grid, scattered_only]) == [grid]
