@@ -254,4 +254,41 @@ TEST(GpuStationaryOutcome, ConvergesWhereTheCpuSolverConvergesAndDivergesWhereIt
   }
 }
 
+TEST(GpuStationaryPrepared, UploadsOnceAndEverySolveStartsAfreshWithTheSameBits) {
+  if (const std::string why = sc::gpu::device_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const sb::GridShape grid = sb::GridShape::make({16, 16});
+  const sc::NormalEquations eq = sc::assemble(sct::random_problem(grid, sb::Mode::mirror, 2.1, 0.5, 7));
+  sc::IterationControl longer;
+  longer.max_iterations = 40;
+  sc::IterationControl shorter;
+  shorter.max_iterations = 25;
+  shorter.tolerance = 1e-30;  // a tolerance too: the history and the per-iteration check
+  for (int method = 0; method < 2; ++method) {
+    sc::gpu::PreparedStationary prepared =
+        method == 0 ? sc::gpu::PreparedStationary::jacobi(eq, sc::jacobi_damping(eq.matrix))
+                    : sc::gpu::PreparedStationary::gauss_seidel(eq, sc::colouring_multicolour(grid, eq.matrix), true);
+    EXPECT_GT(prepared.setup().get(sb::phase::upload), 0.0) << "the layout is uploaded when prepared";
+    sb::PhaseTimes first_times, second_times, third_times;
+    const auto first = prepared.solve(longer, first_times);
+    const auto between = prepared.solve(shorter, second_times);  // another budget and a tolerance between
+    const auto again = prepared.solve(longer, third_times);
+    for (const sb::PhaseTimes* t : {&first_times, &second_times, &third_times})
+      EXPECT_FALSE(t->has(sb::phase::upload)) << "a solve uploads nothing";
+    ASSERT_EQ(first.coeffs.size(), again.coeffs.size());
+    EXPECT_EQ(first.report.iterations, 40);
+    EXPECT_EQ(between.report.iterations, 25);
+    EXPECT_EQ(between.report.history.size(), 25u);
+    EXPECT_EQ(again.report.iterations, 40);
+    for (std::size_t i = 0; i < first.coeffs.size(); ++i)
+      ASSERT_EQ(first.coeffs[i], again.coeffs[i]) << "method " << method << ", coefficient " << i;
+    // The one-shot function is the same preparation and one solve.
+    sb::PhaseTimes once_times;
+    const auto once = method == 0 ? sc::gpu::jacobi_f32(eq, sc::jacobi_damping(eq.matrix), longer, once_times)
+                                  : sc::gpu::coloured_gauss_seidel_f32(
+                                        eq, sc::colouring_multicolour(grid, eq.matrix), true, longer, once_times);
+    EXPECT_TRUE(once_times.has(sb::phase::upload));
+    for (std::size_t i = 0; i < first.coeffs.size(); ++i) ASSERT_EQ(first.coeffs[i], once.coeffs[i]);
+  }
+}
+
 }  // namespace

@@ -1,7 +1,10 @@
 // The GPU entries of solvers.def that iterate on the CPU's assembly, in f32: CG (the
 // matrix uploaded once), Jacobi (undamped, and damped by the CPU's 20-step Lanczos
-// estimate) and the coloured Gauss-Seidels. Prepared: the upload (CG), the damping, the
-// colouring.
+// estimate) and the coloured Gauss-Seidels. Prepared: the damping or the colouring, and
+// the matrix's upload (CSR for CG, the ELL layout for the stationary solvers).
+#include <chrono>
+#include <functional>
+
 #include "entry_support.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
@@ -10,7 +13,6 @@
 namespace splinebench::scattered {
 namespace {
 
-using entries::prepared;
 using entries::widen;
 
 void require_device(const char* name) {
@@ -33,38 +35,45 @@ class GpuCg final : public PreparedSolver {
   gpu::PreparedCg cg_;
 };
 
-NamedSolve from_stationary(gpu::StationaryResult&& r, PhaseTimes&& times) {
-  NamedSolve out;
-  out.x = widen(r.coeffs);
-  out.report = std::move(r.report);
-  out.phases = std::move(times);
+class GpuStationary final : public PreparedSolver {
+ public:
+  explicit GpuStationary(gpu::PreparedStationary prepared) : prepared_(std::move(prepared)) {
+    setup_phases = prepared_.setup();
+  }
+  NamedSolve solve(const IterationControl& control) override {
+    NamedSolve out;
+    gpu::StationaryResult r = prepared_.solve(control, out.phases);
+    out.x = widen(r.coeffs);
+    out.report = std::move(r.report);
+    return out;
+  }
+
+ private:
+  gpu::PreparedStationary prepared_;
+};
+
+std::unique_ptr<PreparedSolver> timed(const std::function<gpu::PreparedStationary()>& make) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = std::make_unique<GpuStationary>(make());
+  out->setup_seconds = entries::seconds_since(t0);
   return out;
 }
 
 std::unique_ptr<PreparedSolver> jacobi_with(const SolverInput& in, bool damped, const char* name) {
   require_device(name);
-  return prepared([&in, damped] {
+  return timed([&in, damped] {
     const NormalEquations& eq = *in.eq;
-    const double omega = damped ? jacobi_damping(eq.matrix) : 1.0;
-    return [&eq, omega](const IterationControl& control) {
-      PhaseTimes times;
-      gpu::StationaryResult r = gpu::jacobi_f32(eq, omega, control, times);
-      return from_stationary(std::move(r), std::move(times));
-    };
+    return gpu::PreparedStationary::jacobi(eq, damped ? jacobi_damping(eq.matrix) : 1.0);
   });
 }
 
 std::unique_ptr<PreparedSolver> coloured_with(const SolverInput& in, bool seed_colours, bool symmetric,
                                               const char* name) {
   require_device(name);
-  return prepared([&in, seed_colours, symmetric] {
+  return timed([&in, seed_colours, symmetric] {
     const NormalEquations& eq = *in.eq;
-    Colouring c = seed_colours ? colouring_seed_gs8x(in.grid) : colouring_multicolour(in.grid, eq.matrix);
-    return [&eq, c = std::move(c), symmetric](const IterationControl& control) {
-      PhaseTimes times;
-      gpu::StationaryResult r = gpu::coloured_gauss_seidel_f32(eq, c, symmetric, control, times);
-      return from_stationary(std::move(r), std::move(times));
-    };
+    const Colouring c = seed_colours ? colouring_seed_gs8x(in.grid) : colouring_multicolour(in.grid, eq.matrix);
+    return gpu::PreparedStationary::gauss_seidel(eq, c, symmetric);
   });
 }
 

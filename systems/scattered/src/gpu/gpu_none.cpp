@@ -75,6 +75,24 @@ MatrixFreeCgResult matrix_free_cg_f32(const Problem&, const IterationControl&, P
 
 namespace splinebench::scattered::gpu {
 
+struct PreparedStationary::Impl {
+  PhaseTimes setup;
+};
+PreparedStationary::PreparedStationary(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedStationary::~PreparedStationary() = default;
+PreparedStationary::PreparedStationary(PreparedStationary&&) noexcept = default;
+PreparedStationary& PreparedStationary::operator=(PreparedStationary&&) noexcept = default;
+const PhaseTimes& PreparedStationary::setup() const { return impl_->setup; }
+PreparedStationary PreparedStationary::jacobi(const NormalEquations&, double) {
+  throw Unsupported("scattered GPU stationary solver: not built with CUDA");
+}
+PreparedStationary PreparedStationary::gauss_seidel(const NormalEquations&, const Colouring&, bool) {
+  throw Unsupported("scattered GPU stationary solver: not built with CUDA");
+}
+StationaryResult PreparedStationary::solve(const IterationControl&, PhaseTimes&) {
+  throw Unsupported("scattered GPU stationary solver: not built with CUDA");
+}
+
 StationaryResult jacobi_f32(const NormalEquations&, double, const IterationControl&, PhaseTimes&) {
   throw Unsupported("scattered GPU stationary solver: not built with CUDA");
 }

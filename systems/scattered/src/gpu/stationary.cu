@@ -252,38 +252,79 @@ std::vector<int> colour_order(int colours, bool symmetric, bool in_place, bool f
 
 }  // namespace
 
-StationaryOutput run_stationary(const StationaryInput& in) {
+struct DeviceStationary::State {
+  int n = 0;
+  bool coloured = false;
+  double omega = 1, bnorm = 0;
+  HostEll host;  // the layout's shape and colours (its arrays are on the device)
+  std::vector<int> order_first, order_next;
+  DeviceBuffer<int> col, row_of, state{2};
+  DeviceBuffer<float> value, diagonal, rhs, x, other, snapshot, next;
+  DeviceBuffer<double> partial{kNormBlocks};
+  DeviceBuffer<double> history;  // per iteration; sized by the budget (kept while it stays the same)
+};
+
+DeviceStationary::DeviceStationary(const StationaryInput& in) : s_(new State) {
   using Clock = std::chrono::steady_clock;
+  State& st = *s_;
+  st.n = in.n;
+  st.coloured = !in.colour_offset.empty();
+  st.omega = in.omega;
+  st.bnorm = in.bnorm;
+  st.host = build_ell(in, st.coloured ? kColourLanes : kJacobiLanes);
+  const int colours = static_cast<int>(st.host.colour_first.size());
+  st.order_first = colour_order(colours, in.symmetric, st.host.independent_colours, true);
+  st.order_next = colour_order(colours, in.symmetric, st.host.independent_colours, false);
+  const auto t0 = Clock::now();
+  const auto un = static_cast<std::size_t>(in.n);
+  upload_vector(st.col, st.host.col);
+  upload_vector(st.value, st.host.value);
+  upload_vector(st.diagonal, st.host.diagonal);
+  upload_vector(st.rhs, st.host.rhs);
+  upload_vector(st.row_of, st.host.row_of);
+  st.x.resize(un);
+  st.other.resize(un);
+  st.snapshot.resize(un);
+  st.next.resize(static_cast<std::size_t>(st.host.positions) + 1);
+  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  // The host copies are on the device now; only the shape and colours stay.
+  st.host.col = {};
+  st.host.value = {};
+  st.host.diagonal = {};
+  st.host.rhs = {};
+}
+
+DeviceStationary::~DeviceStationary() = default;
+
+StationaryOutput DeviceStationary::run(int max_iterations_asked, double tolerance, double divergence_factor) {
+  using Clock = std::chrono::steady_clock;
+  State& st = *s_;
   StationaryOutput out;
-  const int n = in.n;
+  const int n = st.n;
   const auto un = static_cast<std::size_t>(n);
-  const bool coloured = !in.colour_offset.empty();
-  const HostEll host = build_ell(in, coloured ? kColourLanes : kJacobiLanes);
-  const int colours = static_cast<int>(host.colour_first.size());
-  const std::vector<int> order_first = colour_order(colours, in.symmetric, host.independent_colours, true);
-  const std::vector<int> order_next = colour_order(colours, in.symmetric, host.independent_colours, false);
-  auto t0 = Clock::now();
-  DeviceBuffer<int> col, row_of, state(2);
-  DeviceBuffer<float> value, diagonal, rhs, x(un), other(un), snapshot(un),
-      next(static_cast<std::size_t>(host.positions) + 1);
-  upload_vector(col, host.col);
-  upload_vector(value, host.value);
-  upload_vector(diagonal, host.diagonal);
-  upload_vector(rhs, host.rhs);
-  upload_vector(row_of, host.row_of);
-  const int max_iterations = std::max(in.max_iterations, 0);
-  DeviceBuffer<double> partial(kNormBlocks), history(static_cast<std::size_t>(max_iterations) + 1);
-  SB_CUDA_CHECK(cudaMemset(x.data(), 0, un * sizeof(float)));
-  SB_CUDA_CHECK(cudaMemset(snapshot.data(), 0, un * sizeof(float)));
+  const bool coloured = st.coloured;
+  const HostEll& host = st.host;
+  const std::vector<int>& order_first = st.order_first;
+  const std::vector<int>& order_next = st.order_next;
+  const int max_iterations = std::max(max_iterations_asked, 0);
+  DeviceBuffer<double>& history = st.history;
+  history.resize(static_cast<std::size_t>(max_iterations) + 1);
+  DeviceBuffer<double>& partial = st.partial;
+  DeviceBuffer<int>& state = st.state;
+  // Every solve starts from x = 0 (the snapshot too: a divergence before the first check
+  // returns x0).
+  SB_CUDA_CHECK(cudaMemset(st.x.data(), 0, un * sizeof(float)));
+  SB_CUDA_CHECK(cudaMemset(st.snapshot.data(), 0, un * sizeof(float)));
   SB_CUDA_CHECK(cudaMemset(state.data(), 0, 2 * sizeof(int)));
   SB_CUDA_CHECK(cudaDeviceSynchronize());
-  out.upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
-  const Ell a{n, host.positions, host.steps, col.data(), value.data(), diagonal.data(), rhs.data(), row_of.data()};
+  const Ell a{n, host.positions, host.steps, st.col.data(), st.value.data(), st.diagonal.data(), st.rhs.data(),
+              st.row_of.data()};
   const int* d_state = state.data();
-  float* cur = x.data();
-  float* alt = other.data();
-  float* next_values = next.data();
+  float* cur = st.x.data();
+  float* alt = st.other.data();
+  float* next_values = st.next.data();
 
   auto sweep = [&](bool first_iteration) {
     const std::vector<int>& order = first_iteration ? order_first : order_next;
@@ -305,13 +346,13 @@ StationaryOutput run_stationary(const StationaryInput& in) {
     SB_CUDA_CHECK_LAUNCH("residual_norm_partial");
   };
   // x0 = 0, so ||r0|| = ||b||.
-  const double bnorm = in.bnorm;
+  const double bnorm = st.bnorm;
   const double scale = bnorm > 0 ? bnorm : 1.0;
-  const double limit = in.divergence_factor * bnorm;
-  const double converge_at = in.tolerance > 0 ? in.tolerance * scale : 0.0;
+  const double limit = divergence_factor * bnorm;
+  const double converge_at = tolerance > 0 ? tolerance * scale : 0.0;
   // With a tolerance every iterate's residual is measured (the history); a run of a fixed
   // count measures it only where the host checks, for the divergence rule.
-  const bool every_iteration = in.tolerance > 0;
+  const bool every_iteration = tolerance > 0;
 
   Event start, stop;
   start.record();
@@ -324,7 +365,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
       const int it = launched + k;
       if (!coloured) {
         jacobi_step<<<blocks_for(static_cast<long long>(host.positions) * kJacobiLanes), kThreads>>>(
-            a, static_cast<float>(in.omega), cur, alt, d_state);
+            a, static_cast<float>(st.omega), cur, alt, d_state);
         SB_CUDA_CHECK_LAUNCH("jacobi_step");
         // A stopped state leaves alt unwritten: keep the iterate where the state stopped.
         std::swap(cur, alt);
@@ -342,7 +383,7 @@ StationaryOutput run_stationary(const StationaryInput& in) {
     if (state_host[0] == kRunning || state_host[0] == kConverged) {
       checked = state_host[0] == kRunning ? launched : state_host[1];
       if (state_host[0] == kRunning)
-        SB_CUDA_CHECK(cudaMemcpyAsync(snapshot.data(), cur, un * sizeof(float), cudaMemcpyDeviceToDevice));
+        SB_CUDA_CHECK(cudaMemcpyAsync(st.snapshot.data(), cur, un * sizeof(float), cudaMemcpyDeviceToDevice));
     }
   }
   stop.record();
@@ -361,14 +402,14 @@ StationaryOutput run_stationary(const StationaryInput& in) {
         << " against ||b|| = " << bnorm << "; the iterate of iteration " << checked << " returned";
     out.message = msg.str();
     out.iterations = checked;
-    result = snapshot.data();
+    result = st.snapshot.data();
   } else {
     out.status = state_host[0] == kConverged ? StationaryOutput::converged : StationaryOutput::max_iterations;
     out.iterations = state_host[0] == kConverged ? state_host[1] : launched;
   }
   if (every_iteration)
     for (int it = 1; it <= out.iterations; ++it) out.history.push_back(hist[static_cast<std::size_t>(it)] / scale);
-  t0 = Clock::now();
+  const auto t0 = Clock::now();
   out.x.assign(un, std::nanf(""));  // poisoned: every entry must come back
   SB_CUDA_CHECK(cudaMemcpy(out.x.data(), result, un * sizeof(float), cudaMemcpyDeviceToHost));
   out.readback_s = std::chrono::duration<double>(Clock::now() - t0).count();
