@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Configures, builds and runs this folder's project with the CMake in CMAKE_BIN_DIR (its
-# cmake and ctest), and checks that ctest lists the three discovered tests and reports
-# them passed, skipped and failed, one each. Exit 0 when it does; otherwise 1 with what
+# cmake and ctest), and checks that ctest lists the three discovered tests and the three
+# suites registered whole, and reports them passed, skipped and failed, one each of
+# each kind. Exit 0 when it does; otherwise 1 with what
 # differed and the logs (everything lands in BUILD_DIR).
 #   Usage: tests/cmake/ctest_compat/check.sh CMAKE_BIN_DIR BUILD_DIR
 set -euo pipefail
@@ -21,8 +22,8 @@ echo "== $version" >"$log"
 # Listing reads every generated *_tests.cmake: a file ctest cannot parse fails here.
 "$cmake_bin/ctest" --test-dir "$build" -N >"$build/list.txt" 2>&1 ||
   { cat "$build/list.txt" >&2; fail "ctest -N failed ($version)"; }
-grep -q "^Total Tests: 3$" "$build/list.txt" ||
-  { cat "$build/list.txt" >&2; fail "ctest -N does not list the 3 tests ($version)"; }
+grep -q "^Total Tests: 6$" "$build/list.txt" ||
+  { cat "$build/list.txt" >&2; fail "ctest -N does not list the 6 tests ($version)"; }
 # One test fails on purpose, so ctest's own exit status is not the verdict; its JUnit
 # file is.
 rm -f "$build/junit.xml"
@@ -40,8 +41,10 @@ def verdict(case):
     return "passed" if case.get("status") == "run" else case.get("status")
 
 got = {c.get("name").rsplit("/", 1)[-1]: verdict(c) for c in ET.parse(sys.argv[1]).iter("testcase")}
-want = {"passed": "passed", "skipped": "skipped", "failed": "failed"}
+want = {"passed": "passed", "skipped": "skipped", "failed": "failed",
+        "WholePassed.all": "passed", "WholeSkipped.all": "skipped", "WholeFailed.all": "failed"}
 if got != want:
     sys.exit(f"ctest_compat: ctest's verdicts {got}, expected {want} ({sys.argv[2]})")
-print(f"ctest_compat: {sys.argv[2]}: 3 tests listed; passed, skipped and failed as GoogleTest ran them")
+print(f"ctest_compat: {sys.argv[2]}: 6 tests listed; passed, skipped and failed as GoogleTest ran them, "
+      "one test and one whole suite of each")
 PY
