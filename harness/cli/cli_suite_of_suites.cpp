@@ -52,13 +52,18 @@ class SuitesRun final : public runner::SystemRun {
     const auto [part, local] = owner_.at(index);
     return parts_[part]->run_case(local, kind);
   }
+  // Each part's table of its own records, found by case id (a shard's records are a
+  // subset of the cases, not their index ranges).
   std::string summary_table(const std::vector<json>& records) const override {
     std::string out;
     for (std::size_t p = 0; p < parts_.size(); ++p) {
       const auto [first, last] = ranges_[p];
-      if (first == last || records.size() < last) continue;
-      const std::vector<json> mine(records.begin() + static_cast<std::ptrdiff_t>(first),
-                                   records.begin() + static_cast<std::ptrdiff_t>(last));
+      std::set<std::string> ids;
+      for (std::size_t i = first; i < last; ++i) ids.insert(cases_[i].id);
+      std::vector<json> mine;
+      for (const json& r : records)
+        if (ids.count(r.value("case_id", ""))) mine.push_back(r);
+      if (mine.empty()) continue;
       out += (out.empty() ? "" : "\n") + parts_[p]->suite() + ":\n" + parts_[p]->summary_table(mine);
     }
     return out;

@@ -37,4 +37,10 @@ const runner::System& system_named(const std::string& name, const std::string& o
   throw Error(origin + ": system: unknown system '" + name + "' (known: " + known + ")");
 }
 
+std::unique_ptr<runner::SystemRun> replan(const nlohmann::json& suite, const std::string& origin,
+                                          const nlohmann::json& options) {
+  const runner::RunRequest request = runner::request_from_options(options, origin);
+  return system_named(runner::suite_system(suite, origin), origin).prepare(suite, origin, request, options);
+}
+
 }  // namespace splinebench::cli

@@ -4,12 +4,17 @@
 // non-zero when a case fails its accuracy verdict or errors (skips are fine).
 #include <unistd.h>
 
+#include <algorithm>
+#include <fstream>
 #include <iostream>
+#include <set>
 #include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "cli_children.hpp"
+#include "cli_merged_run.hpp"
 #include "cli_run_progress.hpp"
 #include "cli_systems.hpp"
 #include "commands.hpp"
@@ -20,6 +25,7 @@
 #include "splinebench/runner/plan.hpp"
 #include "splinebench/runner/run_context.hpp"
 #include "splinebench/runner/run_store.hpp"
+#include "splinebench/runner/shard.hpp"
 #include "splinebench/runner/suite.hpp"
 #include "splinebench/runner/suite_runner.hpp"
 
@@ -41,6 +47,8 @@ struct RunArgs {
   std::optional<int> threads;
   std::string filter;
   std::string run_dir_file;
+  std::string shard;  // --shard I/N
+  std::vector<std::string> devices;  // --devices: one shard per device, at once
   bool dry_run = false;
 };
 
@@ -63,24 +71,31 @@ std::unique_ptr<runner::SystemRun> prepare_new(const RunArgs& args, const runner
   request.repetitions = args.repetitions;
   request.warmups = args.warmups;
   const std::string system = runner::suite_system(suite.doc, suite.origin);
-  return system_named(system, suite.origin).prepare(suite.doc, suite.origin, request, nullptr);
+  auto run = system_named(system, suite.origin).prepare(suite.doc, suite.origin, request, nullptr);
+  if (!args.shard.empty()) run = runner::shard_run(std::move(run), runner::parse_shard(args.shard));
+  return run;
 }
 
 std::unique_ptr<runner::SystemRun> prepare_resume(const runner::RunStore& store) {
   const json& m = store.manifest();
   const std::string origin = (store.dir() / "run.json").string() + " (suite)";
-  const json& options = m.at("options");
-  const runner::RunRequest request = runner::request_from_options(options, origin);
-  const std::string system = runner::suite_system(m.at("suite"), origin);
-  return system_named(system, origin).prepare(m.at("suite"), origin, request, options);
+  json options = m.at("options");
+  std::optional<runner::Shard> shard;
+  if (options.contains("shard")) {
+    shard = runner::parse_shard(options["shard"].is_string() ? options["shard"].get<std::string>() : "",
+                                origin + ": options.shard");
+    options.erase("shard");  // the systems read their own options; the shard is the runner's
+  }
+  auto run = replan(m.at("suite"), origin, options);
+  return shard ? runner::shard_run(std::move(run), *shard) : std::move(run);
 }
 
 void reject_with_resume(const RunArgs& a) {
   if (!a.suite.empty() || !a.suite_file.empty() || !a.impls.empty() || a.repetitions || a.warmups || a.threads ||
-      !a.filter.empty() || a.machine || a.dry_run)
+      !a.filter.empty() || a.machine || a.dry_run || !a.shard.empty())
     throw Error("--resume continues a run with the suite and options it started with; do not combine it with "
-                "--suite, --suite-file, --impl, --filter, --threads, --repetitions, --warmups, --machine or "
-                "--dry-run");
+                "--suite, --suite-file, --impl, --filter, --threads, --repetitions, --warmups, --machine, "
+                "--shard or --dry-run");
 }
 
 void print_dry_run(const runner::SystemRun& run) {
@@ -111,8 +126,87 @@ void check_run_dir_file(const RunArgs& args) {
   }
 }
 
+// `--devices D1,D2,...`: one child `run --shard I/N` per device (CUDA_VISIBLE_DEVICES=DI),
+// all at once, into <results-dir>/.shards/<stamp>/ (each child's log beside its run),
+// then their merge into <results-dir>/<machine>/. The staging folder goes once the
+// merge is written; a shard that did not finish leaves it, to be resumed and merged.
+void run_on_devices(const RunArgs& args) {
+  if (!args.resume.empty() || !args.shard.empty() || args.dry_run)
+    throw Error("--devices runs one shard per device and merges them; do not combine it with --resume, --shard or "
+                "--dry-run (resume an unfinished shard's folder by itself, then `splinebench merge` the shards)");
+  if (args.devices.size() > 64) throw Error("--devices: at most 64 devices");
+  std::set<std::string> seen;
+  for (const std::string& d : args.devices) {
+    const bool word = !d.empty() && d.size() <= 64 && std::all_of(d.begin(), d.end(), [](char c) {
+      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+    });
+    if (!word) throw Error("--devices: '" + d + "' is neither a device index nor a GPU UUID");
+    if (!seen.insert(d).second) throw Error("--devices: device " + d + " given twice");
+  }
+  if (args.machine && args.machine->empty())
+    throw Error("--machine: empty label; give the name of the results/<machine>/ folder, or leave --machine out "
+                "for the short host name (" + runner::host_name() + ")");
+  // The request is checked here, once, before any child starts.
+  const runner::SuiteDocument suite = suite_document(args);
+  (void)prepare_new(args, suite);
+  const std::string machine = args.machine.value_or(runner::host_name());
+  runner::validate_machine_label(machine);
+  const fs::path stage = fs::absolute(fs::path(args.results_dir) / ".shards" /
+                                      (runner::utc_compact(runner::Clock::now()) + "-" + std::to_string(::getpid())));
+  fs::create_directories(stage);
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const int n = static_cast<int>(args.devices.size());
+  std::vector<ChildSpec> children;
+  for (int i = 1; i <= n; ++i) {
+    ChildSpec c;
+    c.argv = {self, "run"};
+    if (!args.suite.empty()) c.argv.insert(c.argv.end(), {"--suite", args.suite});
+    else c.argv.insert(c.argv.end(), {"--suite-file", fs::absolute(args.suite_file).string()});
+    if (!args.impls.empty()) {
+      std::string list;
+      for (const auto& e : args.impls) list += (list.empty() ? "" : ",") + e;
+      c.argv.insert(c.argv.end(), {"--impl", list});
+    }
+    if (!args.filter.empty()) c.argv.insert(c.argv.end(), {"--filter", args.filter});
+    if (args.threads) c.argv.insert(c.argv.end(), {"--threads", std::to_string(*args.threads)});
+    if (args.repetitions) c.argv.insert(c.argv.end(), {"--repetitions", std::to_string(*args.repetitions)});
+    if (args.warmups) c.argv.insert(c.argv.end(), {"--warmups", std::to_string(*args.warmups)});
+    const std::string tag = "shard-" + std::to_string(i);
+    c.argv.insert(c.argv.end(), {"--machine", machine, "--results-dir", stage.string(), "--shard",
+                                 std::to_string(i) + "/" + std::to_string(n), "--run-dir-file",
+                                 (stage / (tag + ".txt")).string()});
+    c.env = {{"CUDA_VISIBLE_DEVICES", args.devices[static_cast<std::size_t>(i - 1)]}};
+    c.log = stage / (tag + ".log");
+    children.push_back(std::move(c));
+  }
+  std::cerr << "running " << n << " shards, one per device (" << stage.string() << ")\n";
+  const std::vector<int> codes = run_children(children);
+  std::vector<fs::path> dirs;
+  for (int i = 1; i <= n; ++i) {
+    std::ifstream in(stage / ("shard-" + std::to_string(i) + ".txt"));
+    std::string dir;
+    if (!std::getline(in, dir) || dir.empty())
+      throw Error("shard " + std::to_string(i) + "/" + std::to_string(n) + " on device " +
+                  args.devices[static_cast<std::size_t>(i - 1)] + " did not finish (exit status " +
+                  std::to_string(codes[static_cast<std::size_t>(i - 1)]) + "): see " +
+                  (stage / ("shard-" + std::to_string(i) + ".log")).string() +
+                  "; resume its run folder there with `splinebench run --resume`, then `splinebench merge` the shards");
+    dirs.emplace_back(dir);
+  }
+  const fs::path merged = write_merged_run(runner::merge_shard_runs(dirs, &replan), args.results_dir, machine,
+                                           dirs.size());
+  fs::remove_all(stage);
+  std::error_code ec;
+  fs::remove(stage.parent_path(), ec);  // .shards/, when no other staging is left
+  if (!args.run_dir_file.empty()) io::write_file_atomically(args.run_dir_file, merged.string() + "\n");
+}
+
 void run_command(const RunArgs& args) {
   check_run_dir_file(args);
+  if (!args.devices.empty()) {
+    run_on_devices(args);
+    return;
+  }
   std::optional<runner::RunStore> store;
   std::unique_ptr<runner::SystemRun> prepared;
   std::map<std::string, json> finished;
@@ -199,6 +293,13 @@ void register_run(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "Threads for entries that take them (replaces the suite's)");
   cmd->add_option("--filter", args->filter, "Only cases whose case_id matches this regular expression");
   cmd->add_option("--run-dir-file", args->run_dir_file, "Write the run folder's path to this file at the end");
+  cmd->add_option("--shard", args->shard,
+                  "Run part I of N of the cases (I/N, balanced by their expected cost); `splinebench merge` joins "
+                  "the N shard runs into one run");
+  cmd->add_option("--devices", args->devices,
+                  "Run one shard per device at once (comma-separated CUDA device indices or GPU UUIDs, each "
+                  "shard with CUDA_VISIBLE_DEVICES set to it) and merge them into one run")
+      ->delimiter(',');
   cmd->add_flag("--dry-run", args->dry_run, "Print the cases the suite selects and exit; writes nothing");
   cmd->callback([args] { run_command(*args); });
 }

@@ -16,6 +16,20 @@ std::string describe(cudaError_t err, const char* call) {
   return std::string(call) + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
 }
 
+// As nvidia-smi writes it: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (names the card a
+// shard ran on, whatever CUDA_VISIBLE_DEVICES renumbered).
+std::string uuid_text(const cudaUUID_t& uuid) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    const auto b = static_cast<unsigned char>(uuid.bytes[i]);
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json cuda_context() {
@@ -48,7 +62,8 @@ nlohmann::json cuda_context() {
                         {"device", device},
                         {"device_count", count},
                         {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-                        {"global_memory_bytes", prop.totalGlobalMem}};
+                        {"global_memory_bytes", prop.totalGlobalMem},
+                        {"uuid", uuid_text(prop.uuid)}};
   // Clocks and sizes through attributes (the deviceProp clock fields are gone in CUDA 13).
   const struct {
     const char* key;
