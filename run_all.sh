@@ -35,6 +35,8 @@ packages=(build-essential cmake git python3 python3-venv libeigen3-dev libboost-
           python3-skimage python3-imageio python3-nibabel)
 # The report test renders index.html in headless Chromium and checks the screenshot.
 [ "${1:-}" = test ] && packages+=(chromium)
+# The Slurm test starts munged, slurmctld and slurmd on localhost (tests/python/test_slurm.py).
+[ "${1:-}" = test ] && packages+=(slurm-wlm munge)
 # Every machine report (after a suite run, `report`, and the tests) compiles chapter.pdf with
 # pdflatex (booktabs, longtable, pdflscape, Latin Modern); its test reads it with poppler.
 [ "${1:-}" = nightly ] || packages+=(texlive-latex-base texlive-latex-recommended lmodern poppler-utils)

@@ -16,6 +16,7 @@
 #include "cli_children.hpp"
 #include "cli_merged_run.hpp"
 #include "cli_run_progress.hpp"
+#include "cli_run_selection.hpp"
 #include "cli_systems.hpp"
 #include "commands.hpp"
 #include "splinebench/error.hpp"
@@ -36,16 +37,10 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 struct RunArgs {
-  std::string suite;
-  std::string suite_file;
-  std::vector<std::string> impls;
+  RunSelection sel;  // --suite, --suite-file, --impl, --filter, --threads, --repetitions, --warmups
   std::string results_dir = "results";
   std::optional<std::string> machine;  // given but empty is an error, not the host name
-  std::optional<int> repetitions;
-  std::optional<int> warmups;
   std::string resume;
-  std::optional<int> threads;
-  std::string filter;
   std::string run_dir_file;
   std::string shard;  // --shard I/N
   std::vector<std::string> devices;  // --devices: one shard per device, at once
@@ -54,22 +49,23 @@ struct RunArgs {
 
 // The suite document a new run asks for (--suite or --suite-file).
 runner::SuiteDocument suite_document(const RunArgs& args) {
-  if (args.suite.empty() == args.suite_file.empty())
+  if (args.sel.suite.empty() == args.sel.suite_file.empty())
     throw Error("give exactly one of --suite NAME or --suite-file PATH (or --resume DIR)");
-  return args.suite_file.empty() ? runner::find_named_suite(args.suite) : runner::read_suite_file(args.suite_file);
+  return args.sel.suite_file.empty() ? runner::find_named_suite(args.sel.suite)
+                                     : runner::read_suite_file(args.sel.suite_file);
 }
 
 std::unique_ptr<runner::SystemRun> prepare_new(const RunArgs& args, const runner::SuiteDocument& suite) {
   // Every system's entries share one bound on threads.
-  if (args.threads && (*args.threads < 1 || *args.threads > runner::max_threads()))
+  if (args.sel.threads && (*args.sel.threads < 1 || *args.sel.threads > runner::max_threads()))
     throw Error("--threads must be in [1, " + std::to_string(runner::max_threads()) + "], got " +
-                std::to_string(*args.threads));
+                std::to_string(*args.sel.threads));
   runner::RunRequest request;
-  request.only = args.impls;
-  request.filter = args.filter;
-  request.threads = args.threads;
-  request.repetitions = args.repetitions;
-  request.warmups = args.warmups;
+  request.only = args.sel.impls;
+  request.filter = args.sel.filter;
+  request.threads = args.sel.threads;
+  request.repetitions = args.sel.repetitions;
+  request.warmups = args.sel.warmups;
   const std::string system = runner::suite_system(suite.doc, suite.origin);
   auto run = system_named(system, suite.origin).prepare(suite.doc, suite.origin, request, nullptr);
   if (!args.shard.empty()) run = runner::shard_run(std::move(run), runner::parse_shard(args.shard));
@@ -91,8 +87,9 @@ std::unique_ptr<runner::SystemRun> prepare_resume(const runner::RunStore& store)
 }
 
 void reject_with_resume(const RunArgs& a) {
-  if (!a.suite.empty() || !a.suite_file.empty() || !a.impls.empty() || a.repetitions || a.warmups || a.threads ||
-      !a.filter.empty() || a.machine || a.dry_run || !a.shard.empty())
+  const RunSelection& s = a.sel;
+  if (!s.suite.empty() || !s.suite_file.empty() || !s.impls.empty() || s.repetitions || s.warmups || s.threads ||
+      !s.filter.empty() || a.machine || a.dry_run || !a.shard.empty())
     throw Error("--resume continues a run with the suite and options it started with; do not combine it with "
                 "--suite, --suite-file, --impl, --filter, --threads, --repetitions, --warmups, --machine, "
                 "--shard or --dry-run");
@@ -160,17 +157,8 @@ void run_on_devices(const RunArgs& args) {
   for (int i = 1; i <= n; ++i) {
     ChildSpec c;
     c.argv = {self, "run"};
-    if (!args.suite.empty()) c.argv.insert(c.argv.end(), {"--suite", args.suite});
-    else c.argv.insert(c.argv.end(), {"--suite-file", fs::absolute(args.suite_file).string()});
-    if (!args.impls.empty()) {
-      std::string list;
-      for (const auto& e : args.impls) list += (list.empty() ? "" : ",") + e;
-      c.argv.insert(c.argv.end(), {"--impl", list});
-    }
-    if (!args.filter.empty()) c.argv.insert(c.argv.end(), {"--filter", args.filter});
-    if (args.threads) c.argv.insert(c.argv.end(), {"--threads", std::to_string(*args.threads)});
-    if (args.repetitions) c.argv.insert(c.argv.end(), {"--repetitions", std::to_string(*args.repetitions)});
-    if (args.warmups) c.argv.insert(c.argv.end(), {"--warmups", std::to_string(*args.warmups)});
+    const std::vector<std::string> selection = selection_argv(args.sel);
+    c.argv.insert(c.argv.end(), selection.begin(), selection.end());
     const std::string tag = "shard-" + std::to_string(i);
     c.argv.insert(c.argv.end(), {"--machine", machine, "--results-dir", stage.string(), "--shard",
                                  std::to_string(i) + "/" + std::to_string(n), "--run-dir-file",
@@ -247,8 +235,8 @@ void run_command(const RunArgs& args) {
                      {"schema_version", runner::kSchemaVersion},
                      {"system", runner::suite_system(suite.doc, suite.origin)},
                      {"suite", prepared->suite_document().is_null() ? suite.doc : prepared->suite_document()},
-                     {"suite_origin", args.suite_file.empty() ? "harness/suites/" + args.suite + ".json"
-                                                              : args.suite_file},
+                     {"suite_origin", args.sel.suite_file.empty() ? "harness/suites/" + args.sel.suite + ".json"
+                                                                  : args.sel.suite_file},
                      {"options", prepared->options()},
                      {"resumed", json::array()}};
     manifest["context"] = runner::collect_context(machine, run_id, prepared->suite(), now, prepared->entry_facts());
@@ -277,21 +265,10 @@ void run_command(const RunArgs& args) {
 void register_run(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run a benchmark suite, check every case against the oracle, write results");
-  cmd->add_option("--suite", args->suite,
-                  "Suite name: harness/suites/<name>.json (grid: quick, full, thesis, ruijters, gpu, nightly; "
-                  "scattered: scattered, scattered-quick; 2-D IIR: iir2d, iir2d-quick)");
-  cmd->add_option("--suite-file", args->suite_file, "Suite definition file (instead of --suite)");
-  cmd->add_option("--impl", args->impls,
-                  "Only these entries (comma-separated): implementations, scattered solvers or IIR schemes, as the "
-                  "suite's system has them (splinebench list)")
-      ->delimiter(',');
+  add_selection_options(*cmd, args->sel);
   cmd->add_option("--results-dir", args->results_dir, "Results root (default: results)");
   cmd->add_option("--machine", args->machine, "Machine label: results/<machine>/ (default: short host name)");
-  cmd->add_option("--repetitions", args->repetitions, "Timed repetitions per case (default: the suite's, >= 9)");
-  cmd->add_option("--warmups", args->warmups, "Untimed repetitions before them (default: the suite's, 2)");
   cmd->add_option("--resume", args->resume, "Finish an interrupted run folder (skips its finished cases)");
-  cmd->add_option("--threads", args->threads, "Threads for entries that take them (replaces the suite's)");
-  cmd->add_option("--filter", args->filter, "Only cases whose case_id matches this regular expression");
   cmd->add_option("--run-dir-file", args->run_dir_file, "Write the run folder's path to this file at the end");
   cmd->add_option("--shard", args->shard,
                   "Run part I of N of the cases (I/N, balanced by their expected cost); `splinebench merge` joins "
