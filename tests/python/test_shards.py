@@ -1,4 +1,4 @@
-"""`splinebench run --shard I/N` and `splinebench merge`: for N = 1, 2 and 5 the shards
+"""`splinebench run --shard I/N` and `splinebench merge`: for N = 1 to 5 the shards
 of a suite of suites (a grid part and a scattered part) together run exactly the
 unsharded run's cases, and their merge is one run folder with the same cases in the same
 order, the same verdicts and options, each shard's host and run named in its context,
@@ -73,7 +73,7 @@ def two_shards(binary, env, tmp_path_factory) -> list[Path]:
     return [a_run(binary, env, results, "--shard", f"{i}/2") for i in (1, 2)]
 
 
-@pytest.mark.parametrize("count", [1, 2, 5])
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 5])
 def test_shards_merge_into_the_unsharded_run(binary, env, unsharded, two_shards, tmp_path, count):
     shards = two_shards if count == 2 else [a_run(binary, env, tmp_path / "shards", "--shard", f"{i}/{count}")
                                             for i in range(1, count + 1)]
