@@ -2,6 +2,9 @@
 
 #include <filesystem>
 
+#include "splinebench/error.hpp"
+#include "splinebench/runner/run_context.hpp"
+
 namespace splinebench::cli {
 
 void add_selection_options(CLI::App& cmd, RunSelection& s) {
@@ -33,6 +36,15 @@ std::vector<std::string> selection_argv(const RunSelection& s) {
   if (s.repetitions) out.insert(out.end(), {"--repetitions", std::to_string(*s.repetitions)});
   if (s.warmups) out.insert(out.end(), {"--warmups", std::to_string(*s.warmups)});
   return out;
+}
+
+std::string machine_label(const std::optional<std::string>& asked) {
+  if (asked && asked->empty())
+    throw Error("--machine: empty label; give the name of the results/<machine>/ folder, or leave --machine out "
+                "for the short host name (" + runner::host_name() + ")");
+  const std::string label = asked.value_or(runner::host_name());
+  runner::validate_machine_label(label);
+  return label;
 }
 
 }  // namespace splinebench::cli

@@ -27,4 +27,8 @@ void add_selection_options(CLI::App& cmd, RunSelection& selection);
 // Those flags for a child `splinebench run` (a suite file by its absolute path).
 std::vector<std::string> selection_argv(const RunSelection& selection);
 
+// The results/<machine>/ label of a new run: --machine, or the short host name when it is
+// not given; an empty or unsafe label is a splinebench::Error.
+std::string machine_label(const std::optional<std::string>& asked);
+
 }  // namespace splinebench::cli

@@ -140,24 +140,19 @@ void run_on_devices(const RunArgs& args) {
     if (!word) throw Error("--devices: '" + d + "' is neither a device index nor a GPU UUID");
     if (!seen.insert(d).second) throw Error("--devices: device " + d + " given twice");
   }
-  if (args.machine && args.machine->empty())
-    throw Error("--machine: empty label; give the name of the results/<machine>/ folder, or leave --machine out "
-                "for the short host name (" + runner::host_name() + ")");
+  const std::string machine = machine_label(args.machine);
   // The request is checked here, once, before any child starts.
-  const runner::SuiteDocument suite = suite_document(args);
-  (void)prepare_new(args, suite);
-  const std::string machine = args.machine.value_or(runner::host_name());
-  runner::validate_machine_label(machine);
+  (void)prepare_new(args, suite_document(args));
   const fs::path stage = fs::absolute(fs::path(args.results_dir) / ".shards" /
                                       (runner::utc_compact(runner::Clock::now()) + "-" + std::to_string(::getpid())));
   fs::create_directories(stage);
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   const int n = static_cast<int>(args.devices.size());
   std::vector<ChildSpec> children;
+  const std::vector<std::string> selection = selection_argv(args.sel);
   for (int i = 1; i <= n; ++i) {
     ChildSpec c;
     c.argv = {self, "run"};
-    const std::vector<std::string> selection = selection_argv(args.sel);
     c.argv.insert(c.argv.end(), selection.begin(), selection.end());
     const std::string tag = "shard-" + std::to_string(i);
     c.argv.insert(c.argv.end(), {"--machine", machine, "--results-dir", stage.string(), "--shard",
@@ -218,9 +213,7 @@ void run_command(const RunArgs& args) {
     store->save_manifest();
   } else {
     // Everything that can be wrong with the request is checked before any folder exists.
-    if (args.machine && args.machine->empty())
-      throw Error("--machine: empty label; give the name of the results/<machine>/ folder, or leave --machine out "
-                  "for the short host name (" + runner::host_name() + ")");
+    const std::string machine = machine_label(args.machine);
     const runner::SuiteDocument suite = suite_document(args);
     prepared = prepare_new(args, suite);
     if (args.dry_run) {
@@ -228,8 +221,6 @@ void run_command(const RunArgs& args) {
       return;
     }
     require_memory_for(*prepared, finished);
-    const std::string machine = args.machine.value_or(runner::host_name());
-    runner::validate_machine_label(machine);
     const std::string run_id = runner::utc_compact(now) + "-" + prepared->suite();
     json manifest = {{"schema", "splinebench-run"},
                      {"schema_version", runner::kSchemaVersion},

@@ -64,7 +64,6 @@ void check(const SlurmArgs& a) {
   for (const auto& extra : a.sbatch_args)
     if (extra.rfind("--", 0) != 0 || extra.find_first_of("\n\r") != std::string::npos)
       throw Error("--sbatch-arg '" + extra + "': one sbatch option per flag, starting with --");
-  if (a.machine && a.machine->empty()) throw Error("--machine: empty label");
   // The suite exists and parses; the rest of the request is checked by each task's run.
   (void)(a.sel.suite_file.empty() ? runner::find_named_suite(a.sel.suite) : runner::read_suite_file(a.sel.suite_file));
 }
@@ -132,8 +131,7 @@ std::string submit(const std::vector<std::string>& extra, const fs::path& script
 
 void slurm_command(const SlurmArgs& a) {
   check(a);
-  const std::string machine = a.machine.value_or(runner::host_name());
-  runner::validate_machine_label(machine);
+  const std::string machine = machine_label(a.machine);
   std::string name = a.sel.suite.empty() ? fs::path(a.sel.suite_file).stem().string() : a.sel.suite;
   for (char& c : name)  // a job name and a folder name
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
