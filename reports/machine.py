@@ -100,25 +100,34 @@ def machine_labels(results_root: Path) -> list[str]:
     return labels
 
 
-def write_study_section(run_dir: Path, out: Path) -> Path:
-    """Rewrites the study section of `run_dir` into `out` (section.md, section.html, plots/)."""
+def study_section_writers() -> dict:
+    """{study: writer(run_dir, context, records, out)}: the study runs (schema
+    splinebench-study) whose section a report rebuilds from their records."""
     # studies/ builds on reports/; imported here so that reports stays usable without it.
-    from studies import f64_path, roundoff, speed_accuracy, texture_weights
-    from studies.common import load_study
+    from studies import f64_path
     from studies.convergence_report import write_convergence_report
     from studies.rotation_report import write_rotation_report
+
+    return {
+        "convergence": lambda run_dir, ctx, records, out: write_convergence_report(run_dir, ctx, records, out=out),
+        "rotation": lambda run_dir, ctx, records, out: write_rotation_report(run_dir, ctx, records, None, out=out),
+        "f64_path": lambda run_dir, ctx, records, out: f64_path.write_report(ctx, records, out),
+    }
+
+
+def write_study_section(run_dir: Path, out: Path) -> Path:
+    """Rewrites the study section of `run_dir` into `out` (section.md, section.html, plots/)."""
+    from studies import roundoff, speed_accuracy, texture_weights
+    from studies.common import load_study
 
     header = _header(run_dir) or {}
     if header.get("schema") == STUDY_SCHEMA:
         body = load_study(run_dir)
         study = body["context"].get("study")
-        if study == "convergence":
-            return write_convergence_report(run_dir, body["context"], body["records"], out=out)
-        if study == "rotation":
-            return write_rotation_report(run_dir, body["context"], body["records"], None, out=out)
-        if study == "f64_path":
-            return f64_path.write_report(body["context"], body["records"], out)
-        raise ReportError(f"{run_dir}: study {study!r} has no section that can be rebuilt from its records")
+        writer = study_section_writers().get(study)
+        if writer is None:
+            raise ReportError(f"{run_dir}: study {study!r} has no section that can be rebuilt from its records")
+        return writer(run_dir, body["context"], body["records"], out)
     suite = header.get("context", {}).get("suite")
     if suite == "roundoff":
         return roundoff.write_report(run_dir, out=out)
