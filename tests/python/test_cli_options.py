@@ -5,14 +5,12 @@ another way (`--solver`, `--schemes`, `--results`, `--out-dir`, ...). The binary
 from $SPLINEBENCH_BIN (default: build/bin/splinebench)."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 
 # The shared concepts: the flag, and how its help begins in every subcommand that has it.
 MEANING = {
@@ -35,22 +33,14 @@ SYNONYMS = {"--solver", "--solvers", "--scheme", "--schemes", "--impls", "--impl
             "--boundary", "--continue", "--restart"}
 
 
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    path = Path(os.environ.get("SPLINEBENCH_BIN", ROOT / "build" / "bin" / "splinebench"))
-    if not path.is_file():
-        pytest.skip(f"splinebench executable not found at {path} (build it, or point SPLINEBENCH_BIN at it)")
-    return path
-
-
-def help_text(binary: Path, *args: str) -> str:
-    proc = subprocess.run([str(binary), *args, "--help"], capture_output=True, text=True, timeout=60)
+def help_text(splinebench_bin: Path, *args: str) -> str:
+    proc = subprocess.run([str(splinebench_bin), *args, "--help"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
 
-def subcommands(binary: Path) -> list[str]:
-    text = help_text(binary)
+def subcommands(splinebench_bin: Path) -> list[str]:
+    text = help_text(splinebench_bin)
     block = text.split("Subcommands:", 1)[1]
     return [m.group(1) for m in re.finditer(r"^  ([a-z][a-z0-9-]*)\s", block, re.M)]
 
@@ -63,12 +53,12 @@ def options(text: str) -> dict[str, str]:
     return out
 
 
-def test_every_subcommand_speaks_one_grammar(binary):
-    names = subcommands(binary)
+def test_every_subcommand_speaks_one_grammar(splinebench_bin):
+    names = subcommands(splinebench_bin)
     assert {"run", "merge", "list", "prefilter", "interpolate"} <= set(names), names
     seen: dict[str, list[str]] = {}
     for name in names:
-        flags = options(help_text(binary, name))
+        flags = options(help_text(splinebench_bin, name))
         assert "--help" in flags, name
         wrong = sorted(SYNONYMS & set(flags))
         assert not wrong, f"`{name}` spells a shared concept another way: {wrong} (use {sorted(MEANING)})"

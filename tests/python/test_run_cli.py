@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import signal
 import subprocess
 import time
@@ -18,16 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    path = Path(os.environ.get("SPLINEBENCH_BIN", ROOT / "build" / "bin" / "splinebench"))
-    if not path.is_file():
-        pytest.skip(f"splinebench executable not found at {path} (build it, or point SPLINEBENCH_BIN at it)")
-    return path
-
-
-def run(binary: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([str(binary), "run", *args], capture_output=True, text=True, timeout=timeout)
+def run(splinebench_bin: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([str(splinebench_bin), "run", *args], capture_output=True, text=True, timeout=timeout)
 
 
 def write_suite(path: Path, suite: dict) -> Path:
@@ -64,36 +55,36 @@ IMPOSSIBLE = {
 
 
 @pytest.mark.parametrize("case", sorted(IMPOSSIBLE))
-def test_impossible_sweep_fails_before_writing_anything(binary, tmp_path, case):
+def test_impossible_sweep_fails_before_writing_anything(splinebench_bin, tmp_path, case):
     suite, expected = IMPOSSIBLE[case]
     suite_file = write_suite(tmp_path / "bad.json", suite)
     results = tmp_path / "results"
-    proc = run(binary, "--suite-file", str(suite_file), "--results-dir", str(results), "--machine", "t")
+    proc = run(splinebench_bin, "--suite-file", str(suite_file), "--results-dir", str(results), "--machine", "t")
     assert proc.returncode != 0, proc.stdout
     assert expected in proc.stderr, proc.stderr
     assert "bad.json" in proc.stderr, "the message should name the suite file: " + proc.stderr
     assert not results.exists(), f"{case}: wrote {list(results.rglob('*'))}"
 
 
-def test_unknown_impl_on_command_line_and_bad_filter(binary, tmp_path):
+def test_unknown_impl_on_command_line_and_bad_filter(splinebench_bin, tmp_path):
     suite_file = write_suite(tmp_path / "ok.json", sweep())
     results = tmp_path / "results"
-    proc = run(binary, "--suite-file", str(suite_file), "--impl", "cpu_scalar,nope", "--results-dir", str(results))
+    proc = run(splinebench_bin, "--suite-file", str(suite_file), "--impl", "cpu_scalar,nope", "--results-dir", str(results))
     assert proc.returncode != 0 and "--impl: unknown implementation 'nope'" in proc.stderr, proc.stderr
-    proc = run(binary, "--suite-file", str(suite_file), "--filter", "([", "--results-dir", str(results))
+    proc = run(splinebench_bin, "--suite-file", str(suite_file), "--filter", "([", "--results-dir", str(results))
     assert proc.returncode != 0 and "invalid regular expression" in proc.stderr, proc.stderr
     assert not results.exists()
 
 
-def test_unknown_suite_lists_the_available_ones(binary, tmp_path):
-    proc = run(binary, "--suite", "no-such-suite", "--results-dir", str(tmp_path / "r"))
+def test_unknown_suite_lists_the_available_ones(splinebench_bin, tmp_path):
+    proc = run(splinebench_bin, "--suite", "no-such-suite", "--results-dir", str(tmp_path / "r"))
     assert proc.returncode != 0
     assert "unknown suite 'no-such-suite'" in proc.stderr and "quick" in proc.stderr, proc.stderr
     assert not (tmp_path / "r").exists()
 
 
-def test_dry_run_lists_cases_and_writes_nothing(binary, tmp_path):
-    proc = run(binary, "--suite", "quick", "--dry-run", "--results-dir", str(tmp_path / "r"))
+def test_dry_run_lists_cases_and_writes_nothing(splinebench_bin, tmp_path):
+    proc = run(splinebench_bin, "--suite", "quick", "--dry-run", "--results-dir", str(tmp_path / "r"))
     assert proc.returncode == 0, proc.stderr
     ids = [l for l in proc.stdout.splitlines() if l and not l.startswith("#")]
     assert len(ids) > 100 and len(set(ids)) == len(ids)
@@ -155,11 +146,11 @@ def check_record(r: dict) -> None:
     assert pre["rel_l2"] <= r["tolerance"]["prefilter_rel_l2"]
 
 
-def test_tiny_suite_gives_valid_passing_results(binary, tmp_path):
+def test_tiny_suite_gives_valid_passing_results(splinebench_bin, tmp_path):
     suite_file = write_suite(tmp_path / "tiny.json", TINY)
     results = tmp_path / "results"
     dir_file = tmp_path / "run_dir.txt"
-    proc = run(binary, "--suite-file", str(suite_file), "--results-dir", str(results), "--machine", "testbox",
+    proc = run(splinebench_bin, "--suite-file", str(suite_file), "--results-dir", str(results), "--machine", "testbox",
                "--repetitions", "2", "--warmups", "1", "--run-dir-file", str(dir_file))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     run_dir = only_run_dir(results)
@@ -215,10 +206,10 @@ SLOW_CASES = 2 * 2 * 3 * 3 * 2
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
-def test_killed_run_leaves_whole_files_and_resumes(binary, tmp_path, sig):
+def test_killed_run_leaves_whole_files_and_resumes(splinebench_bin, tmp_path, sig):
     suite_file = write_suite(tmp_path / "slow.json", SLOW)
     results = tmp_path / "results"
-    proc = subprocess.Popen([str(binary), "run", "--suite-file", str(suite_file), "--results-dir", str(results),
+    proc = subprocess.Popen([str(splinebench_bin), "run", "--suite-file", str(suite_file), "--results-dir", str(results),
                              "--machine", "t", "--repetitions", "2", "--warmups", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
@@ -249,7 +240,7 @@ def test_killed_run_leaves_whole_files_and_resumes(binary, tmp_path, sig):
         assert not any((run_dir / ".partial").iterdir())
     json.loads((run_dir / "run.json").read_text())
 
-    resumed = subprocess.run([str(binary), "run", "--resume", str(run_dir)], capture_output=True, text=True,
+    resumed = subprocess.run([str(splinebench_bin), "run", "--resume", str(run_dir)], capture_output=True, text=True,
                              timeout=600)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"({len(before)} from before the resume)" in resumed.stdout, resumed.stdout
@@ -261,12 +252,12 @@ def test_killed_run_leaves_whole_files_and_resumes(binary, tmp_path, sig):
         assert (run_dir / "cases" / name).stat().st_mtime_ns == mtime, f"{name} was rewritten"
     assert not list(run_dir.rglob("*.tmp"))
 
-    again = subprocess.run([str(binary), "run", "--resume", str(run_dir)], capture_output=True, text=True)
+    again = subprocess.run([str(splinebench_bin), "run", "--resume", str(run_dir)], capture_output=True, text=True)
     assert again.returncode != 0 and "is complete" in again.stderr
 
 
-def test_resume_does_not_take_selection_options(binary, tmp_path):
-    proc = run(binary, "--resume", str(tmp_path), "--suite", "quick")
+def test_resume_does_not_take_selection_options(splinebench_bin, tmp_path):
+    proc = run(splinebench_bin, "--resume", str(tmp_path), "--suite", "quick")
     assert proc.returncode != 0 and "do not combine it with" in proc.stderr, proc.stderr
-    proc = run(binary, "--resume", str(tmp_path / "missing"))
+    proc = run(splinebench_bin, "--resume", str(tmp_path / "missing"))
     assert proc.returncode != 0 and "is not a folder" in proc.stderr, proc.stderr

@@ -29,14 +29,6 @@ BOTH = {"name": "shard-all", "system": "suites", "suites": ["shard-grid", "shard
 
 
 @pytest.fixture(scope="module")
-def binary() -> Path:
-    path = Path(os.environ.get("SPLINEBENCH_BIN", ROOT / "build" / "bin" / "splinebench"))
-    if not path.is_file():
-        pytest.skip(f"splinebench executable not found at {path} (build it, or point SPLINEBENCH_BIN at it)")
-    return path
-
-
-@pytest.fixture(scope="module")
 def env(tmp_path_factory) -> dict:
     suites = tmp_path_factory.mktemp("suites")
     for doc in (GRID, SCATTERED, BOTH):
@@ -44,8 +36,8 @@ def env(tmp_path_factory) -> dict:
     return {**os.environ, "SPLINEBENCH_SUITES_DIR": str(suites)}
 
 
-def splinebench(binary: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=600, env=env)
+def splinebench(splinebench_bin: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(splinebench_bin), *args], capture_output=True, text=True, timeout=600, env=env)
 
 
 def run_dir_of(proc: subprocess.CompletedProcess) -> Path:
@@ -53,8 +45,8 @@ def run_dir_of(proc: subprocess.CompletedProcess) -> Path:
     return Path(proc.stdout.strip().splitlines()[-1].split("run directory: ", 1)[1])
 
 
-def a_run(binary: Path, env: dict, results: Path, *extra: str) -> Path:
-    return run_dir_of(splinebench(binary, env, "run", "--suite", "shard-all", "--results-dir", str(results),
+def a_run(splinebench_bin: Path, env: dict, results: Path, *extra: str) -> Path:
+    return run_dir_of(splinebench(splinebench_bin, env, "run", "--suite", "shard-all", "--results-dir", str(results),
                                   "--machine", "box", "--repetitions", "2", "--warmups", "0", *extra))
 
 
@@ -63,19 +55,19 @@ def records(run: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def unsharded(binary, env, tmp_path_factory) -> Path:
-    return a_run(binary, env, tmp_path_factory.mktemp("whole"))
+def unsharded(splinebench_bin, env, tmp_path_factory) -> Path:
+    return a_run(splinebench_bin, env, tmp_path_factory.mktemp("whole"))
 
 
 @pytest.fixture(scope="module")
-def two_shards(binary, env, tmp_path_factory) -> list[Path]:
+def two_shards(splinebench_bin, env, tmp_path_factory) -> list[Path]:
     results = tmp_path_factory.mktemp("two")
-    return [a_run(binary, env, results, "--shard", f"{i}/2") for i in (1, 2)]
+    return [a_run(splinebench_bin, env, results, "--shard", f"{i}/2") for i in (1, 2)]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 5])
-def test_shards_merge_into_the_unsharded_run(binary, env, unsharded, two_shards, tmp_path, count):
-    shards = two_shards if count == 2 else [a_run(binary, env, tmp_path / "shards", "--shard", f"{i}/{count}")
+def test_shards_merge_into_the_unsharded_run(splinebench_bin, env, unsharded, two_shards, tmp_path, count):
+    shards = two_shards if count == 2 else [a_run(splinebench_bin, env, tmp_path / "shards", "--shard", f"{i}/{count}")
                                             for i in range(1, count + 1)]
     whole = records(unsharded)
     parts = [records(s) for s in shards]
@@ -85,7 +77,7 @@ def test_shards_merge_into_the_unsharded_run(binary, env, unsharded, two_shards,
     assert {json.loads((s / "run.json").read_text())["options"]["shard"] for s in shards} == \
         {f"{i}/{count}" for i in range(1, count + 1)}
 
-    proc = splinebench(binary, env, "merge", *map(str, reversed(shards)), "--results-dir", str(tmp_path / "merged"))
+    proc = splinebench(splinebench_bin, env, "merge", *map(str, reversed(shards)), "--results-dir", str(tmp_path / "merged"))
     merged = run_dir_of(proc)
     assert merged.parent.name == "box"
     got = records(merged)
@@ -109,61 +101,61 @@ def test_shards_merge_into_the_unsharded_run(binary, env, unsharded, two_shards,
     assert compare.returncode == 0, compare.stdout + compare.stderr
 
 
-def refused(binary, env, dirs, results: Path, words: str) -> None:
-    proc = splinebench(binary, env, "merge", *map(str, dirs), "--results-dir", str(results))
+def refused(splinebench_bin, env, dirs, results: Path, words: str) -> None:
+    proc = splinebench(splinebench_bin, env, "merge", *map(str, dirs), "--results-dir", str(results))
     assert proc.returncode != 0 and words in proc.stderr, proc.stdout + proc.stderr
     assert not results.exists() or not any(results.rglob("*")), "a refused merge writes nothing"
 
 
-def test_merge_refuses_what_is_not_one_sharded_run(binary, env, unsharded, two_shards, tmp_path):
+def test_merge_refuses_what_is_not_one_sharded_run(splinebench_bin, env, unsharded, two_shards, tmp_path):
     first, second = two_shards
-    refused(binary, env, [first], tmp_path / "r1", "1 runs given for 2 shards (missing: 2/2)")
-    refused(binary, env, [first, first], tmp_path / "r2", "given twice")
-    refused(binary, env, [unsharded], tmp_path / "r3", "not a shard run")
-    refused(binary, env, [first, tmp_path / "nothing"], tmp_path / "r4", "is not a folder")
+    refused(splinebench_bin, env, [first], tmp_path / "r1", "1 runs given for 2 shards (missing: 2/2)")
+    refused(splinebench_bin, env, [first, first], tmp_path / "r2", "given twice")
+    refused(splinebench_bin, env, [unsharded], tmp_path / "r3", "not a shard run")
+    refused(splinebench_bin, env, [first, tmp_path / "nothing"], tmp_path / "r4", "is not a folder")
     other = tmp_path / "other"
     shutil.copytree(second, other)
     manifest = json.loads((other / "run.json").read_text())
     manifest["options"]["repetitions"] = 3
     (other / "run.json").write_text(json.dumps(manifest))
-    refused(binary, env, [first, other], tmp_path / "r5", "ran with other options")
+    refused(splinebench_bin, env, [first, other], tmp_path / "r5", "ran with other options")
     compacted = tmp_path / "compacted"
     shutil.copytree(second, compacted)
     raw = (compacted / "results.json").read_bytes()
     (compacted / "results.json.gz").write_bytes(gzip.compress(raw))
     (compacted / "results.json").unlink()
-    refused(binary, env, [first, compacted], tmp_path / "r6", "merge shard runs before `reports.compact`")
+    refused(splinebench_bin, env, [first, compacted], tmp_path / "r6", "merge shard runs before `reports.compact`")
 
 
-def test_a_sharded_run_resumes_as_its_shard(binary, env, tmp_path):
+def test_a_sharded_run_resumes_as_its_shard(splinebench_bin, env, tmp_path):
     results = tmp_path / "results"
-    proc = splinebench(binary, env, "run", "--suite", "shard-grid", "--results-dir", str(results), "--machine", "box",
+    proc = splinebench(splinebench_bin, env, "run", "--suite", "shard-grid", "--results-dir", str(results), "--machine", "box",
                        "--shard", "2/3", "--dry-run")
     assert proc.returncode == 0, proc.stderr
     listed = [line for line in proc.stdout.splitlines() if not line.startswith("#")]
     assert "# shard 2/3: " in proc.stdout and listed and not results.exists()
-    bad = splinebench(binary, env, "run", "--suite", "shard-grid", "--results-dir", str(results), "--shard", "4/3")
+    bad = splinebench(splinebench_bin, env, "run", "--suite", "shard-grid", "--results-dir", str(results), "--shard", "4/3")
     assert bad.returncode != 0 and "is not I/N" in bad.stderr and not results.exists()
-    run = a_run_grid(binary, env, results)
+    run = a_run_grid(splinebench_bin, env, results)
     assert [r["case_id"] for r in records(run)] == listed
     (run / "results.json").unlink()  # as if cut off before the end
     (run / "results.csv").unlink(missing_ok=True)
-    resumed = splinebench(binary, env, "run", "--resume", str(run))
+    resumed = splinebench(splinebench_bin, env, "run", "--resume", str(run))
     assert resumed.returncode == 0, resumed.stderr
     assert [r["case_id"] for r in records(run)] == listed, "the resume keeps to its shard"
-    assert "--shard" in splinebench(binary, env, "run", "--resume", str(run), "--shard", "1/3").stderr
+    assert "--shard" in splinebench(splinebench_bin, env, "run", "--resume", str(run), "--shard", "1/3").stderr
 
 
-def a_run_grid(binary, env, results: Path) -> Path:
-    return run_dir_of(splinebench(binary, env, "run", "--suite", "shard-grid", "--results-dir", str(results),
+def a_run_grid(splinebench_bin, env, results: Path) -> Path:
+    return run_dir_of(splinebench(splinebench_bin, env, "run", "--suite", "shard-grid", "--results-dir", str(results),
                                   "--machine", "box", "--repetitions", "2", "--warmups", "0", "--shard", "2/3"))
 
 
-def test_devices_run_one_shard_each_and_merge(binary, env, unsharded, tmp_path):
+def test_devices_run_one_shard_each_and_merge(splinebench_bin, env, unsharded, tmp_path):
     """`--devices 0,1,2` on this machine: three children at once (CUDA_VISIBLE_DEVICES set,
     no device needed by the CPU entries), merged into one run; the staging folder goes."""
     results = tmp_path / "results"
-    merged = a_run(binary, env, results, "--devices", "0,1,2")
+    merged = a_run(splinebench_bin, env, results, "--devices", "0,1,2")
     assert merged.parent == results / "box"
     assert [r["case_id"] for r in records(merged)] == [r["case_id"] for r in records(unsharded)]
     ctx = json.loads((merged / "results.json").read_text())["context"]
@@ -172,7 +164,7 @@ def test_devices_run_one_shard_each_and_merge(binary, env, unsharded, tmp_path):
     assert [p for p in (results / "box").iterdir()] == [merged]
     for extra, words in ((["--devices", "0,0"], "given twice"), (["--devices", "0,a b"], "neither a device"),
                          (["--devices", "0,1", "--shard", "1/2"], "do not combine it with")):
-        proc = splinebench(binary, env, "run", "--suite", "shard-all", "--results-dir", str(tmp_path / "bad"),
+        proc = splinebench(splinebench_bin, env, "run", "--suite", "shard-all", "--results-dir", str(tmp_path / "bad"),
                            *extra)
         assert proc.returncode != 0 and words in proc.stderr, proc.stderr
         assert not (tmp_path / "bad").exists()

@@ -4,7 +4,7 @@ configuration it writes into a temporary folder, submits a small CPU suite as a 
 array and its merge job, waits, checks the merged run against the suite's plan, and stops
 the daemons. It needs root (the daemons run as root, as in CI); elsewhere it skips,
 saying so. `--dry-run` is checked everywhere: the scripts it prints and nothing written.
-The binary comes from $SPLINEBENCH_BIN (default: build/bin/splinebench)."""
+The binary is conftest's splinebench_bin: $SPLINEBENCH_BIN (default: build/bin/splinebench)."""
 from __future__ import annotations
 
 import json
@@ -18,19 +18,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
 SUITE = {"name": "slurm-tiny", "sweeps": [{"name": "g", "impls": ["cpu_scalar", "cpu_sse"],
                                            "shapes": [[9], [33], [6, 5]], "queries": [7],
                                            "modes": ["mirror", "half"]}]}
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo")
-
-
-@pytest.fixture(scope="module")
-def binary() -> Path:
-    path = Path(os.environ.get("SPLINEBENCH_BIN", ROOT / "build" / "bin" / "splinebench"))
-    if not path.is_file():
-        pytest.skip(f"splinebench executable not found at {path} (build it, or point SPLINEBENCH_BIN at it)")
-    return path
 
 
 def free_port() -> int:
@@ -120,11 +111,11 @@ def cluster(tmp_path_factory):
                 pass
 
 
-def test_dry_run_prints_the_array_and_the_merge_and_writes_nothing(binary, tmp_path):
+def test_dry_run_prints_the_array_and_the_merge_and_writes_nothing(splinebench_bin, tmp_path):
     suite = tmp_path / "slurm-tiny.json"
     suite.write_text(json.dumps(SUITE))
     results = tmp_path / "results"
-    proc = subprocess.run([str(binary), "slurm", "--suite-file", str(suite), "--shards", "4", "--results-dir",
+    proc = subprocess.run([str(splinebench_bin), "slurm", "--suite-file", str(suite), "--shards", "4", "--results-dir",
                            str(results), "--machine", "box", "--partition", "gpu", "--time", "00:30:00",
                            "--dry-run"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -133,16 +124,16 @@ def test_dry_run_prints_the_array_and_the_merge_and_writes_nothing(binary, tmp_p
                  "#SBATCH --time=00:30:00", '--shard "${SLURM_ARRAY_TASK_ID}/4"', "'merge' \"${runs[@]}\""):
         assert line in out, line
     assert not results.exists()
-    bad = subprocess.run([str(binary), "slurm", "--suite-file", str(suite), "--shards", "0", "--dry-run"],
+    bad = subprocess.run([str(splinebench_bin), "slurm", "--suite-file", str(suite), "--shards", "0", "--dry-run"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "--shards must be in" in bad.stderr
 
 
-def test_a_suite_runs_as_a_job_array_and_merges(binary, cluster, tmp_path):
+def test_a_suite_runs_as_a_job_array_and_merges(splinebench_bin, cluster, tmp_path):
     suite = tmp_path / "slurm-tiny.json"
     suite.write_text(json.dumps(SUITE))
     results = tmp_path / "results"
-    proc = subprocess.run([str(binary), "slurm", "--suite-file", str(suite), "--shards", "4", "--gpus-per-task", "0",
+    proc = subprocess.run([str(splinebench_bin), "slurm", "--suite-file", str(suite), "--shards", "4", "--gpus-per-task", "0",
                            "--results-dir", str(results), "--machine", "box", "--repetitions", "2", "--warmups", "0",
                            "--submit"], capture_output=True, text=True, timeout=120, env=cluster)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -159,7 +150,7 @@ def test_a_suite_runs_as_a_job_array_and_merges(binary, cluster, tmp_path):
         time.sleep(0.5)
     merged = next((results / "box").glob("*/results.json")).parent
     doc = json.loads((merged / "results.json").read_text())
-    dry = subprocess.run([str(binary), "run", "--suite-file", str(suite), "--dry-run"], capture_output=True,
+    dry = subprocess.run([str(splinebench_bin), "run", "--suite-file", str(suite), "--dry-run"], capture_output=True,
                          text=True, timeout=60)
     planned = [line for line in dry.stdout.splitlines() if line and not line.startswith("#")]
     assert [r["case_id"] for r in doc["records"]] == planned
