@@ -3,7 +3,8 @@
 // estimate) and the coloured Gauss-Seidels. Prepared: the damping or the colouring, and
 // the matrix's upload (CSR for CG, the ELL layout for the stationary solvers).
 #include <chrono>
-#include <functional>
+#include <memory>
+#include <utility>
 
 #include "entry_support.hpp"
 #include "splinebench/error.hpp"
@@ -20,48 +21,40 @@ void require_device(const char* name) {
     throw Unsupported(std::string("scattered GPU solver ") + name + ": " + why);
 }
 
-class GpuCg final : public PreparedSolver {
+// An entry over a device object prepared once (gpu::PreparedCg, gpu::PreparedStationary):
+// its setup phases, and each solve's f32 coefficients widened.
+template <typename Prepared>
+class PreparedGpu final : public PreparedSolver {
  public:
-  explicit GpuCg(const NormalEquations& eq) : cg_(eq) { setup_phases = cg_.setup(); }
-  NamedSolve solve(const IterationControl& control) override {
-    NamedSolve out;
-    gpu::CgResult r = cg_.solve(control, out.phases);
-    out.x = widen(r.coeffs);
-    out.report = std::move(r.report);
-    return out;
-  }
-
- private:
-  gpu::PreparedCg cg_;
-};
-
-class GpuStationary final : public PreparedSolver {
- public:
-  explicit GpuStationary(gpu::PreparedStationary prepared) : prepared_(std::move(prepared)) {
+  template <typename Make>
+  explicit PreparedGpu(Make make) : prepared_(make()) {
     setup_phases = prepared_.setup();
   }
   NamedSolve solve(const IterationControl& control) override {
     NamedSolve out;
-    gpu::StationaryResult r = prepared_.solve(control, out.phases);
+    auto r = prepared_.solve(control, out.phases);
     out.x = widen(r.coeffs);
     out.report = std::move(r.report);
     return out;
   }
 
  private:
-  gpu::PreparedStationary prepared_;
+  Prepared prepared_;
 };
 
-std::unique_ptr<PreparedSolver> timed(const std::function<gpu::PreparedStationary()>& make) {
+// make() returns the device object; its wall time, with what it computes first (the
+// damping, the colouring), is the setup.
+template <typename Make>
+std::unique_ptr<PreparedSolver> prepared_gpu(Make make) {
   const auto t0 = std::chrono::steady_clock::now();
-  auto out = std::make_unique<GpuStationary>(make());
+  auto out = std::make_unique<PreparedGpu<decltype(make())>>(std::move(make));
   out->setup_seconds = entries::seconds_since(t0);
   return out;
 }
 
 std::unique_ptr<PreparedSolver> jacobi_with(const SolverInput& in, bool damped, const char* name) {
   require_device(name);
-  return timed([&in, damped] {
+  return prepared_gpu([&in, damped] {
     const NormalEquations& eq = *in.eq;
     return gpu::PreparedStationary::jacobi(eq, damped ? jacobi_damping(eq.matrix) : 1.0);
   });
@@ -70,7 +63,7 @@ std::unique_ptr<PreparedSolver> jacobi_with(const SolverInput& in, bool damped, 
 std::unique_ptr<PreparedSolver> coloured_with(const SolverInput& in, bool seed_colours, bool symmetric,
                                               const char* name) {
   require_device(name);
-  return timed([&in, seed_colours, symmetric] {
+  return prepared_gpu([&in, seed_colours, symmetric] {
     const NormalEquations& eq = *in.eq;
     const Colouring c = seed_colours ? colouring_seed_gs8x(in.grid) : colouring_multicolour(in.grid, eq.matrix);
     return gpu::PreparedStationary::gauss_seidel(eq, c, symmetric);
@@ -80,10 +73,7 @@ std::unique_ptr<PreparedSolver> coloured_with(const SolverInput& in, bool seed_c
 }  // namespace
 
 std::unique_ptr<PreparedSolver> prepare_gpu_cg(const SolverInput& in) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto out = std::make_unique<GpuCg>(*in.eq);
-  out->setup_seconds = entries::seconds_since(t0);
-  return out;
+  return prepared_gpu([&in] { return gpu::PreparedCg(*in.eq); });
 }
 
 std::unique_ptr<PreparedSolver> prepare_gpu_jacobi(const SolverInput& in) {
