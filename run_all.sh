@@ -32,7 +32,8 @@ log() { printf '\n== %s\n' "$*" >&2; }
 # --- 1. Debian packages -------------------------------------------------------------
 packages=(build-essential cmake git python3 python3-venv libeigen3-dev libboost-dev
           libbenchmark-dev libgtest-dev libgmock-dev libhwy-dev libcli11-dev nlohmann-json3-dev
-          python3-skimage python3-imageio python3-nibabel)
+          python3-skimage python3-imageio python3-nibabel
+          openmpi-bin libopenmpi-dev)  # `splinebench split --comm mpi` (harness/distributed)
 # The report test renders index.html in headless Chromium and checks the screenshot.
 [ "${1:-}" = test ] && packages+=(chromium)
 # The Slurm test starts munged, slurmctld and slurmd on localhost (tests/python/test_slurm.py).

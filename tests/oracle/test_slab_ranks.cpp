@@ -5,9 +5,8 @@
 // in tools/slab_mpi.
 #include <gtest/gtest.h>
 
-#include <exception>
+#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "splinebench/slab_comm.hpp"
@@ -17,23 +16,9 @@ namespace {
 
 using namespace splinebench::slab;
 
-// Runs `body(comm)` on `ranks` threads; rethrows the first rank's exception.
 template <typename Body>
 void on_ranks(int ranks, Body body) {
-  ThreadSlabGroup group(ranks);
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        body(group.rank(r));
-      } catch (...) {
-        errors[r] = std::current_exception();
-      }
-    });
-  for (auto& t : threads) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  run_thread_ranks(ranks, body);
 }
 
 class SlabRanks : public ::testing::TestWithParam<int> {};
@@ -72,6 +57,19 @@ TEST(SlabRanksArguments, BalancedStartsCoverTheLineEvenly) {
   EXPECT_EQ(balanced_starts(8, 8), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_THROW(balanced_starts(3, 4), std::invalid_argument);
   EXPECT_THROW(balanced_starts(3, 0), std::invalid_argument);
+}
+
+TEST(SlabRanksArguments, ARankThatFailsDoesNotLeaveTheOthersWaiting) {
+  // Rank 1 throws before the sum and before its message; ranks 0 and 2 would wait for
+  // ever. Its own error comes back, not the others' PeerRankFailed.
+  EXPECT_THROW(on_ranks(3,
+                        [](SlabComm& comm) {
+                          if (comm.rank() == 1) throw std::domain_error("rank 1 failed");
+                          double v = 1;
+                          if (comm.rank() == 0) recv_values(comm, 1, 5, &v, 1);
+                          comm.allreduce_sum(&v, 1);
+                        }),
+               std::domain_error);
 }
 
 TEST(SlabRanksArguments, AMismatchedMessageIsAnError) {

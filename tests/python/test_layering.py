@@ -43,6 +43,7 @@ CPP_LAYERS = [
     ("systems/", "systems", 5),
     ("harness/runner/", "runner", 6),
     ("systems/*/harness/", "system harness", 7),  # the runner's door into each system
+    ("harness/distributed/", "distributed", 7),  # the MPI ranks of the split prefilter
     ("harness/cli/", "cli", 8),
 ]
 SHARED_IMPL_FOLDERS = {"cpu_common", "gpu_common", "include"}

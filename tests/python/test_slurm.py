@@ -159,3 +159,18 @@ def test_a_suite_runs_as_a_job_array_and_merges(splinebench_bin, cluster, tmp_pa
     scripts = next(results.glob(".slurm/*"))
     assert (scripts / "shards.sbatch").is_file() and (scripts / "merge.sbatch").is_file()
     assert len(list(scripts.glob("shard-*.log"))) == 4
+
+
+def test_the_split_check_runs_on_mpi_ranks_that_srun_starts(splinebench_bin, cluster):
+    """The split prefilter across processes as a cluster starts them: srun launches 4 MPI
+    ranks (Slurm's PMIx plugin, Open MPI from Debian) of `splinebench split check`."""
+    if shutil.which("mpirun") is None:
+        message = "Open MPI missing: ./run_all.sh installs openmpi-bin and libopenmpi-dev"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    # --overcommit: 4 ranks on a node that may have fewer cores (CI has 2).
+    proc = subprocess.run(["srun", "--mpi=pmix", "--overcommit", "-n", "4", str(splinebench_bin), "split", "check",
+                           "--comm", "mpi"], capture_output=True, text=True, timeout=120, env=cluster)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "36 of 36 cases pass on 4 mpi ranks" in proc.stdout

@@ -27,7 +27,8 @@ class ThreadSlabRank final : public SlabComm {
     check_peer(from);
     std::unique_lock<std::mutex> lock(group_.mutex_);
     auto& queue = group_.mail_[{from, rank_, tag}];
-    group_.changed_.wait(lock, [&] { return !queue.empty(); });
+    group_.changed_.wait(lock, [&] { return !queue.empty() || group_.failed_; });
+    if (queue.empty()) throw PeerRankFailed();
     if (static_cast<std::int64_t>(queue.front().size()) != size)
       throw std::logic_error("ThreadSlabGroup: rank " + std::to_string(rank_) + " expected " + std::to_string(size) +
                              " bytes from rank " + std::to_string(from) + ", got " +
@@ -55,12 +56,19 @@ ThreadSlabGroup::~ThreadSlabGroup() = default;
 
 SlabComm& ThreadSlabGroup::rank(int r) { return *endpoints_.at(static_cast<std::size_t>(r)); }
 
+void ThreadSlabGroup::fail() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  failed_ = true;
+  changed_.notify_all();
+}
+
 template <typename Real>
 void ThreadSlabGroup::allreduce(int r, Real* values, std::int64_t count) {
   (void)r;
   std::unique_lock<std::mutex> lock(mutex_);
   // A rank that runs ahead waits until every rank has read the previous sum.
-  changed_.wait(lock, [&] { return left_ == 0; });
+  changed_.wait(lock, [&] { return left_ == 0 || failed_; });
+  if (failed_) throw PeerRankFailed();
   if (arrived_ == 0) sum_.assign(static_cast<std::size_t>(count), 0.0);
   if (static_cast<std::int64_t>(sum_.size()) != count)
     throw std::logic_error("ThreadSlabGroup: ranks reduce different counts");
@@ -72,7 +80,8 @@ void ThreadSlabGroup::allreduce(int r, Real* values, std::int64_t count) {
     ++generation_;
     changed_.notify_all();
   } else {
-    changed_.wait(lock, [&] { return generation_ != generation; });
+    changed_.wait(lock, [&] { return generation_ != generation || failed_; });
+    if (generation_ == generation) throw PeerRankFailed();
   }
   for (std::int64_t i = 0; i < count; ++i) values[i] = static_cast<Real>(sum_[i]);
   if (--left_ == 0) changed_.notify_all();

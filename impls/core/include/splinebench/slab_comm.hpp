@@ -5,9 +5,12 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -36,7 +39,13 @@ void recv_values(SlabComm& comm, int from, int tag, Real* values, std::int64_t c
   comm.recv(from, tag, values, count * static_cast<std::int64_t>(sizeof(Real)));
 }
 
-// The ranks of one process, one thread each: make the group, give rank(r) to thread r.
+// Thrown in the ranks left waiting when another rank of a ThreadSlabGroup failed.
+struct PeerRankFailed : std::runtime_error {
+  PeerRankFailed() : std::runtime_error("another rank failed") {}
+};
+
+// The ranks of one process, one thread each: make the group, give rank(r) to thread r
+// (run_thread_ranks below does both).
 class ThreadSlabGroup {
  public:
   explicit ThreadSlabGroup(int ranks);
@@ -44,6 +53,9 @@ class ThreadSlabGroup {
   ThreadSlabGroup(const ThreadSlabGroup&) = delete;
   ThreadSlabGroup& operator=(const ThreadSlabGroup&) = delete;
   SlabComm& rank(int r);
+  // A rank failed: every rank waiting for a message or a sum, now or later, throws
+  // PeerRankFailed instead of waiting for ever.
+  void fail();
 
  private:
   friend class ThreadSlabRank;
@@ -61,6 +73,40 @@ class ThreadSlabGroup {
   int arrived_ = 0;
   int left_ = 0;
   std::uint64_t generation_ = 0;
+  bool failed_ = false;
 };
+
+// Runs body(comm) on `ranks` threads, one rank each; rethrows the failing rank's own
+// exception (not the PeerRankFailed of the ranks it left waiting).
+template <typename Body>
+void run_thread_ranks(int ranks, Body body) {
+  ThreadSlabGroup group(ranks);
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&group, &errors, &body, r] {
+      try {
+        body(group.rank(r));
+      } catch (const PeerRankFailed&) {
+        errors[r] = std::current_exception();
+      } catch (...) {
+        errors[r] = std::current_exception();
+        group.fail();
+      }
+    });
+  for (auto& t : threads) t.join();
+  std::exception_ptr peer_only;
+  for (auto& e : errors) {
+    if (!e) continue;
+    try {
+      std::rethrow_exception(e);
+    } catch (const PeerRankFailed&) {
+      peer_only = e;
+    } catch (...) {
+      throw;
+    }
+  }
+  if (peer_only) std::rethrow_exception(peer_only);
+}
 
 }  // namespace splinebench::slab

@@ -152,24 +152,25 @@ void extend_rank(SlabComm& comm, const GridShape& shape, std::int64_t fields, co
 
 // One query on a slab's extended planes (axis 0 through slab_route.hpp, the other axes
 // folded as usual); `values` gets `channels` values per field, fields apart by `field_stride`.
+// The 4^D tap products and their sum are formed in double whatever Real is, so the
+// rounding of a float field's value does not grow with 4^D.
 template <typename Real>
 void evaluate_on_extended(const GridShape& shape, std::int64_t fields, const Real* extended, Mode mode,
                           std::int64_t start, std::int64_t len, const Real* x, Real* values, std::int64_t field_stride) {
   const int D = shape.dims, C = shape.channels, m = static_cast<int>(mode);
   const GridShape local = with_planes(shape, len + 3);
   std::int64_t index[kMaxDims][4];
-  Real weight[kMaxDims][4];
+  double weight[kMaxDims][4];
   for (int d = 0; d < D; ++d) {
     if (!std::isfinite(static_cast<double>(x[d]))) {
       for (std::int64_t f = 0; f < fields; ++f)
         for (int c = 0; c < C; ++c) values[f * field_stride + c] = std::numeric_limits<Real>::quiet_NaN();
       return;
     }
-    const Real fl = std::floor(x[d]);
-    bspline::weights<Real>(x[d] - fl, weight[d]);
+    const double fl = std::floor(static_cast<double>(x[d]));
+    bspline::weights<double>(static_cast<double>(x[d]) - fl, weight[d]);
     const std::int64_t nd = shape.extent[d];
-    const auto cell = static_cast<std::int64_t>(
-        std::fmod(static_cast<double>(fl), static_cast<double>(bspline::mode_period(m, nd))));
+    const auto cell = static_cast<std::int64_t>(std::fmod(fl, static_cast<double>(bspline::mode_period(m, nd))));
     if (d == 0) {
       const TapHome home = tap_home(m, cell, nd);
       for (int t = 0; t < 4; ++t) index[0][t] = local.stride(0) * local_tap(m, home, cell, t, start, nd);
@@ -177,23 +178,24 @@ void evaluate_on_extended(const GridShape& shape, std::int64_t fields, const Rea
       for (int t = 0; t < 4; ++t) index[d][t] = local.stride(d) * bspline::fold_index(m, cell + t - 1, nd);
     }
   }
+  std::vector<double> sum(static_cast<std::size_t>(C));
   for (std::int64_t f = 0; f < fields; ++f) {
     const Real* coeffs = extended + f * local.values();
-    Real* out = values + f * field_stride;
-    for (int c = 0; c < C; ++c) out[c] = Real(0);
+    std::fill(sum.begin(), sum.end(), 0.0);
     int tap[kMaxDims] = {0, 0, 0, 0, 0, 0};
     while (true) {
-      Real w = Real(1);
+      double w = 1;
       std::int64_t offset = 0;
       for (int d = 0; d < D; ++d) {
         w *= weight[d][tap[d]];
         offset += index[d][tap[d]];
       }
-      for (int c = 0; c < C; ++c) out[c] += w * coeffs[offset + c];
+      for (int c = 0; c < C; ++c) sum[c] += w * static_cast<double>(coeffs[offset + c]);
       int d = D - 1;
       while (d >= 0 && ++tap[d] == 4) tap[d--] = 0;
       if (d < 0) break;
     }
+    for (int c = 0; c < C; ++c) values[f * field_stride + c] = static_cast<Real>(sum[c]);
   }
 }
 
