@@ -4,7 +4,8 @@
 // needs to fall below f32 rounding, a split at the first and at the last plane), two
 // channels, two fields. In double the two agree to rounding (the same sums in another
 // order); in float the slab result is within the f32 prefilter bound of the f64 oracle,
-// as cpu_scalar's whole-line result is.
+// as cpu_scalar's whole-line result is. The same slabs streamed through one device in one
+// sweep (slab_streamed.hpp) are held to the same bounds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "splinebench/f32_accuracy.hpp"
 #include "splinebench/oracle.hpp"
 #include "splinebench/slab_prefilter.hpp"
+#include "splinebench/slab_streamed.hpp"
 
 namespace {
 
@@ -90,6 +92,15 @@ TEST_P(SlabPrefilter, MatchesTheWholeFieldPrefilterForOneToEightSlabs) {
       splinebench::oracle::prefilter_slabs(shape, fields, single.data(), c.mode, starts);
       EXPECT_LE(rel_l2(std::vector<double>(single.begin(), single.end()), whole), f32_bound)
           << "float, slabs starting at" << where;
+
+      // The same slabs streamed through one device in one sweep.
+      std::vector<double> streamed = input;
+      splinebench::oracle::prefilter_streamed(shape, fields, streamed.data(), c.mode, starts);
+      EXPECT_LT(rel_l2(streamed, whole), 1e-13) << "double, streamed, slabs starting at" << where;
+      std::vector<float> streamed_single(input.begin(), input.end());
+      splinebench::oracle::prefilter_streamed(shape, fields, streamed_single.data(), c.mode, starts);
+      EXPECT_LE(rel_l2(std::vector<double>(streamed_single.begin(), streamed_single.end()), whole), f32_bound)
+          << "float, streamed, slabs starting at" << where;
     }
   }
 }
@@ -115,9 +126,12 @@ TEST(SlabPrefilterArguments, BadSlabStartsAreRefused) {
   const GridShape shape = GridShape::make({5, 2});
   std::vector<double> data(10, 1.0);
   for (const std::vector<std::int64_t>& bad :
-       {std::vector<std::int64_t>{}, {1}, {0, 0}, {0, 3, 2}, {0, 5}})
+       {std::vector<std::int64_t>{}, {1}, {0, 0}, {0, 3, 2}, {0, 5}}) {
     EXPECT_THROW(splinebench::oracle::prefilter_slabs(shape, 1, data.data(), Mode::mirror, bad),
                  std::invalid_argument);
+    EXPECT_THROW(splinebench::oracle::prefilter_streamed(shape, 1, data.data(), Mode::mirror, bad),
+                 std::invalid_argument);
+  }
 }
 
 }  // namespace

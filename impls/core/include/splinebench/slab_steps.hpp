@@ -97,6 +97,16 @@ void causal_from_zero(Real* d, const SlabSpan& s, const Real* init, Real z) {
     for (std::int64_t p = 0; p < s.P; ++p) d[j * s.P + p] = gain * d[j * s.P + p] + z * d[(j - 1) * s.P + p];
 }
 
+// Step 2, slabs taken in order (one device streaming them): the recursion continued from
+// the previous slab's last causal value `previous`, so no correction follows.
+template <typename Real>
+void causal_from_state(Real* d, const SlabSpan& s, const Real* previous, Real z) {
+  const Real gain = Real(6);
+  for (std::int64_t p = 0; p < s.P; ++p) d[p] = gain * d[p] + z * previous[p];
+  for (std::int64_t j = 1; j < s.len; ++j)
+    for (std::int64_t p = 0; p < s.P; ++p) d[j * s.P + p] = gain * d[j * s.P + p] + z * d[(j - 1) * s.P + p];
+}
+
 // Step 3: the true causal state at the slab's last plane (before step 4 changes it).
 template <typename Real>
 void causal_carry(const Real* d, const SlabSpan& s, const Real* carry_in, const std::vector<Real>& zpow,
