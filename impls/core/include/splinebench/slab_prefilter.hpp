@@ -8,41 +8,23 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "splinebench/oracle.hpp"
+#include "splinebench/slab_plan.hpp"
 #include "splinebench/slab_steps.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::oracle {
 
-// `slab_starts`: the first plane of each slab along axis 0, strictly increasing from 0,
-// each below extent[0]; a slab runs to the next start (the last to extent[0]).
+// `slab_starts`: as slab::check_starts (slab_plan.hpp) says.
 template <typename Real>
 void prefilter_slabs(const GridShape& shape, std::int64_t fields, Real* data, Mode mode,
                      const std::vector<std::int64_t>& slab_starts) {
   const std::int64_t n = shape.extent[0];
-  if (slab_starts.empty() || slab_starts.front() != 0)
-    throw std::invalid_argument("prefilter_slabs: the first slab starts at plane 0");
-  for (std::size_t s = 1; s < slab_starts.size(); ++s)
-    if (slab_starts[s] <= slab_starts[s - 1] || slab_starts[s] >= n)
-      throw std::invalid_argument("prefilter_slabs: slab starts must increase and stay below extent[0]");
-  const int C = shape.channels;
+  slab::check_starts(slab_starts, n, "prefilter_slabs");
   const std::int64_t field_values = shape.values();
-
-  // Axes 1..D-1: inside each plane, so inside each slab.
-  for (int axis = 1; axis < shape.dims; ++axis) {
-    const std::int64_t na = shape.extent[axis];
-    const std::int64_t stride = shape.stride(axis);
-    const std::int64_t inner = stride / C;
-    const std::int64_t outer = shape.points() / (na * inner);
-    const std::vector<Real> zpow = pole_powers<Real>(2 * na + 1);
-    for (std::int64_t f = 0; f < fields; ++f)
-      for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < inner; ++i)
-          prefilter_line<Real>(data + f * field_values + o * na * stride + i * C, na, stride, C, mode, zpow);
-  }
+  for (std::int64_t f = 0; f < fields; ++f) slab::filter_inner_axes(shape, n, data + f * field_values, mode);
   if (n == 1 && mode == Mode::mirror) return;  // c = f, as prefilter_line
 
   // Axis 0: planes of P values, one field at a time.
@@ -51,9 +33,7 @@ void prefilter_slabs(const GridShape& shape, std::int64_t fields, Real* data, Mo
   const Real z = zpow[1];
   const std::int64_t depth = slab::correction_depth<Real>();
   const std::size_t S = slab_starts.size();
-  std::vector<slab::SlabSpan> spans(S);
-  for (std::size_t s = 0; s < S; ++s)
-    spans[s] = {n, slab_starts[s], (s + 1 < S ? slab_starts[s + 1] : n) - slab_starts[s], P};
+  const std::vector<slab::SlabSpan> spans = slab::spans_of(slab_starts, n, P);
   std::vector<Real> share(static_cast<std::size_t>(P)), sum(static_cast<std::size_t>(P)),
       carry(static_cast<std::size_t>(P)), next(static_cast<std::size_t>(P));
   auto add = [&](std::vector<Real>& into, const std::vector<Real>& from) {

@@ -23,37 +23,12 @@
 #include "splinebench/bspline_math.hpp"
 #include "splinebench/oracle.hpp"
 #include "splinebench/slab_comm.hpp"
+#include "splinebench/slab_plan.hpp"
 #include "splinebench/slab_route.hpp"
 #include "splinebench/slab_steps.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::slab {
-
-// S slabs of n planes, sizes differing by at most one (the first ones larger).
-inline std::vector<std::int64_t> balanced_starts(std::int64_t n, int slabs) {
-  if (slabs < 1 || slabs > n) throw std::invalid_argument("balanced_starts: 1 <= slabs <= n");
-  std::vector<std::int64_t> starts(static_cast<std::size_t>(slabs));
-  for (int s = 0; s < slabs; ++s) starts[s] = n / slabs * s + std::min<std::int64_t>(s, n % slabs);
-  return starts;
-}
-
-inline SlabSpan span_of(const std::vector<std::int64_t>& starts, int r, std::int64_t n, std::int64_t P) {
-  const std::int64_t start = starts[static_cast<std::size_t>(r)];
-  const std::int64_t end = r + 1 < static_cast<int>(starts.size()) ? starts[static_cast<std::size_t>(r) + 1] : n;
-  return {n, start, end - start, P};
-}
-
-inline GridShape with_planes(GridShape shape, std::int64_t planes) {
-  shape.extent[0] = planes;
-  return shape;
-}
-
-// Powers of z computed in double and rounded once, as cpu_scalar does.
-template <typename Real>
-std::vector<Real> rounded_pole_powers(std::int64_t count) {
-  const std::vector<double> zd = oracle::pole_powers<double>(count);
-  return std::vector<Real>(zd.begin(), zd.end());
-}
 
 enum Tag : int { kCausalCarry = 1, kAntiCausalCarry, kMirrorPlane, kHalo, kQueryCount, kQueries, kValues };
 
@@ -65,17 +40,7 @@ void prefilter_rank(SlabComm& comm, const GridShape& shape, std::int64_t fields,
   const std::int64_t n = shape.extent[0], P = shape.stride(0);
   const SlabSpan span = span_of(starts, r, n, P);
   const GridShape local = with_planes(shape, span.len);
-  const int C = shape.channels;
-
-  for (int axis = 1; axis < shape.dims; ++axis) {
-    const std::int64_t na = shape.extent[axis], stride = local.stride(axis);
-    const std::int64_t inner = stride / C, outer = local.points() / (na * inner);
-    const std::vector<Real> zpow = rounded_pole_powers<Real>(2 * na + 1);
-    for (std::int64_t f = 0; f < fields; ++f)
-      for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < inner; ++i)
-          oracle::prefilter_line<Real>(slab + f * local.values() + o * na * stride + i * C, na, stride, C, mode, zpow);
-  }
+  for (std::int64_t f = 0; f < fields; ++f) filter_inner_axes(shape, span.len, slab + f * local.values(), mode);
   if (n == 1 && mode == Mode::mirror) return;  // c = f along axis 0
 
   const std::vector<Real> zpow = rounded_pole_powers<Real>(2 * n + 1);

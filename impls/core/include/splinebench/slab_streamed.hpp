@@ -17,10 +17,10 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <vector>
 
 #include "splinebench/oracle.hpp"
+#include "splinebench/slab_plan.hpp"
 #include "splinebench/slab_steps.hpp"
 #include "splinebench/types.hpp"
 
@@ -30,30 +30,11 @@ template <typename Real>
 void prefilter_streamed(const GridShape& shape, std::int64_t fields, Real* data, Mode mode,
                         const std::vector<std::int64_t>& slab_starts) {
   const std::int64_t n = shape.extent[0];
-  if (slab_starts.empty() || slab_starts.front() != 0)
-    throw std::invalid_argument("prefilter_streamed: the first slab starts at plane 0");
-  for (std::size_t s = 1; s < slab_starts.size(); ++s)
-    if (slab_starts[s] <= slab_starts[s - 1] || slab_starts[s] >= n)
-      throw std::invalid_argument("prefilter_streamed: slab starts must increase and stay below extent[0]");
-  const int C = shape.channels;
+  slab::check_starts(slab_starts, n, "prefilter_streamed");
   const std::int64_t P = shape.stride(0);
   const std::size_t S = slab_starts.size();
-  std::vector<slab::SlabSpan> spans(S);
-  for (std::size_t s = 0; s < S; ++s)
-    spans[s] = {n, slab_starts[s], (s + 1 < S ? slab_starts[s + 1] : n) - slab_starts[s], P};
-
-  // Axes 1..D-1 of `planes` consecutive planes at `d` (they lie inside the planes).
-  auto filter_inner = [&](Real* d, std::int64_t planes) {
-    GridShape local = shape;
-    local.extent[0] = planes;
-    for (int axis = 1; axis < shape.dims; ++axis) {
-      const std::int64_t na = shape.extent[axis], stride = local.stride(axis);
-      const std::int64_t inner = stride / C, outer = local.points() / (na * inner);
-      const std::vector<Real> zp = pole_powers<Real>(2 * na + 1);
-      for (std::int64_t o = 0; o < outer; ++o)
-        for (std::int64_t i = 0; i < inner; ++i) prefilter_line<Real>(d + o * na * stride + i * C, na, stride, C, mode, zp);
-    }
-  };
+  const std::vector<slab::SlabSpan> spans = slab::spans_of(slab_starts, n, P);
+  auto filter_inner = [&](Real* d, std::int64_t planes) { slab::filter_inner_axes(shape, planes, d, mode); };
 
   const std::vector<Real> zpow = pole_powers<Real>(2 * n + 1);
   const Real z = zpow[1];
