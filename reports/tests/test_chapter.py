@@ -156,6 +156,18 @@ def test_table_latex_is_a_longtable_with_notes_below_and_a_landscape_page_when_w
     assert "\\begin{landscape}" in render_latex(wide)
 
 
+def test_a_table_too_wide_for_the_script_size_gets_the_closest_columns():
+    # Thesis Table 1's shape: 13 columns, 9 of them numeric cells that cannot wrap (at
+    # \tabcolsep 3 pt its H100 version was 11.5 pt wider than the page). 17 characters
+    # each: over the \scriptsize budget with 3 pt between columns, within it at 1.5 pt.
+    table = Table("t1", "Thirteen", "c", [Column(c) for c in "abcd"] + [Column(f"n{i}", "ms", True) for i in range(9)])
+    table.add(Row(list("abcd") + ["1234.5 [123–4567]"] * 9))
+    tex = render_latex(table)
+    assert "\\setlength{\\tabcolsep}{1.5pt}" in tex and "\\scriptsize" in tex and "\\begin{landscape}" in tex
+    table.rows[-1].cells[4:] = ["1234.5 [12–4567]"] * 9  # one character less: 3 pt is enough
+    assert "\\setlength{\\tabcolsep}{3pt}" in render_latex(table)
+
+
 def test_captions_have_a_short_form_and_one_distinct_paragraph(chapter):
     captions = {}
     for md in sorted((chapter / "tables").glob("*.md")):
