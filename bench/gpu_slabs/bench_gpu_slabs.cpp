@@ -7,6 +7,11 @@
 //              step recursion) and gpu_flex (the fastest); beside it, the bound: a
 //              device-to-device copy of each device's share of the volume, all devices
 //              at once (`copy_split`), and of the whole volume on device 0 (`copy_one`).
+//   streamed   edge: gpu_slabs' streamed prefilter (stream_prefilter.hpp) of the volume in
+//              host memory through device 0, slabs forced thin enough that there are at
+//              least 4 (as if the volume were larger than the device): the report's
+//              phases, and the host-link bound beside them, bytes / h2d + bytes / d2h with
+//              both bandwidths measured on a pinned 1 GiB buffer.
 //   Accuracy without a whole-field oracle: the input is a sum of three separable terms
 //   a_r(x) b_r(y) c_r(z) of fresh random vectors, whose exact coefficients are the
 //   products of the three 1-D f64 prefilters; the coefficients read back are compared at
@@ -18,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -29,6 +35,9 @@
 #include <nlohmann/json.hpp>
 
 #include "gpu_bench_common/benchmark.hpp"
+#include "gpu_slabs/stream_prefilter.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
+#include "splinebench/cuda/event.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/f32_accuracy.hpp"
@@ -158,6 +167,65 @@ double copy_seconds(std::size_t bytes, int devices, int repetitions) {
   return times[times.size() / 2];
 }
 
+// Host-link bandwidth of device 0, bytes per second each way: cudaMemcpyAsync of a
+// pinned 1 GiB buffer, the median of 5 after one warm-up.
+struct LinkBandwidth {
+  double h2d = 0;
+  double d2h = 0;
+};
+
+LinkBandwidth measure_link() {
+  constexpr std::size_t kBytes = std::size_t{1} << 30;
+  SB_CUDA_CHECK(cudaSetDevice(0));
+  gpu::PinnedBuffer<char> host(kBytes);
+  gpu::DeviceBuffer<char> device(kBytes);
+  std::memset(host.data(), 1, kBytes);  // touched, so no first-use cost lands in a copy
+  SB_CUDA_CHECK(cudaMemset(device.data(), 0, kBytes));
+  cudaStream_t stream = nullptr;
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto median_seconds = [&](cudaMemcpyKind kind) {
+    std::vector<double> times;
+    gpu::Event start, stop;
+    for (int rep = -1; rep < 5; ++rep) {
+      start.record(stream);
+      if (kind == cudaMemcpyHostToDevice)
+        SB_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), kBytes, kind, stream));
+      else
+        SB_CUDA_CHECK(cudaMemcpyAsync(host.data(), device.data(), kBytes, kind, stream));
+      stop.record(stream);
+      const double t = stop.seconds_since(start);
+      if (rep >= 0) times.push_back(t);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  };
+  LinkBandwidth bw;
+  try {
+    bw.h2d = static_cast<double>(kBytes) / median_seconds(cudaMemcpyHostToDevice);
+    bw.d2h = static_cast<double>(kBytes) / median_seconds(cudaMemcpyDeviceToHost);
+  } catch (...) {
+    cudaStreamDestroy(stream);
+    throw;
+  }
+  SB_CUDA_CHECK(cudaStreamDestroy(stream));
+  return bw;
+}
+
+// Statistics (stats_json) of one StreamReport field over the timed runs.
+json report_stats(const std::vector<gpu::slabs::StreamReport>& reports, double gpu::slabs::StreamReport::*field) {
+  std::vector<double> v;
+  for (const auto& r : reports) v.push_back(r.*field);
+  return stats_json(v);
+}
+
+// Its median.
+double median_of(const std::vector<gpu::slabs::StreamReport>& reports, double gpu::slabs::StreamReport::*field) {
+  std::vector<double> v;
+  for (const auto& r : reports) v.push_back(r.*field);
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 int run(int argc, char** argv) {
   std::string out = "gpu_slabs.json", machine, git_sha;
   std::vector<std::int64_t> edges = {512, 1024, 2048};
@@ -172,7 +240,19 @@ int run(int argc, char** argv) {
   app.add_option("--impl", impls, "Implementations (default gpu_slabs gpu_naive gpu_flex)");
   app.add_option("--mode", mode_name, "Boundary mode (default mirror)");
   app.add_option("--repetitions", repetitions, "Timed prepares per point (default 5, after 1 warm-up)");
+  std::vector<std::int64_t> stream_edges = {1024, 2048};
+  std::int64_t stream_planes = 0;
+  int stream_buffers = 3, stream_repetitions = 3;
+  bool stream_staged = false;
+  app.add_option("--stream-edge", stream_edges, "Cube edges of the streamed benchmark (default 1024 2048)");
+  app.add_option("--stream-planes", stream_planes,
+                 "Planes per slab of the streamed benchmark (default edge/16, 16 slabs; it must leave 4 slabs or more)");
+  app.add_option("--stream-buffers", stream_buffers, "Device slab buffers of the streamed benchmark (default 3)");
+  app.add_option("--stream-repetitions", stream_repetitions, "Timed streamed runs per point (default 3, after 1 warm-up)");
+  app.add_flag("--stream-staged", stream_staged,
+               "Stage the streamed benchmark's slabs through pinned buffers instead of registering the volume");
   CLI11_PARSE(app, argc, argv);
+  if (stream_repetitions < 1) throw Error("--stream-repetitions must be >= 1");
   const std::optional<Mode> parsed = parse_mode(mode_name);
   if (!parsed) throw Error("--mode: unknown boundary mode '" + mode_name + "' (mirror, half, periodic)");
   const Mode mode = *parsed;
@@ -215,6 +295,70 @@ int run(int argc, char** argv) {
               s.row()["devices"] = used;
               s.row()["copy_split"] = copy_seconds((bytes + used - 1) / used, used, 9);
               s.row()["copy_one"] = copy_seconds(bytes, 1, 9);
+            }});
+
+  // The streamed prefilter through device 0, each run on a fresh copy of the samples (it
+  // works in place); the bandwidths measured once, at the first point that runs.
+  std::optional<LinkBandwidth> link;
+  std::vector<json> stream_edge_values(stream_edges.begin(), stream_edges.end());
+  file.run({"streamed",
+            "gpu_slabs' streamed prefilter of a separable random volume in host memory through device 0 (at least 4 "
+            "slabs), and the host-link bound bytes / h2d + bytes / d2h",
+            {{"edge", stream_edge_values}},
+            [&](State& s) {
+              if (const std::string reason = gpu::cuda_unavailable_reason(); !reason.empty()) throw Unsupported(reason);
+              const std::int64_t e = s.int64("edge");
+              const std::int64_t planes = stream_planes > 0 ? stream_planes : std::max<std::int64_t>(1, e / 16);
+              const std::int64_t slabs = (e + planes - 1) / planes;
+              if (slabs < 4)
+                throw Error("--stream-planes " + std::to_string(planes) + " gives " + std::to_string(slabs) +
+                            " slabs for edge " + std::to_string(e) + "; the streamed benchmark needs at least 4");
+              SeparableVolume& v =
+                  volume.get(json{e, mode_name}, [&] { return std::make_unique<SeparableVolume>(e, mode, 2024 + e); });
+              const GridShape shape = GridShape::make({e, e, e});
+              gpu::slabs::StreamOptions options;
+              options.slab_planes = planes;
+              options.buffers = stream_buffers;
+              options.register_host = !stream_staged;
+              std::vector<float> work(v.samples.size());
+              std::vector<gpu::slabs::StreamReport> reports;
+              for (int rep = -1; rep < stream_repetitions; ++rep) {
+                const std::int64_t count = static_cast<std::int64_t>(work.size());
+#pragma omp parallel for schedule(static)
+                for (std::int64_t i = 0; i < count; ++i) work[static_cast<std::size_t>(i)] = v.samples[static_cast<std::size_t>(i)];
+                gpu::slabs::StreamReport report;
+                gpu::slabs::prefilter_streamed(work.data(), shape, mode, options, report);
+                if (rep >= 0) reports.push_back(report);
+              }
+              using R = gpu::slabs::StreamReport;
+              const R& last = reports.back();
+              json& row = s.row();
+              row["pin"] = report_stats(reports, &R::pin_seconds);
+              row["unpin"] = report_stats(reports, &R::unpin_seconds);
+              row["prepass"] = report_stats(reports, &R::prepass_seconds);
+              row["sweep"] = report_stats(reports, &R::sweep_seconds);
+              row["host_corrections"] = report_stats(reports, &R::host_correction_seconds);
+              row["total"] = report_stats(reports, &R::total_seconds);
+              row["bytes_to_device"] = last.bytes_to_device;
+              row["bytes_to_host"] = last.bytes_to_host;
+              row["prepass_planes"] = last.prepass_planes;
+              row["corrected_planes"] = last.corrected_planes;
+              row["slabs"] = last.slabs;
+              row["slab_planes"] = last.slab_planes;
+              row["buffers"] = last.buffers;
+              row["host_memory"] = last.host_memory;
+              row["accuracy"] = check(v, work);
+              if (!link) link = measure_link();
+              const double bytes = static_cast<double>(shape.values()) * sizeof(float);
+              const double bound = bytes / link->h2d + bytes / link->d2h;
+              row["h2d_bytes_per_second"] = link->h2d;
+              row["d2h_bytes_per_second"] = link->d2h;
+              row["volume_bytes"] = bytes;
+              row["bound_seconds"] = bound;
+              // Both directions at once, where the link carries them in parallel.
+              row["duplex_bound_seconds"] = std::max(bytes / link->h2d, bytes / link->d2h);
+              row["total_over_bound"] = median_of(reports, &R::total_seconds) / bound;
+              row["sweep_over_bound"] = median_of(reports, &R::sweep_seconds) / bound;
             }});
   return file.failures() ? 1 : 0;
 }
