@@ -1,6 +1,7 @@
 // The GPU entries of solvers.def that start from the samples: the normal equations
 // assembled on the device (atomic shooting or the deterministic gather) then CG, CG on
-// the matrix-free operator, and the matrix-free multigrids (the seed's schedule, MG-PCG).
+// the matrix-free operator, and the matrix-free multigrids (the seed's schedule, MG-PCG,
+// and MG-PCG with its coarse levels from per-node stencils).
 // The record's relres is measured on the CPU's f64 system where the input has one; the
 // matrix-free ones also run without it (their relres is then the operator's own).
 #include <sstream>
@@ -91,17 +92,26 @@ class MatrixFreeCg final : public PreparedSolver {
   gpu::MatrixFreeCg cg_;
 };
 
+enum class MgKind { seed, pcg, pcg_stencil };
+
+gpu::MgPcgOptions pcg_options(MgKind kind) {
+  gpu::MgPcgOptions o;
+  o.coarse_stencils = kind == MgKind::pcg_stencil;
+  return o;
+}
+
 class Multigrid final : public PreparedSolver {
  public:
-  Multigrid(const SolverInput& in, bool seed)
+  Multigrid(const SolverInput& in, MgKind kind)
       : in_(in),
-        mg_(seed ? std::make_unique<gpu::PreparedMultigrid>(*in.problem, in.seed_mg)
-                 : std::make_unique<gpu::PreparedMultigrid>(*in.problem, gpu::MgPcgOptions{})) {
+        mg_(kind == MgKind::seed ? std::make_unique<gpu::PreparedMultigrid>(*in.problem, in.seed_mg)
+                                 : std::make_unique<gpu::PreparedMultigrid>(*in.problem, pcg_options(kind))),
+        assembly_(kind == MgKind::pcg_stencil ? "matrix_free_coarse_stencils" : "matrix_free") {
     setup_phases = matrix_free_setup(mg_->setup());
   }
   NamedSolve solve(const IterationControl& control) override {
     NamedSolve out;
-    out.assembly = "matrix_free";
+    out.assembly = assembly_;
     gpu::MultigridResult r = mg_->solve(control, out.phases);
     out.x = widen(r.coeffs);
     out.report = std::move(r.report);
@@ -117,6 +127,7 @@ class Multigrid final : public PreparedSolver {
  private:
   SolverInput in_;
   std::unique_ptr<gpu::PreparedMultigrid> mg_;
+  std::string assembly_;
 };
 
 template <typename Solver, typename... Args>
@@ -136,7 +147,10 @@ std::unique_ptr<PreparedSolver> prepare_gpu_cg_gather(const SolverInput& in) {
   return timed<AssembledCg>(in, gpu::AssemblyMethod::gather);
 }
 std::unique_ptr<PreparedSolver> prepare_gpu_cg_matrix_free(const SolverInput& in) { return timed<MatrixFreeCg>(in); }
-std::unique_ptr<PreparedSolver> prepare_gpu_mg_seed(const SolverInput& in) { return timed<Multigrid>(in, true); }
-std::unique_ptr<PreparedSolver> prepare_gpu_mg_pcg(const SolverInput& in) { return timed<Multigrid>(in, false); }
+std::unique_ptr<PreparedSolver> prepare_gpu_mg_seed(const SolverInput& in) { return timed<Multigrid>(in, MgKind::seed); }
+std::unique_ptr<PreparedSolver> prepare_gpu_mg_pcg(const SolverInput& in) { return timed<Multigrid>(in, MgKind::pcg); }
+std::unique_ptr<PreparedSolver> prepare_gpu_mg_pcg_stencil(const SolverInput& in) {
+  return timed<Multigrid>(in, MgKind::pcg_stencil);
+}
 
 }  // namespace splinebench::scattered

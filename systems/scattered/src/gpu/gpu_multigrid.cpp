@@ -2,6 +2,7 @@
 
 #include "multigrid_device.hpp"
 #include "device_report.hpp"
+#include "stencil_level.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 
@@ -67,14 +68,14 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const SeedMultigrid
 
 PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions& options)
     : impl_(std::make_unique<Impl>()) {
-  require_device(problem, "MG-PCG");
+  require_device(problem, options.coarse_stencils ? "MG-PCG (coarse stencils)" : "MG-PCG");
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
   s.coarsest_tolerance = options.coarsest_tolerance;
   s.coarsest_max_iterations = options.coarsest_max_iterations;
   if (s.coarsest_max_iterations < 1) fail("GPU MG-PCG: coarsest_max_iterations must be >= 1");
   impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
-  impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
+  impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s, options.coarse_stencils);
   record_setup(*impl_->device, setup_);
 }
 
@@ -122,6 +123,49 @@ std::vector<float> apply_level_transfer(const Problem& problem, int coarsenings,
   require_device(problem, "multigrid transfer");
   const auto levels = detail::make_levels(problem, coarsenings, 0);
   return detail::apply_transfer(level_of(levels, level, true), v, prolongate);
+}
+
+std::vector<double> level_stencil_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  detail::StencilGeometry geo;
+  return detail::form_stencil_host(level_of(levels, level, false), geo);
+}
+
+std::vector<double> apply_level_stencil_host(const Problem& problem, int coarsenings, int level,
+                                             const std::vector<double>& p) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  detail::StencilGeometry geo;
+  const std::vector<double> value = detail::form_stencil_host(level_of(levels, level, false), geo);
+  if (p.size() != static_cast<std::size_t>(geo.nodes))
+    fail("apply_level_stencil_host: p has " + std::to_string(p.size()) + " values for " + std::to_string(geo.nodes) +
+         " rows");
+  return detail::apply_stencil_host(geo, value, p);
+}
+
+std::vector<float> apply_level_stencil_host_f32(const Problem& problem, int coarsenings, int level,
+                                                const std::vector<float>& p) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  detail::StencilGeometry geo;
+  const std::vector<double> value = detail::form_stencil_host(level_of(levels, level, false), geo);
+  if (p.size() != static_cast<std::size_t>(geo.nodes))
+    fail("apply_level_stencil_host_f32: p has " + std::to_string(p.size()) + " values for " +
+         std::to_string(geo.nodes) + " rows");
+  return detail::apply_stencil_rows_host(geo, std::vector<float>(value.begin(), value.end()), p);
+}
+
+std::vector<float> level_stencil_device(const Problem& problem, int coarsenings, int level) {
+  require_device(problem, "multigrid stencil");
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  return detail::level_stencil(level_of(levels, level, false));
+}
+
+std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p) {
+  require_device(problem, "multigrid stencil");
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  return detail::apply_level_stencil(level_of(levels, level, false), p);
 }
 
 std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale) {

@@ -112,8 +112,9 @@ struct PreparedMultigrid::Impl {};
 PreparedMultigrid::PreparedMultigrid(const Problem&, const SeedMultigrid&) {
   throw Unsupported("scattered GPU seed multigrid: not built with CUDA");
 }
-PreparedMultigrid::PreparedMultigrid(const Problem&, const MgPcgOptions&) {
-  throw Unsupported("scattered GPU MG-PCG: not built with CUDA");
+PreparedMultigrid::PreparedMultigrid(const Problem&, const MgPcgOptions& options) {
+  throw Unsupported(std::string("scattered GPU MG-PCG") + (options.coarse_stencils ? " (coarse stencils)" : "") +
+                    ": not built with CUDA");
 }
 PreparedMultigrid::~PreparedMultigrid() = default;
 MultigridResult PreparedMultigrid::solve(const IterationControl&, PhaseTimes&) {
@@ -137,6 +138,26 @@ std::vector<float> apply_level_operator(const Problem&, int, int, const std::vec
 }
 
 std::vector<float> apply_level_transfer(const Problem&, int, int, const std::vector<float>&, bool) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<double> level_stencil_host(const Problem&, int, int) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<double> apply_level_stencil_host(const Problem&, int, int, const std::vector<double>&) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<float> apply_level_stencil_host_f32(const Problem&, int, int, const std::vector<float>&) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<float> level_stencil_device(const Problem&, int, int) {
+  throw Unsupported("scattered GPU multigrid: not built with CUDA");
+}
+
+std::vector<float> apply_level_stencil(const Problem&, int, int, const std::vector<float>&) {
   throw Unsupported("scattered GPU multigrid: not built with CUDA");
 }
 

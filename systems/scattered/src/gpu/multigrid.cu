@@ -1,5 +1,6 @@
-// The GPU multigrid (multigrid_device.hpp): levels of matrix-free operators, the seed's
-// cascadic schedule and the V-cycle-preconditioned CG.
+// The GPU multigrid (multigrid_device.hpp): levels of matrix-free operators (or, with
+// coarse stencils, per-node stencils on the levels below the fine one: stencil_level.cuh),
+// the seed's cascadic schedule and the V-cycle-preconditioned CG.
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,7 @@
 #include "multigrid_device.hpp"
 #include "multigrid_transfer.cuh"
 #include "operator_device.hpp"
+#include "stencil_level.cuh"
 #include "vector_kernels.cuh"
 
 namespace splinebench::scattered::gpu::detail {
@@ -93,23 +95,41 @@ struct Breakdown {
 };
 
 struct DeviceLevel {
+  // The level's operator: from the samples (op), or from its stencil (a coarse level with
+  // coarse stencils; op is then null). Level 0 always has op: it also forms F^T f.
   std::unique_ptr<MatrixFreeOperator> op;
+  std::unique_ptr<StencilOperator> stencil;
   std::unique_ptr<DeviceTransfer> transfer;  // to the next level (null on the coarsest)
   long long n = 0;
   DeviceBuffer<float> b, x, r, p, ap, d, inv_diag;
   double lo = 0, hi = 0;  // the Chebyshev interval of D^-1 A
+
+  void apply(const float* in, float* out) {
+    if (stencil) stencil->apply(in, out);
+    else op->apply(in, out);
+  }
+  void diagonal(float* out) {
+    if (stencil) stencil->diagonal(out);
+    else op->diagonal(out);
+  }
 };
 
 class Hierarchy {
  public:
-  explicit Hierarchy(const std::vector<Level>& levels) {
+  Hierarchy(const std::vector<Level>& levels, bool coarse_stencils) {
     if (levels.empty()) fail("GPU multigrid: no levels");
+    if (coarse_stencils && levels.size() > 1) require_stencil_memory(levels, 1);
     for (std::size_t l = 0; l < levels.size(); ++l) {
       const auto t0 = Clock::now();
       auto owned = std::make_unique<DeviceLevel>();
       DeviceLevel& lv = *owned;
-      lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
-      lv.n = lv.op->rows();
+      if (coarse_stencils && l > 0) {
+        lv.stencil = std::make_unique<StencilOperator>(levels[l]);
+        lv.n = lv.stencil->rows();
+      } else {
+        lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
+        lv.n = lv.op->rows();
+      }
       if (l == 0) {
         upload_s = lv.op->upload_s;
         sort_s = lv.op->sort_s;
@@ -127,8 +147,9 @@ class Hierarchy {
   }
 
   // Of the construction and prepare_smoothing: host seconds of the samples' upload, device
-  // seconds of their sort on the fine level, and wall seconds of the coarse levels and
-  // the smoothers. level_iterations: CG iterations per level since the caller reset it.
+  // seconds of their sort on the fine level, and wall seconds of the coarse levels (their
+  // stencils formed, with coarse stencils) and the smoothers. level_iterations: CG
+  // iterations per level since the caller reset it.
   double upload_s = 0, sort_s = 0, setup_s = 0;
   std::vector<long long> level_iterations;
   std::vector<double> lambda_hat;
@@ -155,7 +176,7 @@ class Hierarchy {
       SB_CUDA_CHECK(cudaMemset(x, 0, bytes));
       SB_CUDA_CHECK(cudaMemcpy(lv.r.data(), b, bytes, cudaMemcpyDeviceToDevice));
     } else {
-      lv.op->apply(x, lv.ap.data());
+      lv.apply(x, lv.ap.data());
       residual<<<blocks_for(n), kThreads>>>(n, b, lv.ap.data(), lv.r.data());
       SB_CUDA_CHECK_LAUNCH("residual");
     }
@@ -163,7 +184,7 @@ class Hierarchy {
     double rr = dot(l, lv.r.data(), lv.r.data());
     int it = 0;
     while (it < iterations) {
-      lv.op->apply(lv.p.data(), lv.ap.data());
+      lv.apply(lv.p.data(), lv.ap.data());
       const double pap = dot(l, lv.p.data(), lv.ap.data());
       if (!(pap > 0)) {
         if (rr == 0) break;  // solved exactly
@@ -205,7 +226,7 @@ class Hierarchy {
     SB_CUDA_CHECK(cudaMemcpy(lv.p.data(), z, bytes, cudaMemcpyDeviceToDevice));
     double rz = dot(l, lv.r.data(), z);
     for (int it = 0; it < iterations; ++it) {
-      lv.op->apply(lv.p.data(), lv.ap.data());
+      lv.apply(lv.p.data(), lv.ap.data());
       const double pap = dot(l, lv.p.data(), lv.ap.data());
       if (!(pap > 0) || !(rz > 0)) {
         if (rz == 0) break;  // solved exactly
@@ -232,7 +253,7 @@ class Hierarchy {
   // ||b - A x|| / ||b|| on level 0 (f64 norms of the f32 residual).
   double true_relres(const float* b, const float* x, double bnorm) {
     DeviceLevel& lv = level(0);
-    lv.op->apply(x, lv.ap.data());
+    lv.apply(x, lv.ap.data());
     residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.data(), lv.r.data());
     SB_CUDA_CHECK_LAUNCH("residual");
     return std::sqrt(dot(0, lv.r.data(), lv.r.data())) / bnorm;
@@ -247,7 +268,7 @@ class Hierarchy {
       const auto un = static_cast<std::size_t>(lv.n);
       lv.d.resize(un);
       lv.inv_diag.resize(un);
-      lv.op->diagonal(lv.d.data());
+      lv.diagonal(lv.d.data());
       DeviceBuffer<int> bad(1);
       SB_CUDA_CHECK(cudaMemset(bad.data(), 0, sizeof(int)));
       invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.data(), lv.inv_diag.data(), bad.data());
@@ -275,7 +296,7 @@ class Hierarchy {
       return;
     }
     smooth(l, b, z, s.degree, true);
-    lv.op->apply(z, lv.ap.data());
+    lv.apply(z, lv.ap.data());
     residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.data(), lv.r.data());
     SB_CUDA_CHECK_LAUNCH("residual");
     DeviceLevel& next = level(l + 1);
@@ -292,13 +313,13 @@ class Hierarchy {
     const long long n = lv.n;
     const double theta = 0.5 * (lv.hi + lv.lo), delta = 0.5 * (lv.hi - lv.lo), sigma = theta / delta;
     double rho = 1 / sigma;
-    if (!zero_start) lv.op->apply(x, lv.ap.data());
+    if (!zero_start) lv.apply(x, lv.ap.data());
     chebyshev_first<<<blocks_for(n), kThreads>>>(n, static_cast<float>(1 / theta), b,
                                                  zero_start ? nullptr : lv.ap.data(), lv.inv_diag.data(), lv.d.data(),
                                                  x, zero_start);
     SB_CUDA_CHECK_LAUNCH("chebyshev_first");
     for (int k = 1; k < degree; ++k) {
-      lv.op->apply(x, lv.ap.data());
+      lv.apply(x, lv.ap.data());
       const double rho_next = 1 / (2 * sigma - rho);
       chebyshev_next<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rho_next * rho),
                                                   static_cast<float>(2 * rho_next / delta), b, lv.ap.data(),
@@ -327,7 +348,7 @@ class Hierarchy {
     double rz = dot(l, lv.r.data(), z.data());
     std::vector<double> alpha, beta;
     for (int j = 0; j < steps; ++j) {
-      lv.op->apply(lv.p.data(), lv.ap.data());
+      lv.apply(lv.p.data(), lv.ap.data());
       const double pap = dot(l, lv.p.data(), lv.ap.data());
       if (!(pap > 0) || !(rz > 0)) break;
       alpha.push_back(rz / pap);
@@ -388,7 +409,7 @@ struct SeedRun {
     for (int c = 0; c < n; ++c) {
       cg(l, n1, false);
       DeviceLevel& next = h.level(l + 1);
-      lv.op->apply(lv.x.data(), lv.ap.data());
+      lv.apply(lv.x.data(), lv.ap.data());
       residual<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.b.data(), lv.ap.data(), lv.r.data());
       SB_CUDA_CHECK_LAUNCH("residual");
       lv.transfer->restrict_to_coarse(lv.r.data(), next.b.data());
@@ -410,7 +431,7 @@ void finish(Hierarchy& h, const float* b, const float* x, double bnorm, MgDevice
 }  // namespace
 
 struct MgDevice::State {
-  explicit State(const std::vector<Level>& levels) : h(levels) {}
+  State(const std::vector<Level>& levels, bool coarse_stencils) : h(levels, coarse_stencils) {}
   Hierarchy h;
   double bnorm = 0;
   bool pcg = false;
@@ -419,8 +440,8 @@ struct MgDevice::State {
   DeviceBuffer<float> x, r, z, p, ap;       // the outer PCG's vectors
 };
 
-MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
-    : s_(std::make_unique<State>(levels)) {
+MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg, bool coarse_stencils)
+    : s_(std::make_unique<State>(levels, coarse_stencils)) {
   State& s = *s_;
   Hierarchy& h = s.h;
   DeviceLevel& fine = h.level(0);
@@ -599,6 +620,28 @@ std::vector<float> apply_level(const Level& level, const std::vector<float>& p) 
   op.apply(d_p.data(), d_ap.data());
   std::vector<float> out(n);
   d_ap.download(out.data());
+  return out;
+}
+
+std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p) {
+  const StencilOperator op(level);
+  const auto n = static_cast<std::size_t>(op.rows());
+  if (p.size() != n)
+    fail("apply_level_stencil: p has " + std::to_string(p.size()) + " values for " + std::to_string(n) + " rows");
+  DeviceBuffer<float> d_p(n), d_ap(n);
+  d_p.upload(p.data());
+  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
+  op.apply(d_p.data(), d_ap.data());
+  std::vector<float> out(n);
+  d_ap.download(out.data());
+  return out;
+}
+
+std::vector<float> level_stencil(const Level& level) {
+  const StencilOperator op(level);
+  const StencilGeometry& g = op.geometry();
+  std::vector<float> out(static_cast<std::size_t>(g.nodes) * static_cast<std::size_t>(g.entries));
+  SB_CUDA_CHECK(cudaMemcpy(out.data(), op.values(), out.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return out;
 }
 

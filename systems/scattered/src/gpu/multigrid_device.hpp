@@ -52,9 +52,12 @@ struct MgDeviceOutput {
 // The hierarchy on the device, prepared once: every level's operator (samples uploaded
 // and sorted), the transfers, F^T f on the fine level and, for MG-PCG (pcg non-null),
 // the smoothers' diagonals and spectral estimates. Each solve runs from x = 0 on it.
+// coarse_stencils: the levels below the fine one hold their operator as a per-node
+// stencil formed here (stencil_level.hpp) instead of the samples; the fine level stays
+// matrix-free. Throws Unsupported when the stencils do not fit in the device's memory.
 class MgDevice {
  public:
-  MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg);
+  MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg, bool coarse_stencils = false);
   ~MgDevice();
   MgDevice(const MgDevice&) = delete;
   MgDevice& operator=(const MgDevice&) = delete;
@@ -77,5 +80,9 @@ class MgDevice {
 // and the next level.
 std::vector<float> apply_level(const Level& level, const std::vector<float>& p);
 std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v, bool prolongate);
+// For tests: a level's stencil formed on the device (entry-major, stencil_level.hpp) and
+// that stencil applied to p on the device.
+std::vector<float> level_stencil(const Level& level);
+std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p);
 
 }  // namespace splinebench::scattered::gpu::detail

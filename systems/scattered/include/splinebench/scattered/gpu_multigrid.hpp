@@ -21,14 +21,20 @@
 //                 recurrence relres reaches the tolerance (as gpu_cg) and b - A x agrees:
 //                 where it lies 10x above the tolerance, it replaces the recurrence
 //                 residual and CG goes on (at most 5 times, while it keeps falling).
+//   mg_pcg_f32 with MgPcgOptions::coarse_stencils (the entry gpu_mg_pcg_stencil): the
+//                 same V-cycle and outer CG, but every level below the fine one is applied
+//                 from a per-node stencil (7^D f32 entries per node: the same level
+//                 operator, F_l^T F_l + lambda R_l summed in f64 and rounded once) formed
+//                 once in the setup, so a coarse level costs its nodes, not the samples.
+//                 The fine level stays matrix-free. src/gpu/stencil_level.hpp.
 //
 // f32 vectors, every dot product in f64 summed in a fixed order. relres in the report is
 // ||b - A x|| / ||b|| with A x by the f32 operator and the norms in f64 (the operator's
 // own residual); history holds the recurrence relres of the fine level per iteration.
 // Phases: "upload" (samples), "assemble_sort", "assemble_rhs", "setup" (the coarse
-// levels, transfers, diagonals, spectral estimates), "solve" (CUDA events), "readback".
-// Throws splinebench::Unsupported without a device or a CUDA build, or when the device
-// memory does not hold the levels.
+// levels, their stencils where formed, transfers, diagonals, spectral estimates), "solve"
+// (CUDA events), "readback". Throws splinebench::Unsupported without a device or a CUDA
+// build, or when the device memory does not hold the levels (or their stencils).
 #pragma once
 
 #include <array>
@@ -54,6 +60,9 @@ struct MgPcgOptions {
   int chebyshev_degree = 3;
   double coarsest_tolerance = 1e-3;
   int coarsest_max_iterations = 200;
+  // The levels below the fine one from per-node stencils (gpu_mg_pcg_stencil), not from
+  // the samples.
+  bool coarse_stencils = false;
 };
 
 // The hierarchy prepared once (the levels on the host, then on the device with F^T f and,
@@ -88,6 +97,22 @@ std::vector<GridShape> multigrid_grids(const Problem& problem, int coarsenings);
 std::vector<float> apply_level_operator(const Problem& problem, int coarsenings, int level, const std::vector<float>& p);
 std::vector<float> apply_level_transfer(const Problem& problem, int coarsenings, int level, const std::vector<float>& v,
                                         bool prolongate);
+// For tests, the coarse levels of mg_pcg_f32 with coarse_stencils (src/gpu/stencil_level.hpp).
+// Level l's stencil, entry-major (value[e * nodes + node]; e over the offsets d in
+// [-3, 3] per axis of more than one node, C order; an offset that folds onto a node
+// another offset already reaches holds 0): formed on the host by the code the device
+// runs (f64, before the device's rounding to f32), or formed on the device (f32). Level
+// l's operator applied to p: from the host's f64 stencil in f64; from the host's stencil
+// rounded to f32 as the device stores it, by the device's f32 product row by row, run on
+// the host; or from the device's stencil on the device. The host ones need no device but
+// a CUDA build (Unsupported otherwise).
+std::vector<double> level_stencil_host(const Problem& problem, int coarsenings, int level);
+std::vector<double> apply_level_stencil_host(const Problem& problem, int coarsenings, int level,
+                                             const std::vector<double>& p);
+std::vector<float> apply_level_stencil_host_f32(const Problem& problem, int coarsenings, int level,
+                                                const std::vector<float>& p);
+std::vector<float> level_stencil_device(const Problem& problem, int coarsenings, int level);
+std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p);
 // The per-axis thin-plate tables of a level (host arithmetic, multigrid_levels.hpp):
 // T_0, T_1, T_2 aligned with AxisPattern::make(mode, n).node.
 std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale);
