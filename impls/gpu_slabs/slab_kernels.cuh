@@ -1,36 +1,21 @@
-// Device side of slab_kernels.hpp: one thread per float of a plane (index i over
-// fields * P, grid-stride), field f = i / P, value p = i % P. Each thread walks its value
-// through the slab's planes; the planes are P floats apart, so a warp's accesses to one
-// plane are 32 consecutive floats.
+// Device side of slab_kernels.hpp, in plane_walk.cuh's layout (one thread per float of a
+// plane, walking it through the slab's planes).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "gpu_slabs/plane_walk.cuh"
 #include "gpu_slabs/slab_kernels.hpp"
 
 namespace splinebench::gpu::slabs::detail {
 
-// Values of a plane batch loaded before the recursion uses them: the loads of a batch
-// do not wait on the recursion's stores (which the compiler cannot reorder across).
-inline constexpr int kBatch = 8;
-
-struct ValueIndex {
-  std::int64_t f;
-  std::int64_t p;
-};
-
-__device__ __forceinline__ ValueIndex split(std::int64_t i, std::int64_t P) {
-  const std::int64_t f = i / P;
-  return {f, i - f * P};
-}
-
-__device__ __forceinline__ std::int64_t first_index() {
-  return static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ __forceinline__ std::int64_t grid_step() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+using walk::first_index;
+using walk::grid_step;
+using walk::kBatch;
+using walk::split;
+using walk::ValueIndex;
 
 __global__ void weighted_sum_kernel(PlaneGeometry g, PlaneTerms terms, const float* slab, std::int64_t pitch,
                                     float* out) {
@@ -60,20 +45,9 @@ __global__ void causal_kernel(PlaneGeometry g, float* slab, std::int64_t pitch, 
   for (std::int64_t i = first_index(); i < g.fields * P; i += grid_step()) {
     const ValueIndex v = split(i, P);
     float* d = slab + v.f * pitch + v.p;
-    float prev = gain * (init ? init[i] : d[0]);
-    d[0] = prev;
-    for (std::int64_t j0 = 1; j0 < len; j0 += kBatch) {
-      float x[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b)
-        if (j0 + b < len) x[b] = d[(j0 + b) * P];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b)
-        if (j0 + b < len) {
-          prev = gain * x[b] + z * prev;
-          d[(j0 + b) * P] = prev;
-        }
-    }
+    const float first = gain * (init ? init[i] : d[0]);
+    d[0] = first;
+    walk::causal_walk(d, P, len, first, z, gain);
   }
 }
 

@@ -51,24 +51,9 @@ namespace {
 
 constexpr double kU = 0x1p-24;
 
-// Whether P maps the coarse folded space into the fine one on an axis of n nodes.
-bool exact_axis(sb::Mode mode, std::int64_t n) {
-  return n < 5 || (mode == sb::Mode::mirror && n % 2 == 1) || (mode == sb::Mode::periodic && n % 2 == 0);
-}
-bool exact_grid(sb::Mode mode, const sb::GridShape& g) {
-  for (int d = 0; d < g.dims; ++d)
-    if (!exact_axis(mode, g.extent[d])) return false;
-  return true;
-}
-
-// Dense table of one axis from pattern-aligned values.
-Eigen::MatrixXd dense_table(sb::Mode mode, int n, const std::vector<double>& aligned) {
-  const sc::AxisPattern pattern = sc::AxisPattern::make(mode, n);
-  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(n, n);
-  for (int k = 0; k < n; ++k)
-    for (auto j = pattern.offset[k]; j < pattern.offset[k + 1]; ++j) t(k, pattern.node[j]) = aligned[j];
-  return t;
-}
+using sct::dense_table;
+using sct::exact_axis;
+using sct::exact_grid;
 
 std::array<std::vector<double>, 3> tables_or_skip(sb::Mode mode, int n, double length, double scale) {
   return sc::gpu::level_axis_tables(mode, n, length, scale);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
+
 #include <array>
 #include <random>
 #include <string>
@@ -97,6 +99,27 @@ inline std::vector<double> thin_plate_abs(const GridShape& grid, Mode mode, doub
             }
       }
   return out;
+}
+
+
+// Whether P maps the coarse folded space into the fine one on an axis of n nodes (odd
+// mirror, even periodic, and axes too short to halve): there a level is Galerkin's.
+inline bool exact_axis(Mode mode, std::int64_t n) {
+  return n < 5 || (mode == Mode::mirror && n % 2 == 1) || (mode == Mode::periodic && n % 2 == 0);
+}
+inline bool exact_grid(Mode mode, const GridShape& g) {
+  for (int d = 0; d < g.dims; ++d)
+    if (!exact_axis(mode, g.extent[d])) return false;
+  return true;
+}
+
+// Dense table of one axis from pattern-aligned values.
+inline Eigen::MatrixXd dense_table(Mode mode, int n, const std::vector<double>& aligned) {
+  const AxisPattern pattern = AxisPattern::make(mode, n);
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(n, n);
+  for (int k = 0; k < n; ++k)
+    for (auto j = pattern.offset[k]; j < pattern.offset[k + 1]; ++j) t(k, pattern.node[j]) = aligned[j];
+  return t;
 }
 
 }  // namespace splinebench::scattered::test
