@@ -148,10 +148,7 @@ class CpuScalar final : public Implementation {
       const std::int64_t stride = shape_.stride(axis);
       const std::int64_t inner = stride / C;
       const std::int64_t outer = shape_.points() / (n * inner);
-      // Powers of z computed in double and rounded once, so the float recursion's
-      // initial values carry no accumulated power error.
-      const std::vector<double> zd = oracle::pole_powers<double>(2 * n + 1);
-      const std::vector<float> zpow(zd.begin(), zd.end());
+      const std::vector<float> zpow = oracle::rounded_pole_powers<float>(2 * n + 1);
       for (std::int64_t f = 0; f < fields_; ++f)
         for (std::int64_t o = 0; o < outer; ++o)
           for (std::int64_t i = 0; i < inner; ++i)

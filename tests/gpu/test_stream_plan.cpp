@@ -126,7 +126,7 @@ std::int64_t stream_on_cpu(const GridShape& shape, float* host, Mode mode, std::
     slab::filter_inner_axes(shape, 1, host, mode);
     return 0;
   }
-  const std::vector<float> zpow = slab::rounded_pole_powers<float>(2 * n + 1);
+  const std::vector<float> zpow = oracle::rounded_pole_powers<float>(2 * n + 1);
   const float z = zpow[1];
   std::vector<float> init(P, 0.0f), plane(P), previous(P), anti_sum(P, 0.0f), buffer;
   for (std::int64_t k = 0; k < n; ++k) {  // the pre-pass

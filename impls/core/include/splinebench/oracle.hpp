@@ -95,6 +95,14 @@ std::vector<Real> pole_powers(std::int64_t count) {
   return zpow;
 }
 
+// The same powers computed in double and rounded once to Real, so a float recursion's
+// initial values carry no accumulated power error.
+template <typename Real>
+std::vector<Real> rounded_pole_powers(std::int64_t count) {
+  const std::vector<double> zd = pole_powers<double>(count);
+  return std::vector<Real>(zd.begin(), zd.end());
+}
+
 // Prefilters `fields` fields of `shape` in place, axis by axis.
 template <typename Real>
 void prefilter(const GridShape& shape, std::int64_t fields, Real* data, Mode mode) {

@@ -51,13 +51,6 @@ inline GridShape with_planes(GridShape shape, std::int64_t planes) {
   return shape;
 }
 
-// Powers of z computed in double and rounded once, as cpu_scalar does.
-template <typename Real>
-std::vector<Real> rounded_pole_powers(std::int64_t count) {
-  const std::vector<double> zd = oracle::pole_powers<double>(count);
-  return std::vector<Real>(zd.begin(), zd.end());
-}
-
 // Axes 1..D-1 of `planes` consecutive planes of one field of `shape` at `d`.
 template <typename Real>
 void filter_inner_axes(const GridShape& shape, std::int64_t planes, Real* d, Mode mode) {
@@ -66,7 +59,7 @@ void filter_inner_axes(const GridShape& shape, std::int64_t planes, Real* d, Mod
   for (int axis = 1; axis < shape.dims; ++axis) {
     const std::int64_t na = shape.extent[axis], stride = local.stride(axis);
     const std::int64_t inner = stride / C, outer = local.points() / (na * inner);
-    const std::vector<Real> zpow = rounded_pole_powers<Real>(2 * na + 1);
+    const std::vector<Real> zpow = oracle::rounded_pole_powers<Real>(2 * na + 1);
     for (std::int64_t o = 0; o < outer; ++o)
       for (std::int64_t i = 0; i < inner; ++i)
         oracle::prefilter_line<Real>(d + o * na * stride + i * C, na, stride, C, mode, zpow);

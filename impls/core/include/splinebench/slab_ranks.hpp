@@ -43,7 +43,7 @@ void prefilter_rank(SlabComm& comm, const GridShape& shape, std::int64_t fields,
   for (std::int64_t f = 0; f < fields; ++f) filter_inner_axes(shape, span.len, slab + f * local.values(), mode);
   if (n == 1 && mode == Mode::mirror) return;  // c = f along axis 0
 
-  const std::vector<Real> zpow = rounded_pole_powers<Real>(2 * n + 1);
+  const std::vector<Real> zpow = oracle::rounded_pole_powers<Real>(2 * n + 1);
   const Real z = zpow[1];
   const std::int64_t depth = correction_depth<Real>();
   std::vector<Real> plane(P), carry_in(P), carry_out(P), other(P);
