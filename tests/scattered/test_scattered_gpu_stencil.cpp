@@ -46,6 +46,7 @@
 #include "splinebench/scattered/multigrid.hpp"
 #include "splinebench/scattered/solvers.hpp"
 #include "splinebench/scattered/thin_plate.hpp"
+#include "common/accuracy.hpp"
 #include "test_scattered_gpu_support.hpp"
 
 namespace sb = splinebench;
@@ -57,6 +58,7 @@ namespace {
 constexpr double kU = 0x1p-24;
 constexpr int kCoarsenings = 2;
 
+using sb::testing::random_values;
 using sct::dense_table;
 using sct::exact_axis;
 using sct::exact_grid;
@@ -209,20 +211,6 @@ TEST(GpuStencilLevels, EntriesAreTheLevelMatrix) {
   }
 }
 
-std::vector<double> random_doubles(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<double> v(static_cast<std::size_t>(n));
-  for (double& x : v) x = u(rng);
-  return v;
-}
-std::vector<float> random_floats(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(static_cast<std::size_t>(n));
-  for (float& x : v) x = u(rng);
-  return v;
-}
 sc::Vector as_vector(const std::vector<double>& v) {
   return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
@@ -241,7 +229,7 @@ TEST(GpuStencilLevels, ApplyIsTheLevelOperator) {
       const std::string what = name_of(c, level);
       const LevelReference ref = level_reference(p, level);
       const Layout lay(ref.grid, c.mode);
-      const std::vector<double> pv = random_doubles(ref.grid.points(), 41 + static_cast<std::uint64_t>(level));
+      const std::vector<double> pv = random_values<double>(ref.grid.points(), 41 + static_cast<std::uint64_t>(level));
       const sc::Vector x = as_vector(pv);
       const sc::Vector want = ref.a * x;
       const sc::Vector scale = ref.a_abs * x.cwiseAbs();
@@ -250,7 +238,7 @@ TEST(GpuStencilLevels, ApplyIsTheLevelOperator) {
       for (Eigen::Index k = 0; k < want.size(); ++k)
         ASSERT_LE(std::abs(y64[k] - want[k]), 1e-12 * scale[k]) << what << " row " << k << " (f64)";
       // The device's f32 rows on f32 entries: one rounding per entry, an FMA chain of E terms.
-      const std::vector<float> pf = random_floats(ref.grid.points(), 43 + static_cast<std::uint64_t>(level));
+      const std::vector<float> pf = random_values<float>(ref.grid.points(), 43 + static_cast<std::uint64_t>(level));
       const sc::Vector y32 = widen(sc::gpu::apply_level_stencil_host_f32(p, kCoarsenings, level, pf));
       const sc::Vector want32 = ref.a * widen(pf);
       const sc::Vector scale32 = ref.a_abs * widen(pf).cwiseAbs();
@@ -306,7 +294,7 @@ TEST_F(GpuStencil, DeviceApplyMatchesTheMatrixFreeLevel) {
       const std::string what = name_of(c, level);
       const LevelReference ref = level_reference(p, level);
       const Layout lay(ref.grid, c.mode);
-      const std::vector<float> v = random_floats(ref.grid.points(), 53 + static_cast<std::uint64_t>(level));
+      const std::vector<float> v = random_values<float>(ref.grid.points(), 53 + static_cast<std::uint64_t>(level));
       const sc::Vector stencil = widen(sc::gpu::apply_level_stencil(p, kCoarsenings, level, v));
       const sc::Vector host_rows = widen(sc::gpu::apply_level_stencil_host_f32(p, kCoarsenings, level, v));
       const sc::Vector matrix_free = widen(sc::gpu::apply_level_operator(p, kCoarsenings, level, v));

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
@@ -35,5 +37,21 @@ class DotProduct {
  private:
   DeviceBuffer<double> partial_, result_;
 };
+
+// y = A p once, for tests: p uploaded, y poisoned (NaN where no thread writes), one
+// `op.apply`, y downloaded. `who` names the caller in the size error.
+template <typename Operator>
+std::vector<float> apply_once(Operator& op, const std::vector<float>& p, const char* who) {
+  const auto n = static_cast<std::size_t>(op.rows());
+  if (p.size() != n)
+    fail(std::string(who) + ": p has " + std::to_string(p.size()) + " values for " + std::to_string(n) + " rows");
+  DeviceBuffer<float> d_p(n), d_ap(n);
+  d_p.upload(p.data());
+  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));
+  op.apply(d_p.data(), d_ap.data());
+  std::vector<float> out(n);
+  d_ap.download(out.data());
+  return out;
+}
 
 }  // namespace splinebench::scattered::gpu::detail

@@ -612,29 +612,12 @@ MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
 
 std::vector<float> apply_level(const Level& level, const std::vector<float>& p) {
   MatrixFreeOperator op(level.layout, level.samples);
-  const auto n = static_cast<std::size_t>(op.rows());
-  if (p.size() != n) fail("apply_level: p has " + std::to_string(p.size()) + " values for " + std::to_string(n) + " rows");
-  DeviceBuffer<float> d_p(n), d_ap(n);
-  d_p.upload(p.data());
-  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
-  op.apply(d_p.data(), d_ap.data());
-  std::vector<float> out(n);
-  d_ap.download(out.data());
-  return out;
+  return apply_once(op, p, "apply_level");
 }
 
 std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p) {
   const StencilOperator op(level);
-  const auto n = static_cast<std::size_t>(op.rows());
-  if (p.size() != n)
-    fail("apply_level_stencil: p has " + std::to_string(p.size()) + " values for " + std::to_string(n) + " rows");
-  DeviceBuffer<float> d_p(n), d_ap(n);
-  d_p.upload(p.data());
-  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
-  op.apply(d_p.data(), d_ap.data());
-  std::vector<float> out(n);
-  d_ap.download(out.data());
-  return out;
+  return apply_once(op, p, "apply_level_stencil");
 }
 
 std::vector<float> level_stencil(const Level& level) {

@@ -182,14 +182,7 @@ double MatrixFreeOperator::rhs(float* b, cudaStream_t stream) {
 
 std::vector<float> apply_operator(const GridLayout& layout, const SampleArrays& samples, const std::vector<float>& p) {
   MatrixFreeOperator op(layout, samples);
-  const auto n = static_cast<std::size_t>(op.rows());
-  DeviceBuffer<float> d_p(n), d_ap(n);
-  d_p.upload(p.data());
-  SB_CUDA_CHECK(cudaMemset(d_ap.data(), 0xFF, n * sizeof(float)));  // poisoned: NaN where no thread writes
-  op.apply(d_p.data(), d_ap.data());
-  std::vector<float> out(n);
-  d_ap.download(out.data());
-  return out;
+  return apply_once(op, p, "apply_operator");
 }
 
 std::vector<float> operator_diagonal(const GridLayout& layout, const SampleArrays& samples) {
