@@ -62,9 +62,15 @@ ResultFile::ResultFile(std::filesystem::path path, std::string schema, int schem
 void ResultFile::run(const Benchmark& b) {
   json axes = json::array();
   for (const Axis& a : b.axes) axes.push_back({{"name", a.name}, {"values", a.values}});
-  json rows = json::array();
+  json& entry = doc_["benchmarks"][b.name];
+  entry = {{"description", b.description}, {"axes", std::move(axes)}, {"rows", json::array()}};
+  // Rewritten after every point: a long point (minutes at 2048^3) that is killed, by a
+  // time limit or the host's memory, leaves the points before it on disk and its own name
+  // as the last line on stderr.
   for (const json& point : cartesian_product(b.axes)) {
     State state(point);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::cerr << "[" << b.name << "] " << point.dump() << " ..." << std::endl;
     try {
       b.body(state);
     } catch (const Unsupported& e) {
@@ -75,10 +81,11 @@ void ResultFile::run(const Benchmark& b) {
       ++failures_;
       std::cerr << "[" << b.name << "] " << point.dump() << " failed: " << e.what() << std::endl;
     }
-    rows.push_back(std::move(state.row()));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cerr << "[" << b.name << "] " << point.dump() << " done in " << seconds << " s" << std::endl;
+    entry["rows"].push_back(std::move(state.row()));
+    write();
   }
-  doc_["benchmarks"][b.name] = {{"description", b.description}, {"axes", std::move(axes)}, {"rows", std::move(rows)}};
-  write();
 }
 
 void ResultFile::write() const { write_json_atomically(path_, doc_); }

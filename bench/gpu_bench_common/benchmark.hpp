@@ -14,7 +14,7 @@
 // records: {"samples", "median", "min", "max", "q1", "q3", "iqr"}. A point that throws
 // Unsupported gets "skipped": reason, any other exception "error": message (counted in
 // failures()); the other points still run. The file is rewritten atomically after
-// every benchmark, so an interrupted run keeps what it finished.
+// every point, so an interrupted run keeps what it finished.
 //
 // Plain C++ (no CUDA): the GPU side is gpu_timer.hpp.
 #pragma once
@@ -83,7 +83,7 @@ class ResultFile {
   // Nothing is written until the first benchmark finishes; the folder must exist.
   ResultFile(std::filesystem::path path, std::string schema, int schema_version, nlohmann::json context);
 
-  // Runs `b` at every point of its axes (in order) and rewrites the file.
+  // Runs `b` at every point of its axes (in order), rewriting the file after each.
   void run(const Benchmark& b);
   // Points that ended in an error (not counting skipped ones).
   int failures() const { return failures_; }

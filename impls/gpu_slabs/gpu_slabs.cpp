@@ -10,9 +10,10 @@
 //
 // Phases, each timed over all devices from one fork to one join on the master stream:
 // upload, prefilter (+ prefilter_axis<k>, the inner axes first as the slab driver runs
-// them), bind (the halo exchange), query_upload, evaluate, download, readback; the
-// copies between the caller's memory and the pinned buffer, and the host routing, are
-// host_staging.
+// them), bind (the halo exchange), query_upload, evaluate, download, readback. The field
+// moves through small pinned chunks per slab (slab_staging.hpp), so upload and readback
+// include the host's copies into and out of them; the queries' copies between the
+// caller's memory and the pinned buffer, and the host routing, are host_staging.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -27,6 +28,7 @@
 #include "gpu_slabs/slab_eval.hpp"
 #include "gpu_slabs/slab_halo.hpp"
 #include "gpu_slabs/slab_layout.hpp"
+#include "gpu_slabs/slab_staging.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
@@ -99,20 +101,8 @@ class GpuSlabs final : public Implementation {
     const std::int64_t P = shape.stride(0);
     set.configure(layout_, P, fields, mode);
 
-    const std::size_t count = static_cast<std::size_t>(fields * shape.values());
-    float* host = staging(count);
-    {
-      ScopedPhase p(times, gpu::kHostStagingPhase);
-      std::memcpy(host, input, count * sizeof(float));
-    }
     set.begin_phase();
-    for (int s = 0; s < set.count(); ++s) {
-      Slab& sl = set.slab(s);
-      DeviceGuard g(sl.device);
-      gpu::slabs::copy_rows(sl.interior(), bytes(sl.pitch()), host + sl.start * P, bytes(shape.values()),
-                            bytes(sl.len * P), static_cast<std::size_t>(fields), cudaMemcpyHostToDevice,
-                            sl.max_pitch, sl.stream);
-    }
+    stager_.upload(set, input, shape.values(), P);
     times.add(phase::upload, set.end_phase());
 
     if (prefilter) run_prefilter(set, times);
@@ -127,19 +117,9 @@ class GpuSlabs final : public Implementation {
     if (!prepared_) throw Error("gpu_slabs: read_coefficients before prepare");
     SlabSet& set = *set_;
     const std::int64_t P = shape_.stride(0);
-    const std::size_t count = static_cast<std::size_t>(fields_ * shape_.values());
-    float* host = staging(count);
     set.begin_phase();
-    for (int s = 0; s < set.count(); ++s) {
-      Slab& sl = set.slab(s);
-      DeviceGuard g(sl.device);
-      gpu::slabs::copy_rows(host + sl.start * P, bytes(shape_.values()), sl.interior(), bytes(sl.pitch()),
-                            bytes(sl.len * P), static_cast<std::size_t>(fields_), cudaMemcpyDeviceToHost,
-                            sl.max_pitch, sl.stream);
-    }
+    stager_.download(set, out, shape_.values(), P);
     times.add(phase::readback, set.end_phase());
-    ScopedPhase p(times, gpu::kHostStagingPhase);
-    std::memcpy(out, host, count * sizeof(float));
   }
 
   void evaluate(const float* coords, std::int64_t n, float* out, PhaseTimes& times) override {
@@ -199,6 +179,7 @@ class GpuSlabs final : public Implementation {
   void release() override {
     if (set_) set_->release();
     staging_.reset();
+    stager_.release();
     route_ = {};
     prepared_ = false;
   }
@@ -266,7 +247,8 @@ class GpuSlabs final : public Implementation {
   std::int64_t fields_ = 0;
   Mode mode_ = Mode::mirror;
   bool prepared_ = false;
-  gpu::PinnedBuffer<float> staging_;
+  gpu::PinnedBuffer<float> staging_;  // the queries and their values
+  gpu::slabs::SlabStaging stager_;     // the field's planes, chunk by chunk
   gpu::slabs::QueryRoute route_;
   // Last, so it is destroyed first: its streams finish before the pinned buffer goes.
   std::unique_ptr<SlabSet> set_;
