@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # splinebench's two entry points on a fresh Debian 12 machine:
-#   ./run_all.sh [SUITE]   install what is missing, build (Release), run SUITE (default
+#   ./run_all.sh [SUITE]   install what is missing, build (Release; the Python module too:
+#                          `import splinebench` in .venv/), run SUITE (default
 #                          `quick`) on every backend available here, write
 #                          results/<machine>/<run-id>/, then the machine's report,
 #                          report/<machine>/index.html (from every run of results/<machine>/)
@@ -56,15 +57,15 @@ command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || \
   log "nvcc not found: GPU implementations will be listed as 'not built'"
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
 
-# --- 2. Python venv for reports and Python tests -----------------------------------------
+# --- 2. Python venv for reports, Python tests and the Python module ----------------------
 venv="$root/.venv"
 stamp="$venv/.requirements.sha256"
-want=$(sha256sum reports/requirements.txt | cut -d' ' -f1)
+want=$(cat reports/requirements.txt python/requirements.txt | sha256sum | cut -d' ' -f1)
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  log "creating Python venv from reports/requirements.txt"
+  log "creating Python venv from reports/requirements.txt and python/requirements.txt"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -r reports/requirements.txt
+  "$venv/bin/python" -m pip install -q -r reports/requirements.txt -r python/requirements.txt
   echo "$want" >"$stamp"
 fi
 # CuPy (the `cupy` implementation, adapters/python/) only where a CUDA device shows: the
@@ -113,9 +114,17 @@ if [ "$action" = test ]; then
   fi
 fi
 log "building in $build_dir ($jobs jobs)"
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSPLINEBENCH_TEST_IMPLS=$test_impls "${build_opts[@]}" >/dev/null
+# The venv's Python: the build makes the Python module for it (python/README.md).
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DSPLINEBENCH_TEST_IMPLS=$test_impls \
+  -DPython_EXECUTABLE="$venv/bin/python" -DSPLINEBENCH_PYTHON_MODULE=ON "${build_opts[@]}" >/dev/null
 cmake --build "$build_dir" -j "$jobs"
 bin="$root/$build_dir/bin/splinebench"
+if [ "$action" != test ]; then
+  # `import splinebench` in the venv: the module this build made (<build>/python), by a
+  # .pth file rather than a second build by pip. The tests import the test build's own.
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$root/$build_dir/python" >"$site/splinebench-build.pth"
+fi
 # Real datasets from the Debian packages into .cache/datasets (datasets/README.md); one line per missing one.
 /usr/bin/python3 datasets/real/export_real.py --quiet || log "real datasets: export failed (suites skip them)"
 
@@ -141,6 +150,8 @@ if [ "$action" = test ]; then
   tests/cmake/ctest_compat/check.sh "$venv/bin" "$build_dir-cmake4/ctest_compat"
   log "Python tests (pytest)"
   # One worker per core, each test file on one worker (its module fixtures run once).
+  # The Python module's tests (tests/python/test_module_*.py) import the test build's module
+  # (<build>/python, found from SPLINEBENCH_BIN).
   SPLINEBENCH_BIN="$bin" "$venv/bin/python" -m pytest -q -n "$jobs" --dist loadfile tests/python reports/tests
   log "all tests passed"
   exit 0

@@ -11,6 +11,7 @@
 #include "splinebench/io/atomic_file.hpp"
 #include "splinebench/runner/memory.hpp"
 #include "splinebench/runner/suite.hpp"
+#include "splinebench/user_arrays.hpp"
 
 namespace splinebench::cli {
 
@@ -30,32 +31,19 @@ void add_data_options(CLI::App* cmd, DataOptions& options) {
 
 void note(const std::string& text) { std::cerr << "splinebench: note: " << text << '\n'; }
 
-Mode parse_mode_option(const std::string& text) {
-  if (const auto mode = parse_mode(text)) return *mode;
-  throw Error("unknown mode '" + text +
-              "'; known: mirror (SciPy 'mirror'), half (SciPy 'reflect'/'grid-mirror'), "
-              "periodic (SciPy 'grid-wrap')");
-}
+Mode parse_mode_option(const std::string& text) { return mode_from_name(text); }
 
 void check_channels(int channels) {
   if (channels != 1 && channels != 2 && channels != 4)
     throw Error("--channels must be 1, 2 or 4, got " + std::to_string(channels));
 }
 
-void check_threads(int threads) {
-  if (threads < 0 || threads > runner::max_threads())
-    throw Error("--threads must be in [0, " + std::to_string(runner::max_threads()) +
-                "] (0: the implementation's default; at most max(1024, 4 x the hardware threads)), got " +
-                std::to_string(threads));
-}
+void check_threads(int threads) { splinebench::check_threads(threads, "--threads"); }
 
 bool is_reference(const Implementation& impl) { return impl.name() == "reference"; }
 
 void require_runnable(const Implementation& impl, const GridShape& grid, Mode mode) {
-  const Availability avail = impl.availability();
-  if (!avail.ok) throw Error("implementation '" + std::string(impl.name()) + "' cannot run here: " + avail.reason);
-  const std::string why = impl.capabilities().why_not(grid.dims, grid.channels, mode);
-  if (!why.empty()) throw Error("implementation '" + std::string(impl.name()) + "' does not support this input: " + why);
+  splinebench::require_runnable(impl, grid, mode);
 }
 
 void apply_threads(Implementation& impl, int threads) {
@@ -80,29 +68,7 @@ npy::Array read_array(const std::filesystem::path& path) {
 }
 
 GridShape grid_of(const std::vector<std::int64_t>& array_shape, int channels, const std::string& what) {
-  const std::string shape = npy::shape_string(array_shape);
-  if (array_shape.empty())
-    throw Error(what + " is a 0-d array (a single number); it needs 1 to " + std::to_string(kMaxDims) +
-                " grid axes");
-  std::vector<std::int64_t> extents = array_shape;
-  if (channels > 1) {
-    if (extents.back() != channels)
-      throw Error("with --channels " + std::to_string(channels) + " the last axis of " + what +
-                  " is the channel axis and must have length " + std::to_string(channels) + "; " + what +
-                  " has shape " + shape);
-    extents.pop_back();
-    if (extents.empty())
-      throw Error(what + " of shape " + shape + " has only the channel axis; it needs 1 to " +
-                  std::to_string(kMaxDims) + " grid axes before it");
-  }
-  if (static_cast<int>(extents.size()) > kMaxDims)
-    throw Error(what + " has " + std::to_string(extents.size()) + " grid axes (shape " + shape +
-                "); splinebench supports 1 to " + std::to_string(kMaxDims));
-  for (std::size_t d = 0; d < extents.size(); ++d)
-    if (extents[d] == 0)
-      throw Error("axis " + std::to_string(d) + " of " + what + " has length 0 (shape " + shape +
-                  "); every grid axis needs at least one sample");
-  return GridShape::make(extents, channels);
+  return splinebench::grid_of(array_shape, channels, what, "--channels");
 }
 
 namespace {

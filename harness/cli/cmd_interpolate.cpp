@@ -10,6 +10,7 @@
 #include "splinebench/error.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/registry.hpp"
+#include "splinebench/user_arrays.hpp"
 
 namespace splinebench::cli {
 namespace {
@@ -51,14 +52,7 @@ void run_interpolate(const InterpolateArgs& args) {
   const npy::ArrayInfo field_info = npy::read_info(args.input);
   const npy::ArrayInfo coords_info = npy::read_info(args.coords);
   const GridShape grid = grid_of(field_info.shape, args.data.channels, what);
-  const std::string coords_shape = npy::shape_string(coords_info.shape);
-  if (coords_info.shape.size() < 2)
-    throw Error("the coordinates must have shape (D, ...) with at least 2 axes, like "
-                "scipy.ndimage.map_coordinates (one row per grid axis); got shape " + coords_shape);
-  if (coords_info.shape[0] != grid.dims)
-    throw Error("the coordinates have " + std::to_string(coords_info.shape[0]) + " rows (first axis of shape " +
-                coords_shape + ") but " + what + " have " + std::to_string(grid.dims) + " grid axes (shape " +
-                npy::shape_string(field_info.shape) + ")");
+  check_coordinates_shape(coords_info.shape, grid.dims, what, field_info.shape);
   require_runnable(*impl, grid, mode);
   check_memory(*impl, grid, args.input, field_info, &coords_info);
   apply_threads(*impl, args.data.threads);

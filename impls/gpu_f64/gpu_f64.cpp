@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu_common/device_arrays_support.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/event_timer.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
@@ -35,8 +36,46 @@ namespace {
 constexpr double kLebesgue = 1.5491;  // cardinal cubic spline interpolation, rounded up
 constexpr double kDoubleArithmetic = 1e-13;
 
+// The device-array path in double: float64 device arrays in, float64 out.
+class F64DeviceArrays final : public DeviceArrays {
+ public:
+  explicit F64DeviceArrays(const Implementation& owner) : owner_(owner) {}
+
+  bool f64() const override { return true; }
+  void prefilter_device(const GridShape&, std::int64_t, Mode, const float*, float*, const DeviceCall&) override {
+    float32_refused();
+  }
+  void evaluate_device(const GridShape&, std::int64_t, Mode, const float*, const float*, std::int64_t, float*,
+                       const DeviceCall&) override {
+    float32_refused();
+  }
+  void prefilter_device(const GridShape& shape, std::int64_t fields, Mode mode, const double* d_in, double* d_out,
+                        const DeviceCall& call) override {
+    gpu::check_device_call(owner_, shape, fields, mode);
+    gpu::ScopedDevice device(call.device);
+    const auto bytes = static_cast<std::size_t>(fields * shape.values()) * sizeof(double);
+    SB_CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, gpu::stream_of(call)));
+    gpu::prefilter_step(shape, fields, mode, d_out, gpu::stream_of(call));
+  }
+  void evaluate_device(const GridShape& shape, std::int64_t fields, Mode mode, const double* d_coeffs,
+                       const double* d_coords, std::int64_t n, double* d_out, const DeviceCall& call) override {
+    gpu::check_device_call(owner_, shape, fields, mode);
+    if (n == 0) return;
+    gpu::ScopedDevice device(call.device);
+    gpu::evaluate_global(shape, fields, mode, d_coeffs, d_coords, n, d_out, gpu::stream_of(call));
+  }
+
+ private:
+  [[noreturn]] static void float32_refused() {
+    throw Error("gpu_f64: device arrays must be float64 (its float32 interface widens host arrays; on the device, "
+                "convert with astype(float64) or use a float32 implementation)");
+  }
+  const Implementation& owner_;
+};
+
 class GpuF64 final : public Implementation {
  public:
+  GpuF64() : device_arrays_(*this) {}
   ~GpuF64() override {
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -68,6 +107,7 @@ class GpuF64 final : public Implementation {
   }
 
   bool supports_f64() const override { return true; }
+  DeviceArrays* device_arrays() override { return &device_arrays_; }
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode, bool prefilter,
                PhaseTimes& times) override {
@@ -191,6 +231,7 @@ class GpuF64 final : public Implementation {
   gpu::DeviceBuffer<double> coords_;
   gpu::DeviceBuffer<double> values_;
   gpu::PinnedBuffer<double> staging_;
+  F64DeviceArrays device_arrays_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "gpu_flex/flex_launch.hpp"
+#include "gpu_common/device_arrays_support.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
 #include "splinebench/cuda/check.hpp"
@@ -23,9 +24,37 @@ namespace {
 
 using gpu::flex::Variant;
 
+// The device-array path: the same plan and launch on the caller's buffers and stream,
+// with a temporary buffer of its own (kept between calls, on the device it was made on).
+class FlexDeviceArrays final : public gpu::GlobalEvaluationDeviceArrays {
+ public:
+  FlexDeviceArrays(const Implementation& owner, Variant variant, gpu::flex::FlexRunner& runner)
+      : GlobalEvaluationDeviceArrays(owner), variant_(variant), runner_(runner) {}
+
+  using DeviceArrays::prefilter_device;
+  void prefilter_device(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in, float* d_out,
+                        const DeviceCall& call) override {
+    gpu::check_device_call(owner(), shape, fields, mode);
+    gpu::ScopedDevice device(call.device);
+    const std::int64_t tmp = runner_.tmp_values(variant_, shape, fields, mode);
+    if (tmp_device_ != call.device) tmp_.reset();
+    gpu::ensure_capacity(tmp_, static_cast<std::size_t>(tmp));
+    tmp_device_ = call.device;
+    runner_.run(variant_, shape, fields, mode, d_in, d_out, tmp ? tmp_.data() : nullptr, gpu::stream_of(call));
+  }
+
+ private:
+  Variant variant_;
+  gpu::flex::FlexRunner& runner_;
+  gpu::DeviceBuffer<float> tmp_;
+  int tmp_device_ = -1;
+};
+
 class GpuFlex final : public gpu::GpuPipeline {
  public:
-  explicit GpuFlex(Variant variant) : variant_(variant) {}
+  explicit GpuFlex(Variant variant) : variant_(variant), device_arrays_(*this, variant, runner_) {}
+
+  DeviceArrays* device_arrays() override { return &device_arrays_; }
 
   std::string_view name() const override { return variant_ == Variant::flexible ? "gpu_flex" : "gpu_flex_fixed"; }
   std::string_view description() const override {
@@ -108,6 +137,7 @@ class GpuFlex final : public gpu::GpuPipeline {
   gpu::DeviceBuffer<float> coeffs_;
   gpu::DeviceBuffer<float> tmp_;
   gpu::PinnedBuffer<float> readback_;
+  FlexDeviceArrays device_arrays_;
 };
 
 }  // namespace

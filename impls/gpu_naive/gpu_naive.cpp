@@ -2,6 +2,7 @@
 // in place with the axis stride, one launch per axis (prefilter_step.hpp); evaluation
 // with 4^D loads from global memory per query (evaluate_global.hpp). Same float32
 // algorithm as cpu_scalar, so it answers to cpu_scalar's tolerances.
+#include "gpu_common/device_arrays_support.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
 #include "splinebench/f32_accuracy.hpp"
@@ -11,6 +12,7 @@ namespace {
 
 class GpuNaive final : public gpu::GpuPipeline {
  public:
+  GpuNaive() : device_arrays_(*this) {}
   std::string_view name() const override { return "gpu_naive"; }
   std::string_view description() const override {
     return "CUDA f32: step prefilter (one thread per line, in place, one launch per axis); "
@@ -26,11 +28,15 @@ class GpuNaive final : public gpu::GpuPipeline {
   std::vector<std::string> run_facts() const override {
     return {"prefilter=step (one thread per line, in place)", "evaluate=4^D global loads"};
   }
+  DeviceArrays* device_arrays() override { return &device_arrays_; }
 
  protected:
   void evaluate_device(const float* d_coords, std::int64_t n, float* d_out) override {
     gpu::evaluate_global(shape(), fields(), mode(), d_coeffs(), d_coords, n, d_out, stream());
   }
+
+ private:
+  gpu::StepDeviceArrays device_arrays_;
 };
 
 }  // namespace

@@ -151,3 +151,28 @@ def evaluate_spline(c, mode, coords):
         w = np.prod([weights[d][taps[d]] for d in range(dims)], axis=0)
         out += w * c[index]
     return out.reshape(np.shape(coords)[1:])
+
+
+# ---- the Python module (python/README.md) ------------------------------------------------
+
+def module_dir():
+    """Where the build under test assembled the package: <build>/python beside <build>/bin."""
+    return splinebench_path().resolve().parent.parent / "python"
+
+
+@pytest.fixture(scope="session")
+def sb():
+    """The `splinebench` module of the build under test (that of SPLINEBENCH_BIN's build),
+    ahead of any other on the path; skipped when that build has none."""
+    import importlib
+    import sys
+    folder = module_dir()
+    if not (folder / "splinebench" / "__init__.py").is_file() or not list((folder / "splinebench").glob("_core*")):
+        pytest.skip(f"no Python module in {folder} (configure the build with a Python that has nanobind: "
+                    "-DPython_EXECUTABLE=.venv/bin/python)")
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    module = importlib.import_module("splinebench")
+    assert pathlib.Path(module.__file__).resolve().parent == (folder / "splinebench").resolve(), (
+        f"imported splinebench from {module.__file__}, not from the build under test ({folder})")
+    return module

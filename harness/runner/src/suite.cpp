@@ -12,6 +12,7 @@
 #include "splinebench/datasets/analytic.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/runner/build_info.hpp"
+#include "splinebench/user_arrays.hpp"
 
 namespace splinebench::runner {
 namespace {
@@ -248,9 +249,7 @@ SweepSpec parse_sweep(const json& raw, const json& defaults, const Where& suite_
 
 int hardware_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
-int max_threads() {
-  return std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency()));
-}
+int max_threads() { return splinebench::max_threads(); }
 
 std::int64_t parse_count(const json& value, const std::string& what) {
   if (value.is_number_integer()) return value.get<std::int64_t>();

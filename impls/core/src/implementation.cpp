@@ -22,4 +22,13 @@ void Implementation::read_coefficients_f64(double*, PhaseTimes&) { no_f64_path(*
 
 void Implementation::evaluate_f64(const double*, std::int64_t, double*, PhaseTimes&) { no_f64_path(*this); }
 
+void DeviceArrays::prefilter_device(const GridShape&, std::int64_t, Mode, const double*, double*, const DeviceCall&) {
+  throw Error("this implementation takes float32 device arrays only");
+}
+
+void DeviceArrays::evaluate_device(const GridShape&, std::int64_t, Mode, const double*, const double*, std::int64_t,
+                                   double*, const DeviceCall&) {
+  throw Error("this implementation takes float32 device arrays only");
+}
+
 }  // namespace splinebench

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "splinebench/device_arrays.hpp"
 #include "splinebench/phase_times.hpp"
 #include "splinebench/types.hpp"
 
@@ -114,6 +115,11 @@ class Implementation {
                            bool prefilter, PhaseTimes& times);
   virtual void read_coefficients_f64(double* out, PhaseTimes& times);
   virtual void evaluate_f64(const double* coords, std::int64_t n, double* out, PhaseTimes& times);
+
+  // Work on arrays already on a CUDA device, on the caller's stream (device_arrays.hpp),
+  // or null when the implementation takes host arrays only (every CPU one, and the GPU
+  // ones whose evaluation needs storage of their own, such as a texture).
+  virtual DeviceArrays* device_arrays() { return nullptr; }
 
   // Releases device or host buffers held since prepare (the harness calls it between
   // cases so large cases do not stack up).

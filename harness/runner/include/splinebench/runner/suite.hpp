@@ -75,9 +75,7 @@ std::vector<std::filesystem::path> suite_search_path();
 // Finds and parses suite `name`; the error lists the suites that exist.
 SuiteSpec load_named_suite(const std::string& name);
 
-// The most threads a case or a command may ask for: max(1024, 4 x the hardware
-// threads). Far above any useful oversubscription, and well below what breaks the
-// OpenMP runtime (libgomp crashes near 90000 threads and really starts 30000).
+// The most threads a case or a command may ask for (splinebench/user_arrays.hpp).
 int max_threads();
 
 // What a suite's "max" threads means: the machine's hardware threads (at least 1).

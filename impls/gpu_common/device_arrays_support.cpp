@@ -1,0 +1,52 @@
+#include "gpu_common/device_arrays_support.hpp"
+
+#include <string>
+
+#include "gpu_common/axis_limits.hpp"
+#include "gpu_common/evaluate_global.hpp"
+#include "gpu_common/prefilter_step.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/error.hpp"
+
+namespace splinebench::gpu {
+
+ScopedDevice::ScopedDevice(int device) {
+  SB_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != device) SB_CUDA_CHECK(cudaSetDevice(device));
+}
+
+ScopedDevice::~ScopedDevice() {
+  int now = -1;
+  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
+}
+
+void check_device_call(const Implementation& impl, const GridShape& shape, std::int64_t fields, Mode mode) {
+  shape.validate();
+  const std::string who(impl.name());
+  if (fields < 1) throw Error(who + ": fields must be >= 1, got " + std::to_string(fields));
+  const std::string why = impl.capabilities().why_not(shape.dims, shape.channels, mode);
+  if (!why.empty()) throw Unsupported(who + ": " + why);
+  for (int d = 0; d < shape.dims; ++d)
+    if (shape.extent[d] >= kMaxAxisLength)
+      throw Unsupported(who + ": axis " + std::to_string(d) + " longer than 2^30 - 1 samples");
+}
+
+void GlobalEvaluationDeviceArrays::evaluate_device(const GridShape& shape, std::int64_t fields, Mode mode,
+                                                   const float* d_coeffs, const float* d_coords, std::int64_t n,
+                                                   float* d_out, const DeviceCall& call) {
+  check_device_call(owner_, shape, fields, mode);
+  if (n == 0) return;
+  ScopedDevice device(call.device);
+  evaluate_global(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream_of(call));
+}
+
+void StepDeviceArrays::prefilter_device(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in,
+                                        float* d_out, const DeviceCall& call) {
+  check_device_call(owner(), shape, fields, mode);
+  ScopedDevice device(call.device);
+  const auto bytes = static_cast<std::size_t>(fields * shape.values()) * sizeof(float);
+  SB_CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream_of(call)));
+  prefilter_step(shape, fields, mode, d_out, stream_of(call));
+}
+
+}  // namespace splinebench::gpu

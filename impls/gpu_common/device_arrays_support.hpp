@@ -1,0 +1,60 @@
+// What the GPU implementations' device-array paths share (splinebench/device_arrays.hpp):
+// the caller's device made current for a call, the checks every call makes, and the
+// paths of the implementations that prefilter with the step kernel and evaluate with
+// 4^D global loads.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "splinebench/device_arrays.hpp"
+#include "splinebench/implementation.hpp"
+
+namespace splinebench::gpu {
+
+inline cudaStream_t stream_of(const DeviceCall& call) { return reinterpret_cast<cudaStream_t>(call.stream); }
+
+// Makes the call's device current for a scope, then the caller's again: CuPy and PyTorch
+// keep their own notion of the current device.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// Throws as prepare does: an invalid shape, fields < 1, a case the capabilities exclude
+// (Unsupported), an axis the kernels cannot index (Unsupported).
+void check_device_call(const Implementation& impl, const GridShape& shape, std::int64_t fields, Mode mode);
+
+// Evaluation through evaluate_global in float; the prefilter is the deriving class's.
+class GlobalEvaluationDeviceArrays : public DeviceArrays {
+ public:
+  explicit GlobalEvaluationDeviceArrays(const Implementation& owner) : owner_(owner) {}
+  using DeviceArrays::evaluate_device;
+  void evaluate_device(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_coeffs,
+                       const float* d_coords, std::int64_t n, float* d_out, const DeviceCall& call) override;
+
+ protected:
+  const Implementation& owner() const { return owner_; }
+
+ private:
+  const Implementation& owner_;
+};
+
+// The step prefilter (a copy d_in -> d_out, then in place on d_out, one launch per axis)
+// and evaluate_global, in float.
+class StepDeviceArrays : public GlobalEvaluationDeviceArrays {
+ public:
+  using GlobalEvaluationDeviceArrays::GlobalEvaluationDeviceArrays;
+  using DeviceArrays::prefilter_device;
+  void prefilter_device(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in, float* d_out,
+                        const DeviceCall& call) override;
+};
+
+}  // namespace splinebench::gpu

@@ -1,0 +1,192 @@
+"""splinebench: cubic B-spline prefilter and interpolation in 1 to 6 dimensions, with the
+suite's implementations, each checked against the double-precision oracle by the suite.
+
+The functions follow ``scipy.ndimage``: C order, sample ``k`` at coordinate ``k``,
+coordinates shaped ``(D, ...)``, SciPy's argument names. Modes: ``'mirror'`` (SciPy
+``'mirror'``), ``'half'`` (SciPy ``'reflect'`` = ``'grid-mirror'``, accepted too) and
+``'periodic'`` (SciPy ``'grid-wrap'``, accepted too); each exact for every length.
+
+NumPy arrays run on a CPU implementation (or are copied to a GPU one when ``impl`` names
+it); CUDA arrays (CuPy, PyTorch, any ``__dlpack__`` producer) are used in place on their
+device, on the caller's current stream, and results come back as the caller's array type.
+
+>>> import numpy as np, splinebench
+>>> f = np.random.default_rng(0).standard_normal((32, 24))
+>>> c = splinebench.spline_filter(f)                      # float64: the f64 oracle
+>>> x = np.array([[3.5, 10.25], [7.0, 0.5]])              # (D, n)
+>>> splinebench.map_coordinates(c, x, prefilter=False).shape
+(2,)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _arrays, _core
+from ._core import Error, Unsupported
+
+__all__ = ["spline_filter", "map_coordinates", "implementations", "tolerance", "Error", "Unsupported"]
+
+# SciPy's names of the modes that are the same extension; splinebench's own pass through.
+_SCIPY_MODES = {"reflect": "half", "grid-mirror": "half", "grid-wrap": "periodic"}
+# What runs when `impl` is not given, by where the data are and the dtype they arrive in.
+_DEFAULT_IMPL = {("host", "float32"): "cpu_simd", ("host", "float64"): "reference",
+                 ("cuda", "float32"): "gpu_flex", ("cuda", "float64"): "gpu_f64"}
+_PROPERTIES: dict[str, dict] = {}
+
+
+def _mode(mode: str) -> str:
+    return _SCIPY_MODES.get(mode, mode)
+
+
+def _check_order(order: int) -> None:
+    if order != 3:
+        raise ValueError(f"splinebench computes cubic splines: order must be 3, got {order}")
+
+
+def _computes_in_f64(impl: str) -> bool:
+    """Whether `impl` has a double-precision path (reference, gpu_f64); an unknown name
+    raises the registry's error, which lists the known ones."""
+    properties = _PROPERTIES.get(impl)
+    if properties is None:
+        properties = _PROPERTIES[impl] = _core.describe(impl)
+    return properties["f64"]
+
+
+def implementations() -> list[dict]:
+    """The registry: every implementation with its capabilities and whether it can run here.
+
+    Each entry is a dict: ``name``, ``device`` ('cpu' or 'gpu'), ``available`` and, when
+    not, ``reason``; ``description``, ``arithmetic`` ('f32', 'f64'), ``evaluation``,
+    ``dims`` (min, max), ``channels``, ``modes``, ``field_batches``, ``threads`` (honours
+    ``threads=``), ``f64`` (float64 in and out), ``device_arrays`` (takes CUDA arrays in
+    place; ``device_arrays_f64`` for float64 ones), ``test_only``.
+
+    >>> import splinebench
+    >>> [r["name"] for r in splinebench.implementations() if r["available"] and r["device"] == "cpu"][:2]
+    ['reference', 'cpu_scalar']
+    """
+    return _core.implementations()
+
+
+def tolerance(impl: str, shape: tuple[int, ...], channels: int = 1) -> dict:
+    """The documented accuracy of `impl` against the f64 oracle on a grid of `shape`, as the
+    suite's records and conformance test judge it: ``prefilter_rel_l2`` (||c - c_ref|| /
+    ||c_ref||), ``interp_max_rel_to_maxf`` (max |s - s_ref| / max |f|) and ``basis``.
+
+    >>> import splinebench
+    >>> splinebench.tolerance("cpu_scalar", (64, 64))["prefilter_rel_l2"] < 1e-5
+    True
+    """
+    return _core.tolerance(impl, list(shape), channels)
+
+
+def _where(a: Any) -> int | None:
+    return _arrays.cuda_device(a)
+
+
+def _stream(a: Any, stream: Any) -> int:
+    return _arrays.current_stream(a) if stream is None else _arrays.stream_value(stream)
+
+
+def spline_filter(input: Any, order: int = 3, *, mode: str = "mirror", impl: str | None = None, threads: int = 0,
+                  channels: int = 1, batch: bool = False, stream: Any = None) -> Any:
+    """Cubic B-spline coefficients of `input` (the interpolating spline: s(k) = input[k]), as
+    ``scipy.ndimage.spline_filter(input, order=3, mode=mode)``.
+
+    input: the samples, C order, 1 to 6 grid axes; with ``channels`` C = 2 or 4 the last
+        axis holds the channels, with ``batch=True`` the first axis counts independent fields.
+    mode: 'mirror', 'half' ('reflect', 'grid-mirror') or 'periodic' ('grid-wrap').
+    impl: an implementation of ``implementations()``; by default 'cpu_simd' for float32
+        and 'reference' (the f64 oracle) for float64 NumPy input, 'gpu_flex' for float32
+        and 'gpu_f64' for float64 device arrays.
+    threads: for implementations that use threads (0: the implementation's default).
+    stream: device arrays only: the stream to work on (default: the caller's current one).
+
+    Returns float64 from an implementation with a double path (float32 when the input is
+    float32: computed in double, rounded once), float32 from the others; NumPy for NumPy
+    input, the input's own type and device for device arrays.
+
+    >>> import numpy as np, splinebench
+    >>> c = splinebench.spline_filter(np.arange(5.0), mode="half")
+    >>> bool(np.allclose(splinebench.map_coordinates(c, [[1.0, 3.0]], mode="half", prefilter=False), [1.0, 3.0]))
+    True
+    """
+    _check_order(order)
+    mode = _mode(mode)
+    device = _where(input)
+    if device is not None:
+        name = impl or _DEFAULT_IMPL.get(("cuda", _arrays.dtype_name(input)), "gpu_flex")
+        s = _stream(input, stream)
+        out = _arrays.empty(input, tuple(input.shape))
+        _core.prefilter(name, _arrays.dlpack(input, s), _arrays.dlpack(out, s), mode, channels, batch, threads, s)
+        return out
+    a = _arrays.host_array(input, "the input")
+    name = impl or _DEFAULT_IMPL["host", a.dtype.name]
+    f64 = _computes_in_f64(name)
+    work = a.astype(np.float64 if f64 else np.float32, copy=False)
+    out = np.empty_like(work)
+    _core.prefilter(name, work, out, mode, channels, batch, threads, 0)
+    return out.astype(np.float32) if f64 and a.dtype == np.float32 else out
+
+
+def map_coordinates(input: Any, coordinates: Any, *, order: int = 3, mode: str = "mirror", prefilter: bool = True,
+                    impl: str | None = None, threads: int = 0, channels: int = 1, batch: bool = False,
+                    stream: Any = None) -> Any:
+    """The cubic spline of `input` at `coordinates`, as ``scipy.ndimage.map_coordinates(input,
+    coordinates, order=3, mode=mode, prefilter=prefilter)``.
+
+    input: samples (``prefilter=True``) or coefficients (``prefilter=False``, e.g. from
+        ``spline_filter``), laid out as for ``spline_filter`` (channels, batch).
+    coordinates: shape (D, ...): row d holds the coordinates along grid axis d. Outside
+        [0, N-1] the mode's extension is evaluated; a NaN or infinite coordinate gives NaN.
+    Other arguments as for ``spline_filter``. Implementations computing in float32 use
+    float32 coordinates.
+
+    Returns shape ``coordinates.shape[1:]``, with the field axis first under ``batch=True``
+    and the channel axis last when C > 1; dtypes as for ``spline_filter``. Device arrays:
+    input and coordinates on one device, the result of their type there.
+
+    >>> import numpy as np, splinebench
+    >>> f = np.arange(12.0).reshape(3, 4)
+    >>> splinebench.map_coordinates(f, np.array([[1.0, 2.0], [2.0, 0.5]]), mode="mirror")
+    array([6. , 8.5])
+    """
+    _check_order(order)
+    mode = _mode(mode)
+    device = _where(input)
+    if device is not None:
+        return _map_device(input, coordinates, mode, prefilter, impl, threads, channels, batch, stream)
+    a = _arrays.host_array(input, "the samples" if prefilter else "the coefficients")
+    name = impl or _DEFAULT_IMPL["host", a.dtype.name]
+    f64 = _computes_in_f64(name)
+    real = np.float64 if f64 else np.float32
+    work = a.astype(real, copy=False)
+    x = _arrays.host_array(coordinates, "the coordinates").astype(real, copy=False)
+    out = np.empty(_values_shape(a.shape, x.shape, channels, batch), dtype=real)
+    _core.evaluate(name, work, x, out, mode, prefilter, channels, batch, threads, 0)
+    return out.astype(np.float32) if f64 and a.dtype == np.float32 else out
+
+
+def _values_shape(field: tuple[int, ...], coords: tuple[int, ...], channels: int, batch: bool) -> tuple[int, ...]:
+    """(fields,) + coords.shape[1:] + (channels,), each part only where it applies; shapes
+    the C++ side refuses (its message) give any shape here."""
+    return ((field[0],) if batch and field else ()) + tuple(coords[1:]) + ((channels,) if channels > 1 else ())
+
+
+def _map_device(input: Any, coordinates: Any, mode: str, prefilter: bool, impl: str | None, threads: int,
+                channels: int, batch: bool, stream: Any) -> Any:
+    dtype = _arrays.dtype_name(input)
+    name = impl or _DEFAULT_IMPL.get(("cuda", dtype), "gpu_flex")
+    if _where(coordinates) is None:
+        raise Error(f"the input is on cuda:{_where(input)} but the coordinates on the host; put both on one device")
+    s = _stream(input, stream)
+    coeffs = input
+    if prefilter:
+        coeffs = _arrays.empty(input, tuple(input.shape))
+        _core.prefilter(name, _arrays.dlpack(input, s), _arrays.dlpack(coeffs, s), mode, channels, batch, threads, s)
+    out = _arrays.empty(input, _values_shape(tuple(input.shape), tuple(coordinates.shape), channels, batch))
+    _core.evaluate(name, _arrays.dlpack(coeffs, s), _arrays.dlpack(coordinates, s), _arrays.dlpack(out, s), mode,
+                   False, channels, batch, threads, s)
+    return out
