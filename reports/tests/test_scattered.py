@@ -156,8 +156,22 @@ def test_gpu_records_time_the_device_assembly_and_seed_iterations():
     assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t2.rows)
     t4 = scattered.table4(runs)
     row = next(r for r in t4.data_rows("ours") if r.cells[0].startswith("gpu_mg_seed"))
-    assert row.cells[2] == "0.2"
+    assert row.cells[2] == "—"  # no host time in this record: the whole run is not made up
+    assert row.cells[3] == "0.2"  # the device time beside it
     assert not any(r.kind == "missing" and "GPU" in r.cells[0] for r in t4.rows)
+
+
+def test_a_solve_to_the_tolerance_shows_its_measured_whole_run_first():
+    runs = synthetic_runs()
+    recs = runs[0].system_records[scattered.OPERATION]
+    # whole_run (a fresh preparation + the solve, measured) wins over the sum of the
+    # prepared-once parts, which would leave out what a second preparation costs.
+    recs.append(_rec("gpu_mg_pcg", 0.2, data="smooth", shape=(9, 9, 9), lam=0.002, device="gpu",
+                     phases=_phases(whole_run=0.0042, solve_wall=0.003, solver_setup=0.5)))
+    t4 = scattered.table4(runs)
+    row = next(r for r in t4.data_rows("ours") if r.cells[0].startswith("gpu_mg_pcg"))
+    assert row.cells[2] == "0.0042 ‡" and row.cells[3] == "—"
+    assert any(n.startswith("‡") for n in t4.notes)
 
 
 def test_gpu_rows_on_the_cpu_system_add_the_device_assembly_of_the_same_case():

@@ -18,7 +18,8 @@ namespace {
 using entries::widen;
 
 // Device assembly and CG: both are the solve's work (the seed's Table 2 times them
-// together), so only the host's layout is prepared.
+// together), so only the host's layout is prepared. The system stays on the device where
+// it was assembled; only F^T f and x come back.
 class AssembledCg final : public PreparedSolver {
  public:
   AssembledCg(const SolverInput& in, gpu::AssemblyMethod method) : eq_(*in.eq), assembler_(*in.problem, method) {
@@ -27,21 +28,22 @@ class AssembledCg final : public PreparedSolver {
   NamedSolve solve(const IterationControl& control) override {
     NamedSolve out;
     out.assembly = label_;
-    PhaseTimes asm_times;
-    const NormalEquations dev_eq = assembler_.assemble(asm_times);
+    PhaseTimes dev;
+    gpu::CgResult r = assembler_.assemble_and_solve(control, dev);
     double assemble = 0;
     for (const char* part : {"assemble_sort", "assemble_pattern", "assemble_values"})
-      if (asm_times.has(part)) {
-        out.phases.add(part, asm_times.get(part));
-        assemble += asm_times.get(part);
+      if (dev.has(part)) {
+        out.phases.add(part, dev.get(part));
+        assemble += dev.get(part);
       }
     out.phases.add("assemble", assemble);
-    out.phases.add("assemble_upload", asm_times.get(phase::upload));
-    out.phases.add("assemble_readback", asm_times.get(phase::readback));
-    gpu::CgResult r = gpu::conjugate_gradient_f32(dev_eq, control, out.phases);
+    out.phases.add("assemble_upload", dev.get(phase::upload));
+    if (dev.has("solve")) out.phases.add("solve", dev.get("solve"));
+    out.phases.add(phase::readback, dev.get(phase::readback));
     out.x = widen(r.coeffs);
     out.report = std::move(r.report);
-    // CG measured relres on the device-assembled matrix; the record's is on the CPU's.
+    // CG measured the recurrence's relres on the device's f32 system; the record's is on
+    // the CPU's f64 one.
     out.report.relres = relative_residual(eq_.matrix, eq_.rhs, out.x);
     return out;
   }

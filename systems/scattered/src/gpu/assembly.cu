@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "device_assembly.hpp"
+#include "device_system.cuh"
 #include "device_grid.cuh"
 #include "operator_gather.cuh"
 
@@ -174,34 +175,39 @@ void gather_rhs(const DeviceGrid& grid, const DeviceSamples& s, double* rhs, cud
   SB_CUDA_CHECK_LAUNCH("rhs_gather");
 }
 
-HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool gather) {
+DeviceSystem::DeviceSystem(const GridLayout& layout, const SampleArrays& samples, bool gather)
+    : s_(std::make_unique<State>()) {
   if (layout.nnz > std::numeric_limits<int>::max() || layout.rows >= std::numeric_limits<int>::max())
     throw Unsupported("scattered GPU assembly: " + std::to_string(layout.nnz) +
                       " matrix entries, more than 32-bit CSR indices address (use the matrix-free operator)");
-  HostCsr out;
+  State& st = *s_;
   auto t0 = std::chrono::steady_clock::now();
   const DeviceGrid grid(layout);
   const GridView& g = grid.view();
   const long long rows = layout.rows;
   const auto nnz = static_cast<std::size_t>(layout.nnz);
+  st.rows = rows;
+  st.nnz = nnz;
   DeviceSamples sorted;
   DeviceSamplesUnsorted raw;
   if (gather) {
     upload_and_sort(grid, samples, sorted);
-    out.upload_s = wall_since(t0) - sorted.sort_s;
-    out.sort_s = sorted.sort_s;
+    upload_s = wall_since(t0) - sorted.sort_s;
+    sort_s = sorted.sort_s;
   } else {
     upload(samples, raw);
     SB_CUDA_CHECK(cudaDeviceSynchronize());
-    out.upload_s = wall_since(t0);
+    upload_s = wall_since(t0);
   }
-  DeviceBuffer<int> outer(static_cast<std::size_t>(rows) + 1), length(static_cast<std::size_t>(rows) + 1),
-      inner(nnz);
-  DeviceBuffer<double> value(nnz), rhs(static_cast<std::size_t>(rows));
+  DeviceBuffer<int> length(static_cast<std::size_t>(rows) + 1);
+  st.outer.resize(static_cast<std::size_t>(rows) + 1);
+  st.inner.resize(nnz);
+  st.value.resize(nnz);
+  st.rhs.resize(static_cast<std::size_t>(rows));
   // Poisoned (all bits set: index -1, value NaN) so an entry no thread writes shows.
-  SB_CUDA_CHECK(cudaMemset(inner.data(), 0xFF, nnz * sizeof(int)));
-  SB_CUDA_CHECK(cudaMemset(value.data(), 0xFF, nnz * sizeof(double)));
-  SB_CUDA_CHECK(cudaMemset(rhs.data(), 0xFF, static_cast<std::size_t>(rows) * sizeof(double)));
+  SB_CUDA_CHECK(cudaMemset(st.inner.data(), 0xFF, nnz * sizeof(int)));
+  SB_CUDA_CHECK(cudaMemset(st.value.data(), 0xFF, nnz * sizeof(double)));
+  SB_CUDA_CHECK(cudaMemset(st.rhs.data(), 0xFF, static_cast<std::size_t>(rows) * sizeof(double)));
 
   Event start, patterned, done;
   start.record();
@@ -209,43 +215,66 @@ HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool
   SB_CUDA_CHECK_LAUNCH("row_lengths");
   std::size_t scan_bytes = 0;
   SB_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, length.data(), outer.data(), static_cast<int>(rows + 1)));
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, length.data(), st.outer.data(), static_cast<int>(rows + 1)));
   DeviceBuffer<unsigned char> temp(std::max<std::size_t>(scan_bytes, 1));
-  SB_CUDA_CHECK(
-      cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, length.data(), outer.data(), static_cast<int>(rows + 1)));
+  SB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), scan_bytes, length.data(), st.outer.data(),
+                                              static_cast<int>(rows + 1)));
   patterned.record();
   const long long entry_threads = rows * layout.max_row;
   if (gather) {
-    entries<true><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.data(), inner.data(),
-                                                           value.data(), sorted.coord[0].data(), sorted.coord[1].data(),
-                                                           sorted.coord[2].data(), sorted.cell_start.data());
+    entries<true><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, st.outer.data(), st.inner.data(),
+                                                           st.value.data(), sorted.coord[0].data(),
+                                                           sorted.coord[1].data(), sorted.coord[2].data(),
+                                                           sorted.cell_start.data());
     SB_CUDA_CHECK_LAUNCH("entries<gather>");
-    gather_rhs(grid, sorted, rhs.data());
+    gather_rhs(grid, sorted, st.rhs.data());
   } else {
-    entries<false><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, outer.data(), inner.data(),
-                                                            value.data(), nullptr, nullptr, nullptr, nullptr);
+    entries<false><<<blocks_for(entry_threads), kThreads>>>(rows, layout.max_row, g, st.outer.data(), st.inner.data(),
+                                                            st.value.data(), nullptr, nullptr, nullptr, nullptr);
     SB_CUDA_CHECK_LAUNCH("entries<atomic>");
-    SB_CUDA_CHECK(cudaMemsetAsync(rhs.data(), 0, static_cast<std::size_t>(rows) * sizeof(double)));
+    SB_CUDA_CHECK(cudaMemsetAsync(st.rhs.data(), 0, static_cast<std::size_t>(rows) * sizeof(double)));
     shoot<<<blocks_for(raw.count), kThreads>>>(raw.count, g, raw.coord[0].data(), raw.coord[1].data(),
-                                               raw.coord[2].data(), raw.value.data(), outer.data(), value.data(),
-                                               rhs.data());
+                                               raw.coord[2].data(), raw.value.data(), st.outer.data(),
+                                               st.value.data(), st.rhs.data());
     SB_CUDA_CHECK_LAUNCH("shoot");
   }
   done.record();
-  out.pattern_s = patterned.seconds_since(start);
-  out.values_s = done.seconds_since(patterned);
+  pattern_s = patterned.seconds_since(start);
+  values_s = done.seconds_since(patterned);
+}
 
-  t0 = std::chrono::steady_clock::now();
-  out.outer.resize(static_cast<std::size_t>(rows) + 1);
-  out.inner.resize(nnz);
-  out.value.resize(nnz);
-  out.rhs.resize(static_cast<std::size_t>(rows));
-  outer.download(out.outer.data());
-  inner.download(out.inner.data());
-  value.download(out.value.data());
-  rhs.download(out.rhs.data());
+DeviceSystem::~DeviceSystem() = default;
+
+long long DeviceSystem::rows() const { return s_->rows; }
+
+std::vector<double> DeviceSystem::rhs() const {
+  std::vector<double> out(static_cast<std::size_t>(s_->rows));
+  s_->rhs.download(out.data());
+  return out;
+}
+
+HostCsr DeviceSystem::download() const {
+  const State& st = *s_;
+  HostCsr out;
+  out.upload_s = upload_s;
+  out.sort_s = sort_s;
+  out.pattern_s = pattern_s;
+  out.values_s = values_s;
+  const auto t0 = std::chrono::steady_clock::now();
+  out.outer.resize(static_cast<std::size_t>(st.rows) + 1);
+  out.inner.resize(st.nnz);
+  out.value.resize(st.nnz);
+  out.rhs.resize(static_cast<std::size_t>(st.rows));
+  st.outer.download(out.outer.data());
+  st.inner.download(out.inner.data());
+  st.value.download(out.value.data());
+  st.rhs.download(out.rhs.data());
   out.readback_s = wall_since(t0);
   return out;
+}
+
+HostCsr assemble_csr(const GridLayout& layout, const SampleArrays& samples, bool gather) {
+  return DeviceSystem(layout, samples, gather).download();
 }
 
 }  // namespace splinebench::scattered::gpu::detail

@@ -19,10 +19,15 @@ struct DeviceCgOutput {
 
 std::string unavailable_reason();
 
-// The CSR and b uploaded once (upload_s); each solve() runs CG from x = 0.
+class DeviceSystem;  // device_assembly.hpp
+
+// The CSR and b uploaded once (upload_s), or taken from a system assembled on the device
+// (its pattern used in place, which must outlive this; its values and F^T f narrowed to
+// f32 there); each solve() runs CG from x = 0.
 class DeviceCg {
  public:
   DeviceCg(int n, const int* outer, const int* inner, const float* values, const float* rhs);
+  explicit DeviceCg(const DeviceSystem& system);
   ~DeviceCg();
   DeviceCg(const DeviceCg&) = delete;
   DeviceCg& operator=(const DeviceCg&) = delete;

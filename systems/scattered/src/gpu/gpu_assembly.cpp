@@ -1,6 +1,11 @@
 #include "splinebench/scattered/gpu_assembly.hpp"
 
+#include <chrono>
+#include <cmath>
+
 #include "device_assembly.hpp"
+#include "device_cg.hpp"
+#include "device_report.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 
@@ -42,6 +47,37 @@ NormalEquations DeviceAssembler::assemble(PhaseTimes& times) const {
   std::copy(csr.value.begin(), csr.value.end(), eq.matrix.valuePtr());
   eq.rhs = Eigen::Map<const Vector>(csr.rhs.data(), rows);
   return eq;
+}
+
+CgResult DeviceAssembler::assemble_and_solve(const IterationControl& control, PhaseTimes& times) const {
+  const bool gather = impl_->method == AssemblyMethod::gather;
+  const detail::DeviceSystem system(impl_->layout, impl_->samples, gather);
+  times.add(phase::upload, system.upload_s);
+  if (gather) times.add("assemble_sort", system.sort_s);
+  times.add("assemble_pattern", system.pattern_s);
+  times.add("assemble_values", system.values_s);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<double> rhs = system.rhs();
+  const double rhs_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double bb = 0;
+  for (double v : rhs) bb += v * v;
+  const double bnorm = std::sqrt(bb);
+  CgResult out;
+  if (bnorm == 0) {  // as the CPU's CG: the solution of A x = 0
+    out.coeffs.assign(rhs.size(), 0.f);
+    out.report.status = SolveStatus::converged;
+    times.add(phase::readback, rhs_s);
+    return out;
+  }
+  detail::DeviceCg cg(system);
+  detail::DeviceCgOutput dev = cg.solve(bnorm, control.max_iterations, control.tolerance);
+  times.add("solve", dev.solve_s);
+  times.add(phase::readback, rhs_s + dev.readback_s);
+  out.report = detail::report_from_device(dev);
+  out.report.relres = out.report.history.empty() ? 1 : out.report.history.back();
+  detail::keep_if_finite(out.report, dev.x);
+  out.coeffs = std::move(dev.x);
+  return out;
 }
 
 NormalEquations assemble_on_device(const Problem& problem, AssemblyMethod method, PhaseTimes& times) {

@@ -9,6 +9,7 @@
 
 #include "cg_device_loop.cuh"
 #include "cuda_support.cuh"
+#include "device_system.cuh"
 #include "splinebench/error.hpp"
 
 namespace splinebench::scattered::gpu::detail {
@@ -29,6 +30,12 @@ __global__ void spmv(int rows, const int* __restrict__ outer, const int* __restr
   if (row < rows && lane == 0) y[row] = sum;
 }
 
+// The assembly's f64 values rounded once to the solver's f32.
+__global__ void narrow(long long n, const double* __restrict__ in, float* __restrict__ out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = static_cast<float>(in[i]);
+}
+
 }  // namespace
 
 std::string unavailable_reason() {
@@ -41,7 +48,9 @@ std::string unavailable_reason() {
 
 struct DeviceCg::State {
   int n = 0;
-  DeviceBuffer<int> outer, inner;
+  DeviceBuffer<int> outer, inner;  // empty when the pattern is a DeviceSystem's
+  const int* outer_at = nullptr;
+  const int* inner_at = nullptr;
   DeviceBuffer<float> value, b, x, r, p, ap;
 };
 
@@ -62,6 +71,24 @@ DeviceCg::DeviceCg(int n, const int* outer, const int* inner, const float* value
   s.value.upload(values);
   s.b.upload(rhs);
   upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  s.outer_at = s.outer.data();
+  s.inner_at = s.inner.data();
+}
+
+DeviceCg::DeviceCg(const DeviceSystem& system) : s_(std::make_unique<State>()) {
+  const DeviceSystem::State& sys = system.state();
+  State& s = *s_;
+  s.n = static_cast<int>(sys.rows);
+  const auto un = static_cast<std::size_t>(sys.rows);
+  s.value.resize(sys.nnz);
+  for (DeviceBuffer<float>* v : {&s.b, &s.x, &s.r, &s.p, &s.ap}) v->resize(un);
+  s.outer_at = sys.outer.data();
+  s.inner_at = sys.inner.data();
+  narrow<<<blocks_for(static_cast<long long>(sys.nnz)), kThreads>>>(static_cast<long long>(sys.nnz), sys.value.data(),
+                                                                    s.value.data());
+  SB_CUDA_CHECK_LAUNCH("narrow values");
+  narrow<<<blocks_for(sys.rows), kThreads>>>(sys.rows, sys.rhs.data(), s.b.data());
+  SB_CUDA_CHECK_LAUNCH("narrow rhs");
 }
 
 DeviceCg::~DeviceCg() = default;
@@ -83,7 +110,7 @@ DeviceCgOutput DeviceCg::solve(double bnorm, int max_iterations, double toleranc
   const CgScalars scalars{d_rr.data(), d_pap.data(), d_state.data(), d_state.data() + 1};
   const int spmv_blocks = blocks_for(static_cast<long long>(n) * kLanesPerRow);
   const auto apply = [&](const float* p, float* ap) {
-    spmv<<<spmv_blocks, kThreads>>>(n, s.outer.data(), s.inner.data(), s.value.data(), p, ap);
+    spmv<<<spmv_blocks, kThreads>>>(n, s.outer_at, s.inner_at, s.value.data(), p, ap);
     SB_CUDA_CHECK_LAUNCH("spmv");
   };
   const auto cuda_check = [](cudaError_t err, const char* what) { check_cuda(err, what, __FILE__, __LINE__); };

@@ -33,6 +33,9 @@ DeviceAssembler::~DeviceAssembler() = default;
 NormalEquations DeviceAssembler::assemble(PhaseTimes&) const {
   throw Unsupported("scattered GPU assembly: not built with CUDA");
 }
+CgResult DeviceAssembler::assemble_and_solve(const IterationControl&, PhaseTimes&) const {
+  throw Unsupported("scattered GPU assembly: not built with CUDA");
+}
 
 NormalEquations assemble_on_device(const Problem&, AssemblyMethod, PhaseTimes&) {
   throw Unsupported("scattered GPU assembly: not built with CUDA");

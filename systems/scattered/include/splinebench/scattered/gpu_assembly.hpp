@@ -1,5 +1,6 @@
 // The normal equations assembled on the GPU in f64, two ways, on the same CSR pattern as
-// the CPU assembly (assembly.hpp), downloaded as a NormalEquations:
+// the CPU assembly (assembly.hpp), downloaded as a NormalEquations or solved where they
+// are (assemble_and_solve):
 //
 //   atomic  the seed's "shooting": one thread per sample adds its products with atomics.
 //           The summation order varies from run to run; each entry differs from the CPU's
@@ -19,6 +20,7 @@
 
 #include "splinebench/phase_times.hpp"
 #include "splinebench/scattered/assembly.hpp"
+#include "splinebench/scattered/gpu_cg.hpp"
 
 namespace splinebench::scattered::gpu {
 
@@ -35,6 +37,12 @@ class DeviceAssembler {
   DeviceAssembler(const DeviceAssembler&) = delete;
   DeviceAssembler& operator=(const DeviceAssembler&) = delete;
   NormalEquations assemble(PhaseTimes& times) const;
+  // Assembles on the device and runs gpu_cg.hpp's CG there, on the system narrowed to f32
+  // where it was assembled: only F^T f (for ||b||) and x come back, not the matrix.
+  // Phases: "upload" (samples), the assembly's, "solve", "readback" (F^T f and x).
+  // report.relres is the CG recurrence's (f32 vectors, f64 norms): a caller holding the
+  // f64 system recomputes it.
+  CgResult assemble_and_solve(const IterationControl& control, PhaseTimes& times) const;
 
   struct Impl;
 

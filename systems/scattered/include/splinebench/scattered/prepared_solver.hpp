@@ -49,10 +49,11 @@ struct NamedSolve {
   std::string assembly = "cpu";
   // Device phases of this solve, in seconds (GPU solvers): "assemble" (the device work
   // forming A and b; its parts as "assemble_sort", "assemble_pattern", "assemble_values",
-  // "assemble_rhs"), "assemble_upload" and "assemble_readback" (the samples up and the
-  // assembled system down), "upload" (A and b to the CG), "setup" (multigrid levels),
-  // "solve" (CUDA events around the iterations), "readback" (x). Work done once in
-  // prepare is in PreparedSolver::setup_phases instead.
+  // "assemble_rhs"), "assemble_upload" (the samples up), "upload" (A and b to the CG,
+  // where they were formed on the host), "setup" (multigrid levels), "solve" (CUDA events
+  // around the iterations), "readback" (x; with a device assembly also F^T f, for ||b||:
+  // the assembled matrix stays on the device). Work done once in prepare is in
+  // PreparedSolver::setup_phases instead.
   PhaseTimes phases;
 };
 
