@@ -94,4 +94,4 @@ def host_array(a: Any, what: str) -> np.ndarray:
                         "integer arrays")
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
-    return np.ascontiguousarray(array)
+    return array if array.flags.c_contiguous else array.copy(order="C")  # ascontiguousarray makes 0-d 1-d

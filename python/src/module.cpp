@@ -63,9 +63,10 @@ View view_of(const Array& a, const std::string& what) {
     throw nb::type_error((what + " is in memory of DLPack device type " + std::to_string(type) +
                           "; splinebench takes host and CUDA arrays").c_str());
   v.device = static_cast<int>(a.device_id());
-  // C order, strides in elements; an axis of length 1 may have any stride.
+  // C order, strides in elements; an axis of length 1 (or any axis of an empty array) may
+  // have any stride.
   std::int64_t expected = 1;
-  for (std::size_t d = a.ndim(); d-- > 0;) {
+  for (std::size_t d = a.ndim(); v.size > 0 && d-- > 0;) {
     if (v.shape[d] != 1 && a.stride(d) != expected)
       throw Error(what + " of shape " + shape_text(v.shape) +
                   " is not C-contiguous; pass a C-order copy (numpy.ascontiguousarray, cupy.ascontiguousarray, "

@@ -1,0 +1,116 @@
+"""The Python module on CUDA arrays: CuPy and PyTorch arrays are used in place on their
+device, on the caller's current stream, and the results come back as the caller's type on
+that device. Every implementation with a device-array path (`device_arrays` in
+`splinebench.implementations()`) against its own host path on the same data (the same
+kernels: equal to the last bit) and so against the oracle; stream semantics: the work
+is ordered after a slow kernel that writes the input on a non-default, non-blocking stream
+(work on any other stream would read the input before it is written).
+
+Skipped without a CUDA device, and each library without its package."""
+import numpy as np
+import pytest
+
+MODES = ("mirror", "half", "periodic")
+SHAPES = {1: (37,), 2: (9, 4), 3: (7, 2, 5), 4: (5, 3, 4, 3), 5: (4, 3, 1, 3, 2), 6: (3, 2, 3, 2, 2, 3)}
+
+
+def device_implementations(sb):
+    rows = [r for r in sb.implementations() if r["device_arrays"]]
+    runnable = [r for r in rows if r["available"]]
+    if not runnable:
+        reasons = "; ".join(f"{r['name']}: {r['reason']}" for r in rows) or "none built (no CUDA compiler)"
+        pytest.skip(f"no implementation with a device-array path can run here ({reasons})")
+    return runnable
+
+
+@pytest.fixture(params=["cupy", "torch"])
+def library(request, sb):
+    device_implementations(sb)
+    if request.param == "cupy":
+        cupy = pytest.importorskip("cupy", reason="CuPy is not installed (./run_all.sh installs it with a device)")
+        return Library("cupy", cupy.asarray, cupy.asnumpy, cupy.ndarray)
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    return Library("torch", lambda a: torch.from_numpy(np.ascontiguousarray(a)).cuda(),
+                   lambda t: t.cpu().numpy(), torch.Tensor)
+
+
+class Library:
+    def __init__(self, name, to_device, to_host, array_type):
+        self.name, self.to_device, self.to_host, self.array_type = name, to_device, to_host, array_type
+
+
+def dtype_of(row):
+    return np.float64 if row["device_arrays_f64"] else np.float32
+
+
+def test_device_results_equal_the_host_path(sb, library):
+    rng = np.random.default_rng(5)
+    for row in device_implementations(sb):
+        name, real = row["name"], dtype_of(row)
+        for dims, shape in SHAPES.items():
+            for mode in MODES:
+                f = rng.standard_normal((2,) + shape + (2,)).astype(real)
+                x = rng.uniform(-3, max(shape) + 3, (dims, 50)).astype(real)
+                x[0, ::7] = np.nan
+                host_c = sb.spline_filter(f, mode=mode, impl=name, channels=2, batch=True)
+                host_s = sb.map_coordinates(f, x, mode=mode, impl=name, channels=2, batch=True)
+                c = sb.spline_filter(library.to_device(f), mode=mode, impl=name, channels=2, batch=True)
+                s = sb.map_coordinates(library.to_device(f), library.to_device(x), mode=mode, impl=name, channels=2,
+                                       batch=True)
+                assert isinstance(c, library.array_type) and isinstance(s, library.array_type)
+                assert np.array_equal(library.to_host(c), host_c), (name, dims, mode)
+                assert np.array_equal(library.to_host(s), host_s, equal_nan=True), (name, dims, mode)
+                s2 = sb.map_coordinates(c, library.to_device(x), mode=mode, prefilter=False, impl=name, channels=2,
+                                        batch=True)
+                assert np.array_equal(library.to_host(s2), host_s, equal_nan=True), (name, dims, mode)
+
+
+def test_work_is_on_the_callers_stream(sb, library):
+    """A slow kernel on a non-blocking stream writes the input; the module, called right
+    after on that stream without synchronising, must see the written values."""
+    rng = np.random.default_rng(6)
+    for row in device_implementations(sb):
+        name, real = row["name"], dtype_of(row)
+        f = rng.standard_normal((256, 256)).astype(real)
+        want = sb.spline_filter(2 * f, impl=name)
+        if library.name == "cupy":
+            import cupy
+            a = cupy.asarray(f)
+            cupy.cuda.Device().synchronize()
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                _spin_cupy(cupy)
+                a *= 2
+                c = sb.spline_filter(a, impl=name)
+            stream.synchronize()
+            got = cupy.asnumpy(c)
+        else:
+            import torch
+            a = torch.from_numpy(f).cuda()
+            torch.cuda.synchronize()
+            stream = torch.cuda.Stream()
+            with torch.cuda.stream(stream):
+                torch.cuda._sleep(200_000_000)
+                a.mul_(2)
+                c = sb.spline_filter(a, impl=name)
+            stream.synchronize()
+            got = c.cpu().numpy()
+        assert np.array_equal(got, want), f"{name}: the work did not follow the caller's stream"
+
+
+def _spin_cupy(cupy):
+    """About 0.1 s of one thread spinning on the current stream."""
+    kernel = cupy.RawKernel(r"""
+    extern "C" __global__ void spin(long long cycles) {
+      long long start = clock64();
+      while (clock64() - start < cycles) {}
+    }""", "spin")
+    kernel((1,), (1,), (np.int64(200_000_000),))
+
+
+def test_device_arrays_on_a_host_only_implementation_say_so(sb, library):
+    f = library.to_device(np.zeros((5, 4), np.float32))
+    with pytest.raises(sb.Error, match="takes host arrays only"):
+        sb.spline_filter(f, impl="cpu_scalar")
