@@ -217,7 +217,7 @@ def test_block_table_shows_gpu_rows():
                      assembly="matrix_free", blocks=[2, 2, 2], block_padding=3, rms=7.40, unblocked_rms_g=7.36,
                      rms_g_change=0.0054, rms_g_change_basis="the same solver's unblocked RMS_g (no oracle)",
                      unblocked_time=0.67, time_ratio=1.3, solve_status="converged",
-                     phases=_phases(blocked_assemble_solve=0.871, blocked_wall=2.1)))
+                     phases=_phases(blocked_assemble_solve=0.871, blocked_device_assemble_solve=2.1)))
     recs.append({"operation": scattered.OPERATION, "status": "skipped", "solver": "gpu_mg_pcg", "device": "gpu",
                  "blocks": [2, 2, 2], "block_padding": 3, "message": "no device"})
     t9 = scattered.table9(runs)

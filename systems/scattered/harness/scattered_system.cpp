@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -35,6 +36,10 @@
 
 namespace splinebench::scattered {
 namespace {
+
+// Blocks of a GPU solver in flight at once, one host thread each: the seed's 2x2x2 split
+// of a volume all at once.
+constexpr std::int64_t kDeviceBlocksAtOnce = 8;
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -668,7 +673,7 @@ class ScatteredRun final : public runner::SystemRun {
     u.rms_g = r;
     u.coeffs = run.x;
     u.seconds = info.runs_without_cpu_system
-                    ? median_phase(rec, "device_assemble_solve")
+                    ? median_phase(rec, "whole_run")
                     : median_phase(rec, "assemble_pattern") + median_phase(rec, "assemble_FtF_Ftf") +
                           median_phase(rec, "add_R") + median_phase(rec, "solve_wall");
   }
@@ -699,20 +704,28 @@ class ScatteredRun final : public runner::SystemRun {
       report = std::move(r.report);
       return r.x;
     };
+    // The device's blocks run at once, one host thread each (solve_blocked): the phases
+    // they add are summed under a lock.
+    std::mutex block_lock;
     const ProblemBlockSolver device_solver = [&](const Problem& block, SolveReport& report) {
       NamedSolve r = solve_named(c.solver, block, NormalEquations{}, control, mg);
-      for (const auto& [k, v] : r.phases.entries()) block_phases.add(k, v);
-      assembly = r.assembly;
+      {
+        const std::lock_guard<std::mutex> hold(block_lock);
+        for (const auto& [k, v] : r.phases.entries()) block_phases.add(k, v);
+        assembly = r.assembly;
+      }
       report = std::move(r.report);
       return r.x;
     };
+    const int device_concurrency = static_cast<int>(std::min<std::int64_t>(spec.blocks(), kDeviceBlocksAtOnce));
     std::vector<double> wall, device_total;
     std::map<std::string, std::vector<double>> device;
     BlockedSolution sol;
     for (int k = 0; k < plan_.warmups + plan_.repetitions; ++k) {
       block_phases.clear();
       const auto t0 = Clock::now();
-      sol = on_device ? solve_blocked(s.problem, spec, device_solver) : solve_blocked(s.problem, spec, cpu_solver);
+      sol = on_device ? solve_blocked(s.problem, spec, device_solver, device_concurrency)
+                      : solve_blocked(s.problem, spec, cpu_solver);
       const double t = seconds(t0, Clock::now());
       if (k < plan_.warmups) continue;
       wall.push_back(t);
@@ -750,16 +763,17 @@ class ScatteredRun final : public runner::SystemRun {
       rec["max_abs_ds"] = finite_or_null(seam / s.max_value);
     }
     json& phases = rec["phases"];
-    phases["blocked_assemble_solve"] = stats_json(on_device ? device_total : wall);
+    phases["blocked_assemble_solve"] = stats_json(wall);
     if (on_device) {
-      phases["blocked_wall"] = stats_json(wall);
+      phases["blocked_device_assemble_solve"] = stats_json(device_total);
       for (const auto& [name, v] : device) phases[name] = stats_json(v);
     }
     const double blocked_seconds = median_phase(rec, "blocked_assemble_solve");
     rec["unblocked_time"] = finite_or_null(unblocked.seconds);
     rec["time_ratio"] = finite_or_null(unblocked.seconds > 0 ? blocked_seconds / unblocked.seconds : NAN);
-    rec["time_basis"] = on_device ? "device assemble + setup + solve summed over the blocks, against the same solver's "
-                                    "unblocked phases.device_assemble_solve; phases.blocked_wall is the host's time"
+    rec["time_basis"] = on_device ? "wall time of the blocks' extraction and their whole runs (preparation + solve), "
+                                    "up to 8 blocks at once, against the same solver's unblocked whole_run; "
+                                    "phases.blocked_device_assemble_solve sums the blocks' device times"
                                   : "wall time of the blocks' extraction, CPU assembly and solve, against the same "
                                     "solver's unblocked CPU assembly + solve_wall";
     if (info.judged_at_budget()) {

@@ -1,6 +1,9 @@
 #include "splinebench/scattered/blocks.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 #include <sstream>
 
 #include "splinebench/error.hpp"
@@ -147,28 +150,31 @@ std::string box_name(const Block& b) {
 }
 }  // namespace
 
-BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const ProblemBlockSolver& solver) {
+BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const ProblemBlockSolver& solver,
+                              int concurrency) {
   problem.validate();
+  if (concurrency < 1) fail("blocks: concurrency must be >= 1, got " + std::to_string(concurrency));
   const GridShape& grid = problem.grid;
   const int D = grid.dims;
+  const std::vector<Block> blocks = make_blocks(grid, problem.mode, spec);
   BlockedSolution out;
   out.coeffs = Vector::Zero(grid.points());
-  for (const Block& blk : make_blocks(grid, problem.mode, spec)) {
+  out.reports.resize(blocks.size());
+  std::vector<std::int64_t> box_points(blocks.size(), 0);
+  std::vector<std::exception_ptr> errors(blocks.size());
+
+  // Block b: its problem, its solve, its centre copied into out.coeffs (disjoint from
+  // every other block's centre, so threads never write the same entry).
+  const auto solve_one = [&](std::size_t b) {
+    const Block& blk = blocks[b];
     const Problem sub = block_problem(problem, blk);
     if (sub.samples() == 0) fail("blocks: block " + box_name(blk) + " holds no samples");
     const GridShape box = sub.grid;
-    out.max_box_points = std::max(out.max_box_points, box.points());
-    SolveReport report;
-    const Vector x = solver(sub, report);
+    box_points[b] = box.points();
+    const Vector x = solver(sub, out.reports[b]);
     if (x.size() != box.points())
       fail("blocks: the solver of block " + box_name(blk) + " returned " + std::to_string(x.size()) +
            " values for a box of " + std::to_string(box.points()) + " nodes");
-    if (severity(report.status) > severity(out.status)) out.status = report.status;
-    if (report.status != SolveStatus::converged && out.message.empty())
-      out.message = "block " + box_name(blk) + ": " + std::string(to_string(report.status)) +
-                    (report.message.empty() ? "" : " (" + report.message + ")");
-    out.max_iterations = std::max(out.max_iterations, report.iterations);
-    out.reports.push_back(std::move(report));
     // Copy the centre: walk its nodes in C order, map to box and grid indices.
     std::vector<std::int64_t> k(blk.lo);
     for (;;) {
@@ -185,6 +191,40 @@ BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, con
       }
       if (d < 0) break;
     }
+  };
+  const auto guarded = [&](std::size_t b) {
+    try {
+      solve_one(b);
+    } catch (...) {
+      errors[b] = std::current_exception();
+    }
+  };
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(concurrency), blocks.size());
+  if (workers <= 1) {
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      guarded(b);
+      if (errors[b]) break;  // as a serial loop: nothing after the first failure runs
+    }
+  } else {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (std::size_t w = 0; w < workers; ++w)
+      pool.emplace_back([&] {
+        for (std::size_t b; (b = next.fetch_add(1)) < blocks.size();) guarded(b);
+      });
+    for (std::thread& t : pool) t.join();
+  }
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    if (errors[b]) std::rethrow_exception(errors[b]);
+
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const SolveReport& report = out.reports[b];
+    out.max_box_points = std::max(out.max_box_points, box_points[b]);
+    if (severity(report.status) > severity(out.status)) out.status = report.status;
+    if (report.status != SolveStatus::converged && out.message.empty())
+      out.message = "block " + box_name(blocks[b]) + ": " + std::string(to_string(report.status)) +
+                    (report.message.empty() ? "" : " (" + report.message + ")");
+    out.max_iterations = std::max(out.max_iterations, report.iterations);
   }
   return out;
 }

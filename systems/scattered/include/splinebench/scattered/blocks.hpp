@@ -78,7 +78,14 @@ struct BlockedSolution {
 // Solves every block from its samples (block_problem), stitches the centres. A block with
 // no samples is an error naming the block (its system would have no data term), as is a
 // solver returning a vector that is not one value per node of the box.
-BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const ProblemBlockSolver& solver);
+// concurrency > 1: up to that many host threads solve blocks at once, so a GPU solver's
+// blocks overlap on the device (the scattered library's CUDA work runs on per-thread
+// default streams; a block alone leaves most of an H200 idle). `solver` must then be
+// safe to call from several threads. The coefficients, reports, status and message are
+// the same as the serial order's (each block writes only its own centre); the first
+// block in that order that threw has its exception rethrown.
+BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const ProblemBlockSolver& solver,
+                              int concurrency = 1);
 
 // The same with the CPU assembly of each block (assemble(block)) handed to `solver`.
 BlockedSolution solve_blocked(const Problem& problem, const BlockSpec& spec, const BlockSolver& solver);
