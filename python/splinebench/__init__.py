@@ -82,8 +82,18 @@ def tolerance(impl: str, shape: tuple[int, ...], channels: int = 1) -> dict:
     return _core.tolerance(impl, list(shape), channels)
 
 
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def _where(a: Any) -> int | None:
-    return _arrays.cuda_device(a)
+    return None if type(a) is np.ndarray else _arrays.cuda_device(a)
+
+
+def _host(a: Any, what: str) -> np.ndarray:
+    """a as a C-order float32 or float64 NumPy array; as it is when it already is one."""
+    if type(a) is np.ndarray and (a.dtype == _F32 or a.dtype == _F64) and a.flags.c_contiguous:
+        return a
+    return _arrays.host_array(a, what)
 
 
 def _stream(a: Any, stream: Any) -> int:
@@ -122,13 +132,13 @@ def spline_filter(input: Any, order: int = 3, *, mode: str = "mirror", impl: str
         out = _arrays.empty(input, tuple(input.shape))
         _core.prefilter(name, _arrays.dlpack(input, s), _arrays.dlpack(out, s), mode, channels, batch, threads, s)
         return out
-    a = _arrays.host_array(input, "the input")
+    a = _host(input, "the input")
     name = impl or _DEFAULT_IMPL["host", a.dtype.name]
-    f64 = _computes_in_f64(name)
-    work = a.astype(np.float64 if f64 else np.float32, copy=False)
+    real = _F64 if _computes_in_f64(name) else _F32
+    work = a if a.dtype == real else a.astype(real)
     out = np.empty_like(work)
     _core.prefilter(name, work, out, mode, channels, batch, threads, 0)
-    return out.astype(np.float32) if f64 and a.dtype == np.float32 else out
+    return out.astype(_F32) if real is _F64 and a.dtype == _F32 else out
 
 
 def map_coordinates(input: Any, coordinates: Any, *, order: int = 3, mode: str = "mirror", prefilter: bool = True,
@@ -160,15 +170,15 @@ def map_coordinates(input: Any, coordinates: Any, *, order: int = 3, mode: str =
     device = _where(input)
     if device is not None:
         return _map_device(input, coordinates, mode, prefilter, impl, threads, channels, batch, stream)
-    a = _arrays.host_array(input, "the samples" if prefilter else "the coefficients")
+    a = _host(input, "the samples" if prefilter else "the coefficients")
     name = impl or _DEFAULT_IMPL["host", a.dtype.name]
-    f64 = _computes_in_f64(name)
-    real = np.float64 if f64 else np.float32
-    work = a.astype(real, copy=False)
-    x = _arrays.host_array(coordinates, "the coordinates").astype(real, copy=False)
+    real = _F64 if _computes_in_f64(name) else _F32
+    work = a if a.dtype == real else a.astype(real)
+    x = _host(coordinates, "the coordinates")
+    x = x if x.dtype == real else x.astype(real)
     out = np.empty(_values_shape(a.shape, x.shape, channels, batch), dtype=real)
     _core.evaluate(name, work, x, out, mode, prefilter, channels, batch, threads, 0)
-    return out.astype(np.float32) if f64 and a.dtype == np.float32 else out
+    return out.astype(_F32) if real is _F64 and a.dtype == _F32 else out
 
 
 def _values_shape(field: tuple[int, ...], coords: tuple[int, ...], channels: int, batch: bool) -> tuple[int, ...]:

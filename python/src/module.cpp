@@ -120,21 +120,35 @@ void require_size(const View& out, std::int64_t size, const std::string& what) {
     throw Error(what + " has " + std::to_string(out.size) + " elements, " + std::to_string(size) + " expected");
 }
 
+// An implementation with what it answered when made: its availability and capabilities
+// do not change while it lives, and asking costs a call's worth of time.
+struct Made {
+  ImplementationPtr impl;
+  Availability availability;
+  Capabilities capabilities;
+
+  void require_runnable(const GridShape& grid, Mode mode) const {
+    splinebench::require_runnable(impl->name(), availability, capabilities, grid, mode);
+  }
+};
+
 // Made once per thread and thread count: an implementation configured for one count
 // keeps it, and a peer's adapter process or a GPU workspace lives across calls.
-Implementation& instance(const std::string& name, int threads) {
-  thread_local std::map<std::pair<std::string, int>, ImplementationPtr> made;
-  ImplementationPtr& impl = made[{name, threads}];
-  if (!impl) {
+Made& instance(const std::string& name, int threads) {
+  thread_local std::map<std::pair<std::string, int>, Made> made;
+  Made& entry = made[{name, threads}];
+  if (!entry.impl) {
     ImplementationPtr fresh = make_implementation(name);
     if (threads > 0 && fresh->capabilities().threads) {
       Options options;
       options.threads = threads;
       fresh->configure(options);
     }
-    impl = std::move(fresh);
+    entry.availability = fresh->availability();
+    entry.capabilities = fresh->capabilities();
+    entry.impl = std::move(fresh);
   }
-  return *impl;
+  return entry;
 }
 
 // The oracle's threads are OpenMP's (as the CLI's --threads sets them): the calling
@@ -188,8 +202,9 @@ void prefilter(const std::string& impl_name, const ReadArray& input, const Write
   const auto [fields, grid] = fields_and_grid(in, r, "the input");
 
   nb::gil_scoped_release unlocked;
-  Implementation& impl = instance(r.impl, r.threads);
-  require_runnable(impl, grid, r.mode);
+  Made& made = instance(r.impl, r.threads);
+  made.require_runnable(grid, r.mode);
+  Implementation& impl = *made.impl;
   if (in.on_device) {
     DeviceArrays& path = device_path(impl, in);
     const DeviceCall call{in.device, r.stream};
@@ -235,8 +250,9 @@ void evaluate(const std::string& impl_name, const ReadArray& input, const ReadAr
   require_size(out, fields * n * grid.channels, "the output");
 
   nb::gil_scoped_release unlocked;
-  Implementation& impl = instance(r.impl, r.threads);
-  require_runnable(impl, grid, r.mode);
+  Made& made = instance(r.impl, r.threads);
+  made.require_runnable(grid, r.mode);
+  Implementation& impl = *made.impl;
   if (in.on_device) {
     if (prefilter) throw Error("device arrays are evaluated from coefficients: prefilter them first");
     DeviceArrays& path = device_path(impl, in);

@@ -63,7 +63,12 @@ void check_coordinates_shape(const std::vector<std::int64_t>& coords_shape, int 
                 ")");
 }
 
-int max_threads() { return std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency())); }
+int max_threads() {
+  // Asked once: hardware_concurrency() reads the affinity mask, microseconds a call, and
+  // the Python module checks every call's threads.
+  static const int most = std::max(1024, 4 * static_cast<int>(std::thread::hardware_concurrency()));
+  return most;
+}
 
 void check_threads(int threads, const std::string& option) {
   if (threads < 0 || threads > max_threads())
@@ -73,10 +78,14 @@ void check_threads(int threads, const std::string& option) {
 }
 
 void require_runnable(const Implementation& impl, const GridShape& grid, Mode mode) {
-  const Availability avail = impl.availability();
-  if (!avail.ok) throw Error("implementation '" + std::string(impl.name()) + "' cannot run here: " + avail.reason);
-  const std::string why = impl.capabilities().why_not(grid.dims, grid.channels, mode);
-  if (!why.empty()) throw Error("implementation '" + std::string(impl.name()) + "' does not support this input: " + why);
+  require_runnable(impl.name(), impl.availability(), impl.capabilities(), grid, mode);
+}
+
+void require_runnable(std::string_view name, const Availability& availability, const Capabilities& capabilities,
+                      const GridShape& grid, Mode mode) {
+  if (!availability.ok) throw Error("implementation '" + std::string(name) + "' cannot run here: " + availability.reason);
+  const std::string why = capabilities.why_not(grid.dims, grid.channels, mode);
+  if (!why.empty()) throw Error("implementation '" + std::string(name) + "' does not support this input: " + why);
 }
 
 }  // namespace splinebench

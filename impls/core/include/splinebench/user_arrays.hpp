@@ -45,5 +45,9 @@ void check_threads(int threads, const std::string& option);
 // Throws unless `impl` can run here with this grid and mode (availability and
 // capabilities, with the implementation's own reason).
 void require_runnable(const Implementation& impl, const GridShape& grid, Mode mode);
+// The same from what the implementation answered before (a caller that keeps an instance
+// asks once).
+void require_runnable(std::string_view name, const Availability& availability, const Capabilities& capabilities,
+                      const GridShape& grid, Mode mode);
 
 }  // namespace splinebench
