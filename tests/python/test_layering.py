@@ -1,8 +1,9 @@
 """The product's layers point one way (README.md "Layout", CMakeLists.txt "Layers").
 
-C++ (every quoted #include of impls/, datasets/, harness/ and systems/), bottom to top:
-core, CUDA support, io, datasets, implementations, systems, runner, the systems' harness
-doors (systems/<name>/harness/, through which the runner drives a system), CLI. A file
+C++ (every quoted #include of impls/, datasets/, harness/, systems/ and python/), bottom to
+top: core, CUDA support, io, datasets, implementations, systems, runner, the systems' harness
+doors (systems/<name>/harness/, through which the runner drives a system), CLI and, beside
+it, the Python module's native part (python/src/). A file
 may include its own layer and the layers below it, never one above. Inside the
 implementations layer an implementation's folder includes only itself, the shared
 cpu_common/ and gpu_common/ folders and the layers below: never another implementation.
@@ -10,9 +11,10 @@ A system includes only itself and the layers below: never another system. Above 
 implementations, the implementations are reached through their public header folder
 (impls/include/) only.
 
-Python (every import, at any depth, of reports/, studies/ and adapters/python/):
-adapters/python/ is a process of its own and imports only its own modules; reports/
-imports only reports; studies/ builds on reports. No package imports tests, tools or lab.
+Python (every import, at any depth, of reports/, studies/, adapters/python/ and
+python/splinebench/): adapters/python/ is a process of its own and imports only its own
+modules; the `splinebench` package imports only itself; reports/ imports only reports;
+studies/ builds on reports and may call the `splinebench` package. No package imports tests, tools or lab.
 
 The C++ check resolves every include to the file it names (the including folder, then
 every include/ folder of the product, then impls/), so a header that moves keeps being
@@ -31,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # ---- C++ ------------------------------------------------------------------------------
 
-CPP_TOPS = ("impls", "datasets", "harness", "systems")
+CPP_TOPS = ("impls", "datasets", "harness", "systems", "python")
 # (path pattern, layer, rank): a file may include files of the same or a lower rank. The
 # most specific matching pattern (most path segments) wins; '*' is one folder name.
 CPP_LAYERS = [
@@ -45,6 +47,7 @@ CPP_LAYERS = [
     ("systems/*/harness/", "system harness", 7),  # the runner's door into each system
     ("harness/distributed/", "distributed", 7),  # the MPI ranks of the split prefilter
     ("harness/cli/", "cli", 8),
+    ("python/", "python module", 8),  # the `splinebench` module's native part, beside the CLI
 ]
 SHARED_IMPL_FOLDERS = {"cpu_common", "gpu_common", "include"}
 NOT_IMPLEMENTATIONS = {"core", "cuda_support"}  # folders of impls/ that are layers of their own
@@ -151,6 +154,7 @@ PY_LAYERS = [
     ("adapters/python/", "adapters"),
     ("reports/", "reports"),
     ("studies/", "studies"),
+    ("python/splinebench/", "python module"),
     # Every report of a machine: the runs' page and the studies' sections rebuilt from
     # their records; an entry point on top of both.
     ("reports/machine.py", "machine report"),
@@ -158,8 +162,9 @@ PY_LAYERS = [
 # Layer -> the layers it may import (itself included).
 PY_MAY_IMPORT = {
     "adapters": {"adapters"},
+    "python module": {"python module"},
     "reports": {"reports"},
-    "studies": {"studies", "reports"},
+    "studies": {"studies", "reports", "python module"},
     "machine report": {"machine report", "reports", "studies"},
 }
 # Top-level names of the tree that no package imports.
@@ -208,6 +213,8 @@ def module_layer(name: str, adapters: set[str]) -> str | None:
     top = name.split(".")[0]
     if top in adapters or name.startswith("adapters.python"):
         return "adapters"
+    if top == "splinebench":  # the installed package is python/splinebench/
+        return "python module"
     rel = name.replace(".", "/")
     layer = py_layer_of(rel + ".py") or py_layer_of(rel + "/")
     return layer or ("tree" if top in PY_TREE_TOPS or top == "adapters" else None)
@@ -334,7 +341,8 @@ def test_a_planted_python_import_is_caught_with_its_file_and_line(tmp_path):
         "reports/loader.py": "import json\nfrom . import build\nfrom .plots.style import y\n",
         "reports/machine.py": "from .build import z\nfrom studies.common import load\n",
         "studies/__init__.py": "",
-        "studies/common.py": "from reports.loader import load\n",
+        "studies/common.py": "from reports.loader import load\nimport splinebench\n",
+        "python/splinebench/__init__.py": "from . import _core\nimport numpy\n",
     })
     assert python_violations(root) == []
     plant(root, {
@@ -342,12 +350,19 @@ def test_a_planted_python_import_is_caught_with_its_file_and_line(tmp_path):
         "reports/gate.py": "from . import machine\n",
         "adapters/python/backend.py": "import reports.loader\n",
         "studies/roundoff.py": "import adapter_arrays\nfrom tests.python import conftest\nfrom lab.probes import probe\n",
+        "reports/plots.py": "import splinebench\n",
+        "python/splinebench/_arrays.py": "from reports import loader\n",
     })
     assert python_violations(root) == [
         "adapters/python/backend.py:1: import of 'reports.loader' (layer 'adapters' may import only adapters)",
+        "python/splinebench/_arrays.py:1: import of 'reports' (layer 'python module' may import only python module)",
         "reports/build.py:4: import of 'studies' (layer 'reports' may import only reports)",
         "reports/gate.py:1: import of 'reports.machine' (layer 'reports' may import only reports)",
-        "studies/roundoff.py:1: import of 'adapter_arrays' (layer 'studies' may import only reports, studies)",
-        "studies/roundoff.py:2: import of 'tests.python' (layer 'studies' may import only reports, studies)",
-        "studies/roundoff.py:3: import of 'lab.probes' (layer 'studies' may import only reports, studies)",
+        "reports/plots.py:1: import of 'splinebench' (layer 'reports' may import only reports)",
+        "studies/roundoff.py:1: import of 'adapter_arrays' (layer 'studies' may import only python module, reports, "
+        "studies)",
+        "studies/roundoff.py:2: import of 'tests.python' (layer 'studies' may import only python module, reports, "
+        "studies)",
+        "studies/roundoff.py:3: import of 'lab.probes' (layer 'studies' may import only python module, reports, "
+        "studies)",
     ]
