@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from .accuracy_table import accuracy_table
+from .call_overhead import call_overhead_table
 from .chapter import Part, chapter_intro, chapter_source, compile_chapter
 from .citations import check_report_items, check_run_labels
 from . import provenance
@@ -102,20 +103,22 @@ def _name_runs(items: list, runs: list[Run]) -> dict[str, str]:
 
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
                  first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = (),
-                 chapter: bool = False, figures: bool = True) -> Path:
+                 chapter: bool = False, figures: bool = True, call_overhead: list[dict] = ()) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
     (the nightly gate's verdict and trend). Refuses (ReportError, no table or page
     written) a report whose own tables or figures cite a run not in `runs`
     (reports/citations.py), or that mixes runs whose implementations changed meaning
     without a declared note (reports/provenance.py). `chapter`: also chapter.tex and
     chapter.pdf (reports/chapter.py). `figures` False: tables only, each figure listed as
-    not drawn (plots/style.py, tables_only). Test-only implementations are left out."""
+    not drawn (plots/style.py, tables_only). Test-only implementations are left out.
+    `call_overhead`: bench/module_overhead.py's files (call_overhead.py), shown beside the
+    peer table when there are any."""
     with contextlib.nullcontext() if figures else tables_only():
-        return _build_report(runs, out_dir, command, first_sections, studies, chapter)
+        return _build_report(runs, out_dir, command, first_sections, studies, chapter, list(call_overhead))
 
 
 def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: list[tuple[str, list]],
-                  studies: list[StudySection], chapter: bool) -> Path:
+                  studies: list[StudySection], chapter: bool, call_overhead: list[dict]) -> Path:
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
     check_run_labels(runs, also=[getattr(s, "run_id", "") for s in studies])
@@ -138,7 +141,8 @@ def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: 
     own_sections = [
         # "Versus size" plots come with a table of the cases too short for a line.
         ("Speed-up and peer comparison", [*plot_speedup(runs, plot_dir, "cpu_scalar"),
-                                          *plot_speedup(runs, plot_dir, "cpu_simd"), peer_speedup_table(runs)]),
+                                          *plot_speedup(runs, plot_dir, "cpu_simd"), peer_speedup_table(runs),
+                                          *([call_overhead_table(call_overhead)] if call_overhead else [])]),
         ("Throughput", [*plot_reconstruction_throughput(runs, plot_dir), *plot_prefilter_throughput(runs, plot_dir),
                         plot_prefilter_axes(runs, plot_dir)]),
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .build import build_report
+from .call_overhead import load_overhead_docs
 from .errors import ReportError
 from .index_page import StudySection
 from .loader import RESULTS_FILES, RUN_ID, SCHEMA_NAME, load_runs, read_results_text
@@ -164,7 +165,8 @@ def build_machine_report(results_root: Path, machine: str, out_root: Path, chapt
         command = f"python -m reports.machine {machine}"
         if selected.runs:
             runs = load_runs([str(p) for p in selected.runs])
-            build_report(runs, staging, command, studies=studies, chapter=chapter, figures=figures)
+            build_report(runs, staging, command, studies=studies, chapter=chapter, figures=figures,
+                         call_overhead=load_overhead_docs(results_root / machine))
         else:
             _studies_only_page(staging, machine, studies)
         if out.exists():
