@@ -7,8 +7,11 @@
 // blocked records, not asserted here.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -315,4 +318,65 @@ TEST(ScatteredBlocks, WrongSizedBlockSolutionIsAnError) {
     EXPECT_NE(what.find("block [0,9]x[0,8]"), std::string::npos) << what;
     EXPECT_NE(what.find("returned 155 values for a box of 156 nodes"), std::string::npos) << what;
   }
+}
+
+// Blocks solved at once on host threads give the serial order's result bit for bit:
+// coefficients, per-block reports, status and message, with a solver whose blocks end
+// differently (a budget that stops some of them short); the block solves do run
+// concurrently (seen by a counter of solves in flight), and of several failing blocks
+// the first in the serial order is the error.
+TEST(ScatteredBlocks, BlocksAtOnceGiveTheSerialResult) {
+  const auto grid = sb::GridShape::make({14, 12, 13});
+  const auto field = smooth_field(grid);
+  const sc::Problem p = sc::problem_from_nodes(grid, sb::Mode::mirror, field,
+                                               sc::select_top_laplacian(grid, sb::Mode::mirror, field, 0.3), 0.002);
+  const sc::BlockSpec blocks = sc::parse_block_spec("2x2x2", grid);
+  sc::IterationControl control;
+  control.tolerance = 1e-10;
+  control.max_iterations = 40;  // some blocks stop at the budget, some converge
+  std::atomic<int> in_flight{0}, most_in_flight{0};
+  const sc::ProblemBlockSolver cg = [&](const sc::Problem& block, sc::SolveReport& report) {
+    const int now = ++in_flight;
+    for (int seen = most_in_flight.load(); now > seen && !most_in_flight.compare_exchange_weak(seen, now);) {
+    }
+    sc::NamedSolve s = sc::solve_named("cg", block.grid, block.mode, sc::assemble(block), control);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // long enough for the others to start
+    --in_flight;
+    report = s.report;
+    return s.x;
+  };
+  const sc::BlockedSolution serial = sc::solve_blocked(p, blocks, cg);
+  EXPECT_EQ(most_in_flight.load(), 1);
+  most_in_flight = 0;
+  const sc::BlockedSolution at_once = sc::solve_blocked(p, blocks, cg, 4);
+  EXPECT_GT(most_in_flight.load(), 1);
+  EXPECT_LE(most_in_flight.load(), 4);
+  EXPECT_EQ(at_once.status, serial.status);
+  EXPECT_EQ(at_once.message, serial.message);
+  EXPECT_EQ(at_once.max_iterations, serial.max_iterations);
+  EXPECT_EQ(at_once.max_box_points, serial.max_box_points);
+  ASSERT_EQ(at_once.reports.size(), serial.reports.size());
+  for (std::size_t k = 0; k < serial.reports.size(); ++k) {
+    EXPECT_EQ(at_once.reports[k].iterations, serial.reports[k].iterations) << "block " << k;
+    EXPECT_EQ(at_once.reports[k].relres, serial.reports[k].relres) << "block " << k;
+  }
+  EXPECT_EQ((at_once.coeffs - serial.coeffs).lpNorm<Eigen::Infinity>(), 0.0);
+  EXPECT_GT(serial.coeffs.lpNorm<Eigen::Infinity>(), 0.0);
+
+  // Blocks 3 and 5 fail (in whatever order the threads reach them): block 3's error.
+  const std::vector<sc::Block> boxes = sc::make_blocks(grid, sb::Mode::mirror, blocks);
+  const sc::ProblemBlockSolver failing = [&](const sc::Problem& block, sc::SolveReport& report) {
+    for (int bad : {5, 3})
+      if (block.grid.extents() == boxes[static_cast<std::size_t>(bad)].box().extents() &&
+          block.points == sc::block_problem(p, boxes[static_cast<std::size_t>(bad)]).points)
+        throw sb::Error("block " + std::to_string(bad) + " failed");
+    return cg(block, report);
+  };
+  try {
+    sc::solve_blocked(p, blocks, failing, 8);
+    FAIL() << "no error";
+  } catch (const sb::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "block 3 failed");
+  }
+  EXPECT_THROW(sc::solve_blocked(p, blocks, cg, 0), sb::Error);
 }

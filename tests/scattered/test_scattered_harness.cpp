@@ -115,6 +115,11 @@ TEST_P(SolverConformance, MatchesTheOracleWithinItsStatedTolerance) {
   EXPECT_LE(rec["rms_g_rel_diff"].get<double>(), info.rms_g_tolerance);
   EXPECT_EQ(rec["tolerance"]["rms_g_rel_diff"], info.rms_g_tolerance);  // the suite stops at 1e-8
   EXPECT_GT(rec["phases"]["solve_wall"]["median"].get<double>(), 0);
+  // The headline: a fresh preparation and solve per repetition, as many samples as the
+  // prepared solve's.
+  ASSERT_TRUE(rec["phases"].contains("whole_run")) << rec["phases"].dump();
+  EXPECT_GT(rec["phases"]["whole_run"]["median"].get<double>(), 0);
+  EXPECT_EQ(rec["phases"]["whole_run"]["samples"].size(), rec["phases"]["solve_wall"]["samples"].size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, SolverConformance, ::testing::ValuesIn(conformance_cases()),
