@@ -5,7 +5,11 @@
 //    halved, they equal the 1-D Galerkin P^T T_p P where P is exact (odd mirror, even
 //    periodic), to 1e-13 relative (both sides are sums of a few hundred f64 terms);
 //  - the rediscretized level (the CPU assembly at x / 2 with those tables) equals
-//    P^T A P there to 1e-12; elsewhere the deviation is printed (it sits in the last cells).
+//    P^T A P there to 1e-12; elsewhere the deviation is printed (it sits in the last cells);
+//  - the design: an f64 model of MG-PCG's V-cycle (the device's levels, Chebyshev
+//    smoothing and exact coarsest, test_scattered_gpu_support.hpp) needs at most 1.25x the
+//    iterations of the CPU's Gauss-Seidel MG-PCG to 1e-8 and a third of Jacobi-PCG's, and
+//    at most 16 where lambda = 2.1 (2-D and 3-D); the counts are printed.
 // Device (skipped without one):
 //  - P and P^T within (5^D + 1) u (|P| |v|)_k of the f64 products (u = 2^-24: each output
 //    sums at most 5^D exact weights times f32 values, one rounding per FMA, plus the
@@ -18,10 +22,13 @@
 //    at most K (m + 320) s, K the CG iterations of all levels, s the relative change of the
 //    f64 schedule's result when b is perturbed by relative u per entry (its sensitivity
 //    to one f32 rounding; each of the K iterations adds at most the operator's error);
-//  - gpu_mg_pcg converged to 1e-6, every mode, on a noise field (2-D and 3-D) and a
-//    smooth one (2-D): f64 relres within 10x the tolerance, |c - c*| / |c*| <= kappa relres (kappa
-//    the Lanczos estimate, condition.hpp), and on the noise field (RMS_g of the seed's
-//    order) |RMS_g - RMS_g*| <= 1e-3 RMS_g* against the oracle;
+//  - gpu_mg_pcg (prepared once, solved to 1e-6 and, on the noise field, to 1e-8), every
+//    mode, on a noise field (2-D and 3-D) and a smooth one (2-D): converged in at most
+//    1.25 times the f64 model's iterations + 2 (its f32 rounding may cost a few, not the
+//    rate) and, in 2-D, in at most 16 (the bound on images); at 1e-6 f64 relres
+//    within 10x the tolerance; |c - c*| / |c*| <= kappa relres (kappa the Lanczos
+//    estimate, condition.hpp); on the noise field (RMS_g of the seed's order)
+//    |RMS_g - RMS_g*| <= 1e-3 RMS_g* against the oracle.
 // The timing at the seed's sizes (512^2, 256^3) is not a test: systems/scattered/tools/
 // gpu_multigrid_timing.cpp prints it.
 #include <gtest/gtest.h>
@@ -30,6 +37,7 @@
 #include <cmath>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include <Eigen/Dense>
 #include <Eigen/SparseCholesky>
@@ -262,14 +270,68 @@ TEST_F(GpuMultigrid, SeedScheduleMatchesTheCpu) {
   }
 }
 
+// The f64 model of the device's V-cycle (test_scattered_gpu_support.hpp: the device's
+// levels, smoother and exact coarsest, without f32) against the CPU's own MG-PCG
+// (lexicographic Gauss-Seidel, Galerkin levels, LDL^T on the coarsest) and Jacobi-PCG, to
+// relres 1e-8 on the noise field. With lambda = 2.1 both multigrids need few iterations
+// (2-D and 3-D). With the 3-D tests' lambda = 0.002 every method needs several times
+// more (the nodes without a sample are held by 0.002 R alone, and the error that
+// vanishes at the samples is smooth neither for the smoother nor for the coarse grid):
+// the model needs no more than 1.25 times the CPU's V-cycle and under a third of
+// Jacobi-PCG, so that count is the problem's, not the device design's.
+TEST(GpuMultigridDesign, VCycleModelIsAsStrongAsTheCpus) {
+  try {
+    tables_or_skip(sb::Mode::mirror, 5, 4, 1);
+  } catch (const sb::Unsupported& e) {
+    GTEST_SKIP() << e.what();
+  }
+  struct Case {
+    sb::GridShape grid;
+    double lambda;
+  };
+  for (const Case& c : {Case{sb::GridShape::make({65, 64}), 2.1}, Case{sb::GridShape::make({20, 17, 14}), 2.1},
+                        Case{sb::GridShape::make({20, 17, 14}), 0.002}}) {
+    const sb::GridShape& g = c.grid;
+    const sb::Mode mode = sb::Mode::mirror;
+    const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::noise, g, 1, 41);
+    const std::vector<double> field(f32.begin(), f32.end());
+    const sc::Problem p =
+        sc::problem_from_nodes(g, mode, field, sc::select_top_laplacian(g, mode, field, 0.2), c.lambda);
+    const sc::NormalEquations eq = sc::assemble(p);
+    sc::IterationControl control;
+    control.tolerance = 1e-8;
+    control.max_iterations = 2000;
+    const sc::gpu::MgPcgOptions options;
+    const sct::VCycleModel model(p, eq.matrix, options.coarsest_max_unknowns);
+    const int model_it = model.pcg_iterations(eq.rhs, control.tolerance, control.max_iterations);
+    const sc::Hierarchy h = sc::Hierarchy::build(g, mode, eq.matrix, -1, options.coarsest_max_unknowns);
+    const sc::VCycle cycle(h, mode, sc::Smoother::lexicographic);
+    sc::Vector x = sc::Vector::Zero(eq.rhs.size());
+    const sc::SolveReport cpu = sc::mg_pcg(eq.matrix, eq.rhs, x, cycle, control);
+    x.setZero();
+    const sc::SolveReport jacobi =
+        sc::conjugate_gradient(eq.matrix, eq.rhs, x, control, sc::jacobi_preconditioner(eq.matrix));
+    std::ostringstream what;
+    what << "noise " << g.to_string() << " lambda " << c.lambda << " (" << model.grids().size() << " levels)";
+    std::cout << "  " << what.str() << ": the device's V-cycle in f64 " << model_it << " iterations, the CPU's mg_pcg "
+              << cpu.iterations << ", Jacobi-PCG " << jacobi.iterations << std::endl;
+    ASSERT_GT(model_it, 0) << what.str() << ": the model did not converge";
+    ASSERT_EQ(cpu.status, sc::SolveStatus::converged) << what.str();
+    ASSERT_EQ(jacobi.status, sc::SolveStatus::converged) << what.str();
+    EXPECT_LE(model_it, 1.25 * cpu.iterations) << what.str();
+    EXPECT_LE(3 * model_it, jacobi.iterations) << what.str();
+    if (c.lambda > 1) {
+      EXPECT_LE(model_it, 16) << what.str();
+    }
+  }
+}
+
 TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
   for (sb::datasets::FieldKind kind : {sb::datasets::FieldKind::noise, sb::datasets::FieldKind::smooth})
     for (sb::Mode mode : sb::kAllModes)
       for (const sb::GridShape& g : {sb::GridShape::make({65, 64}), sb::GridShape::make({20, 17, 14})}) {
         // The 3-D oracle's factor takes seconds of CPU (its fill grows as the grid's
-        // square): one field there, on a volume whose coarsest level is reached after two
-        // halvings (10x9x7, then 5x5x4: at most 128 nodes) as 24x21x20's is with the
-        // default 1024, so the V-cycle still passes an inner level.
+        // square): the noise field alone there.
         if (g.dims == 3 && kind == sb::datasets::FieldKind::smooth) continue;
         const std::vector<float> f32 = sb::datasets::make_field(kind, g, 1, 41);
         const std::vector<double> field(f32.begin(), f32.end());
@@ -285,47 +347,70 @@ TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
         sc::ReferenceSolution ref;
         ref.coeffs = ldlt.solve(eq.rhs);
         ASSERT_LE(sc::relative_residual(eq.matrix, eq.rhs, ref.coeffs), 1e-10);
-        sc::IterationControl control;
-        control.tolerance = 1e-6;
-        control.max_iterations = 500;
-        sb::PhaseTimes times;
-        const auto t0 = std::chrono::steady_clock::now();
-        sc::gpu::MgPcgOptions options;
-        if (g.dims == 3) options.coarsest_max_unknowns = 128;
-        const sc::gpu::MultigridResult r = sc::gpu::mg_pcg_f32(p, control, times, options);
-        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const std::string what = std::string(sb::datasets::to_string(kind)) + " " + std::string(sb::to_string(mode)) + " " +
-                                 g.to_string();
-        const sc::Vector x = widen(r.coeffs);
-        const double relres = sc::relative_residual(eq.matrix, eq.rhs, x);
         const double kappa =
             sc::estimate_condition(eq.matrix, [&](const sc::Vector& b, sc::Vector& y) { y = ldlt.solve(b); }).kappa();
-        const double coeff_err = (x - ref.coeffs).norm() / ref.coeffs.norm();
         const double max_value = *std::max_element(p.values.begin(), p.values.end());
         const auto rms = [&](const sc::Vector& c) {
           return sc::rms_g(sc::grid_values(g, mode, std::vector<double>(c.data(), c.data() + c.size())), field,
                            max_value);
         };
-        const double rms_ref = rms(ref.coeffs), rms_gpu = rms(x);
-        std::cout << "  mg_pcg " << what << ": " << sc::to_string(r.report.status) << " after " << r.report.iterations
-                  << " iterations (CG iterations per level:";
-        for (long long k : r.level_iterations) std::cout << " " << k;
-        std::cout << "), " << r.grids.size() << " levels, operator relres " << r.report.relres << ", f64 relres "
-                  << relres << ", |c - c*| / |c*| " << coeff_err << " (kappa " << kappa << ", bound "
-                  << kappa * relres << "), RMS_g " << rms_gpu << " vs " << rms_ref << ", " << wall << " s"
-                  << (r.report.message.empty() ? "" : "; " + r.report.message) << std::endl;
-        ASSERT_EQ(r.report.status, sc::SolveStatus::converged) << what << ": " << r.report.message;
-        EXPECT_EQ(r.grids.size(), 3u) << what;
-        // The f32 product A x limits how far b - A x falls; the tolerance is met within that.
-        EXPECT_LE(relres, 10 * control.tolerance) << what;
-        EXPECT_LE(coeff_err, kappa * relres) << what;
-        // The 1e-3 RMS_g criterion on the noise field (kappa up to 2.5e3 here). The smooth
-        // field's systems are worse conditioned (kappa 9e4 in half mode): at relres 1e-6
-        // their coefficients are fixed only to about kappa relres (0.1), and RMS_g moved
-        // by 1.2e-3 of itself there; the bound above is what holds. At the 1e-8
-        // the image tables meet the criterion (systems/scattered/README.md).
-        if (kind == sb::datasets::FieldKind::noise) {
-          EXPECT_LE(std::abs(rms_gpu - rms_ref), 1e-3 * rms_ref) << what;
+        const double rms_ref = rms(ref.coeffs);
+        const std::string what = std::string(sb::datasets::to_string(kind)) + " " + std::string(sb::to_string(mode)) + " " +
+                                 g.to_string();
+        // Default options: 65x64 coarsens to 33x32, 17x16 and 9x8 (at most 256 nodes),
+        // 20x17x14 to 10x9x7 and 5x5x4, so the V-cycle passes inner stencil levels.
+        const sc::gpu::MgPcgOptions options;
+        const auto t0 = std::chrono::steady_clock::now();
+        sc::gpu::PreparedMultigrid mg(p, options);
+        const double setup_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        // At 1e-6 on every field; at the 1e-8 on the noise field, whose RMS_g is
+        // of the seed's order. The model runs once, to the tighter of the two.
+        const bool to_1e8 = kind == sb::datasets::FieldKind::noise;
+        const std::vector<double> model_history =
+            sct::VCycleModel(p, eq.matrix, options.coarsest_max_unknowns).pcg_history(eq.rhs, to_1e8 ? 1e-8 : 1e-6, 500);
+        for (const double tolerance : {1e-6, 1e-8}) {
+          if (tolerance < 1e-6 && !to_1e8) continue;
+          sc::IterationControl control;
+          control.tolerance = tolerance;
+          control.max_iterations = 500;
+          sb::PhaseTimes times;
+          const sc::gpu::MultigridResult r = mg.solve(control, times);
+          const int model_it = sct::VCycleModel::iterations_to(model_history, tolerance);
+          const sc::Vector x = widen(r.coeffs);
+          const double relres = sc::relative_residual(eq.matrix, eq.rhs, x);
+          const double coeff_err = (x - ref.coeffs).norm() / ref.coeffs.norm();
+          const double rms_gpu = rms(x);
+          std::cout << "  mg_pcg " << what << " to " << tolerance << ": " << sc::to_string(r.report.status) << " after "
+                    << r.report.iterations << " iterations (the f64 model: " << model_it << "), " << r.grids.size()
+                    << " levels, operator relres " << r.report.relres << ", f64 relres " << relres << ", |c - c*| / |c*| "
+                    << coeff_err << " (kappa " << kappa << ", bound " << kappa * relres << "), RMS_g " << rms_gpu << " vs "
+                    << rms_ref << "; setup " << setup_wall << " s wall, solve " << times.get("solve") << " s"
+                    << (r.report.message.empty() ? "" : "; " + r.report.message) << std::endl;
+          ASSERT_EQ(r.report.status, sc::SolveStatus::converged) << what << ": " << r.report.message;
+          EXPECT_EQ(r.grids.size(), g.dims == 2 ? 4u : 3u) << what;
+          ASSERT_GT(model_it, 0) << what << ": the model did not converge";
+          // The device runs the model's cycle in f32: its rounding may cost a few iterations
+          // (the 3-D system has kappa 2.5e3, so u kappa is 1.5e-4), not a different rate.
+          EXPECT_LE(r.report.iterations, 1.25 * model_it + 2) << what;
+          // The bound on images (9 to 16 iterations to 1e-8); the 3-D lambda is the
+          // hard case (GpuMultigridDesign.VCycleModelIsAsStrongAsTheCpus).
+          if (g.dims == 2) {
+            EXPECT_LE(r.report.iterations, 16) << what;
+          }
+          // The f32 product A x limits how far b - A x falls: 1e-6 is met within 10x; at
+          // 1e-8 that limit, not the tolerance, decides (the bound below still holds).
+          if (tolerance >= 1e-6) {
+            EXPECT_LE(relres, 10 * tolerance) << what;
+          }
+          EXPECT_LE(coeff_err, kappa * relres) << what;
+          // The 1e-3 RMS_g criterion on the noise field (kappa up to 2.5e3 here). The smooth
+          // field's systems are worse conditioned (kappa 9e4 in half mode): at relres 1e-6
+          // their coefficients are fixed only to about kappa relres (0.1), and RMS_g moved
+          // by 1.2e-3 of itself there; the bound above is what holds.
+          if (kind == sb::datasets::FieldKind::noise) {
+            EXPECT_LE(std::abs(rms_gpu - rms_ref), 1e-3 * rms_ref) << what;
+          }
+          EXPECT_TRUE(times.has("solve")) << what;
         }
       }
 }

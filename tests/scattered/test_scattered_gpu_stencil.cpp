@@ -1,4 +1,4 @@
-// gpu_mg_pcg_stencil's coarse levels (src/gpu/stencil_level.hpp): each level's operator
+// MG-PCG's coarse levels (src/gpu/stencil_level.hpp): each level's operator
 // F_l^T F_l + lambda R_l as a per-node stencil, against the level's matrix by the CPU's
 // assembly (samples at x / s, R_l from the level's tables: the operator that apply_level
 // applies from the samples; test_scattered_gpu_multigrid.cpp ties the two together).
@@ -15,17 +15,14 @@
 //    them) and applied to an f32 p by the device's row code (stencil_row, run on the host)
 //    within (E + 2) u (|A| |p|)_k (E entries per node, u = 2^-24: one rounding per entry,
 //    an f32 FMA chain of E terms).
-// Device (skipped without one):
+// Device (skipped without one), levels 1 and 2 of grids that halve twice in every mode:
 //  - the stencil formed on the device is the host's rounded to f32 (the device's f64 sums
 //    differ from the host's only by contraction into FMAs);
 //  - its product on the device within (E + 2) u (|A| |v|)_k of A_l v, within twice that
 //    of the host's run of the same rows (equal where the entries are), and within that
-//    plus the matrix-free level's bound, (m + 320) u (|A| |v|)_k, of apply_level's product;
-//  - gpu_mg_pcg_stencil (mg_pcg_f32 with coarse stencils) against gpu_mg_pcg on a 2-D
-//    noise field at relres 1e-8, every mode (and a 3-D one, mirror), three levels: both
-//    converge, their iterations differ by at
-//    most 2 (the same preconditioner up to f32 rounding), and their solutions agree within
-//    kappa (relres_a + relres_b) of the oracle's norm (f64 relres on the CPU's system).
+//    plus the matrix-free level's bound, (m + 320) u (|A| |v|)_k, of apply_level's product.
+// MG-PCG itself (stencils below the fine level, the coarsest solved directly) is tested
+// in test_scattered_gpu_multigrid.cpp, its coarsest solve in test_scattered_gpu_coarsest.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,17 +32,12 @@
 #include <random>
 
 #include <Eigen/Dense>
-#include <Eigen/SparseCholesky>
 
 #include "splinebench/bspline_math.hpp"
-#include "splinebench/datasets.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/scattered/condition.hpp"
 #include "splinebench/scattered/gpu_multigrid.hpp"
-#include "splinebench/scattered/metrics.hpp"
 #include "splinebench/scattered/multigrid.hpp"
 #include "splinebench/scattered/solvers.hpp"
-#include "splinebench/scattered/thin_plate.hpp"
 #include "common/accuracy.hpp"
 #include "test_scattered_gpu_support.hpp"
 
@@ -62,56 +54,10 @@ using sb::testing::random_values;
 using sct::dense_table;
 using sct::exact_axis;
 using sct::exact_grid;
+using sct::LevelReference;
 
-Eigen::MatrixXd kron(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  Eigen::MatrixXd out(a.rows() * b.rows(), a.cols() * b.cols());
-  for (Eigen::Index i = 0; i < a.rows(); ++i)
-    for (Eigen::Index j = 0; j < a.cols(); ++j) out.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = a(i, j) * b;
-  return out;
-}
-
-// Level l's matrix by the CPU's assembly: the samples at x / s (s = 2 per halving of the
-// axis), R_l from the level's tables; and the same with |R_l|, the scale of the rounding.
-struct LevelReference {
-  sb::GridShape grid;
-  sc::Problem scaled;   // the samples in the level's units
-  Eigen::MatrixXd a, a_abs;
-};
-
-LevelReference level_reference(const sc::Problem& fine, int level) {
-  const std::vector<sb::GridShape> grids = sc::gpu::multigrid_grids(fine, kCoarsenings);
-  const int dims = fine.grid.dims;
-  LevelReference r;
-  r.grid = grids[static_cast<std::size_t>(level)];
-  std::array<double, 3> scale{1, 1, 1};
-  for (int l = 0; l < level; ++l)
-    for (int d = 0; d < dims; ++d)
-      if (grids[static_cast<std::size_t>(l + 1)].extent[d] != grids[static_cast<std::size_t>(l)].extent[d]) scale[d] *= 2;
-  r.scaled = fine;
-  r.scaled.grid = r.grid;
-  for (int d = 0; d < dims; ++d)
-    for (std::int64_t i = 0; i < fine.samples(); ++i) r.scaled.points[d * fine.samples() + i] /= scale[d];
-  sc::SparseMatrix m = sc::pattern_matrix(r.grid, fine.mode);
-  sc::Vector rhs = sc::Vector::Zero(m.rows());
-  sc::add_samples(r.scaled, m, rhs);
-  r.a = Eigen::MatrixXd(m);
-  r.a_abs = r.a.cwiseAbs();
-  std::vector<std::array<Eigen::MatrixXd, 3>> t(static_cast<std::size_t>(dims));
-  for (int d = 0; d < dims; ++d) {
-    const int n = static_cast<int>(r.grid.extent[d]);
-    const auto tab = sc::gpu::level_axis_tables(fine.mode, n, (fine.grid.extent[d] - 1) / scale[d], scale[d]);
-    for (int q = 0; q < 3; ++q) t[d][q] = dense_table(fine.mode, n, tab[q]);
-  }
-  for (const sc::ThinPlateTerm& term : sc::thin_plate_terms(dims)) {
-    Eigen::MatrixXd k = t[0][term.order[0]], k_abs = k.cwiseAbs();
-    for (int d = 1; d < dims; ++d) {
-      k = kron(k, t[d][term.order[d]]);
-      k_abs = kron(k_abs, t[d][term.order[d]].cwiseAbs());
-    }
-    r.a += fine.lambda * term.weight * k;
-    r.a_abs += std::abs(fine.lambda * term.weight) * k_abs;
-  }
-  return r;
+sct::LevelReference level_reference(const sc::Problem& fine, int level) {
+  return sct::level_reference(fine, kCoarsenings, level);
 }
 
 // The stencil's layout as gpu_multigrid.hpp states it, rebuilt here: for node `row` of
@@ -263,8 +209,11 @@ class GpuStencil : public testing::Test {
   }
 };
 
+// Every grid halves twice in every mode (an axis needs >= 5 nodes to halve): 13x11 ->
+// 7x6 -> 4x3, 12x10 -> 6x5 (periodic 6x5) -> 3x3, 9x8x7 -> 5x4x4 -> 3x4x4, 10x6x9 ->
+// 5x3x5 -> 3x3x3.
 const std::vector<sb::GridShape> kDeviceGrids = {sb::GridShape::make({13, 11}), sb::GridShape::make({12, 10}),
-                                                  sb::GridShape::make({9, 8, 7}), sb::GridShape::make({8, 6, 8})};
+                                                  sb::GridShape::make({9, 8, 7}), sb::GridShape::make({10, 6, 9})};
 
 TEST_F(GpuStencil, DeviceStencilIsTheHostsRounded) {
   for (const Case& c : all_modes(kDeviceGrids)) {
@@ -315,51 +264,6 @@ TEST_F(GpuStencil, DeviceApplyMatchesTheMatrixFreeLevel) {
       std::cout << "  " << what << ": |stencil - matrix-free|_k <= " << worst << " u (|A| |v|)_k; " << same_as_host
                 << " of " << want.size() << " rows equal to the host's run\n";
     }
-  }
-}
-
-TEST_F(GpuStencil, PcgWithStencilsMatchesPcg) {
-  // 65x64 coarsens to 33x32 and 17x16 (the default coarsest has at most 1024 nodes); the
-  // 3-D volume to 10x9x7 and 5x5x4 with a coarsest of at most 128 (as the multigrid's test).
-  std::vector<Case> cases = all_modes({sb::GridShape::make({65, 64})});
-  cases.push_back({sb::Mode::mirror, sb::GridShape::make({20, 17, 14})});
-  for (const auto& [mode, g] : cases) {
-    const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::noise, g, 1, 41);
-    const std::vector<double> field(f32.begin(), f32.end());
-    const double lambda = g.dims == 2 ? 2.1 : 0.002;
-    const sc::Problem p = sc::problem_from_nodes(g, mode, field, sc::select_top_laplacian(g, mode, field, 0.2), lambda);
-    const sc::NormalEquations eq = sc::assemble(p);
-    const Eigen::SimplicialLDLT<sc::SparseMatrix> ldlt(eq.matrix);
-    ASSERT_EQ(ldlt.info(), Eigen::Success);
-    const sc::Vector oracle = ldlt.solve(eq.rhs);
-    const double kappa =
-        sc::estimate_condition(eq.matrix, [&](const sc::Vector& b, sc::Vector& y) { y = ldlt.solve(b); }).kappa();
-    sc::IterationControl control;
-    control.tolerance = 1e-8;
-    control.max_iterations = 500;
-    sc::gpu::MgPcgOptions options;
-    if (g.dims == 3) options.coarsest_max_unknowns = 128;
-    sc::gpu::MgPcgOptions stencil_options = options;
-    stencil_options.coarse_stencils = true;
-    sb::PhaseTimes t_mf, t_st;
-    const sc::gpu::MultigridResult mf = sc::gpu::mg_pcg_f32(p, control, t_mf, options);
-    const sc::gpu::MultigridResult st = sc::gpu::mg_pcg_f32(p, control, t_st, stencil_options);
-    const std::string what = std::string(sb::to_string(mode)) + " " + g.to_string();
-    const sc::Vector x_mf = widen(mf.coeffs), x_st = widen(st.coeffs);
-    const double rel_mf = sc::relative_residual(eq.matrix, eq.rhs, x_mf);
-    const double rel_st = sc::relative_residual(eq.matrix, eq.rhs, x_st);
-    const double diff = (x_st - x_mf).norm() / oracle.norm();
-    std::cout << "  " << what << ": gpu_mg_pcg " << mf.report.iterations << " iterations (f64 relres " << rel_mf
-              << ", setup " << t_mf.get("setup") << " s, solve " << t_mf.get("solve") << " s), with stencils "
-              << st.report.iterations << " (f64 relres " << rel_st << ", setup " << t_st.get("setup") << " s, solve "
-              << t_st.get("solve") << " s); |x_st - x_mf| / |x*| " << diff << " (kappa " << kappa << ")" << std::endl;
-    ASSERT_EQ(mf.report.status, sc::SolveStatus::converged) << what << ": " << mf.report.message;
-    ASSERT_EQ(st.report.status, sc::SolveStatus::converged) << what << ": " << st.report.message;
-    ASSERT_EQ(st.grids.size(), mf.grids.size()) << what;
-    EXPECT_EQ(st.grids.size(), 3u) << what;  // two stencil levels
-    EXPECT_LE(std::abs(st.report.iterations - mf.report.iterations), 2) << what;
-    EXPECT_LE(diff, kappa * (rel_mf + rel_st)) << what;
-    EXPECT_TRUE(t_st.has("setup")) << what;
   }
 }
 

@@ -1,12 +1,15 @@
 #include "splinebench/scattered/gpu_multigrid.hpp"
 
-#include "multigrid_device.hpp"
+#include "coarsest_direct.hpp"
 #include "device_report.hpp"
+#include "multigrid_device.hpp"
 #include "stencil_level.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 
 namespace splinebench::scattered::gpu {
+
+static_assert(kMaxCoarsestUnknowns == detail::kMaxDirectRows, "the public bound is the direct solve's");
 
 namespace {
 
@@ -68,14 +71,14 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const SeedMultigrid
 
 PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions& options)
     : impl_(std::make_unique<Impl>()) {
-  require_device(problem, options.coarse_stencils ? "MG-PCG (coarse stencils)" : "MG-PCG");
+  require_device(problem, "MG-PCG");
+  if (options.coarsest_max_unknowns < 1 || options.coarsest_max_unknowns > kMaxCoarsestUnknowns)
+    fail("GPU MG-PCG: coarsest_max_unknowns must be in [1, " + std::to_string(kMaxCoarsestUnknowns) + "] (the coarsest " +
+         "level is inverted as a dense matrix), not " + std::to_string(options.coarsest_max_unknowns));
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
-  s.coarsest_tolerance = options.coarsest_tolerance;
-  s.coarsest_max_iterations = options.coarsest_max_iterations;
-  if (s.coarsest_max_iterations < 1) fail("GPU MG-PCG: coarsest_max_iterations must be >= 1");
   impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
-  impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s, options.coarse_stencils);
+  impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
   record_setup(*impl_->device, setup_);
 }
 
@@ -166,6 +169,74 @@ std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, 
   require_device(problem, "multigrid stencil");
   const auto levels = detail::make_levels(problem, coarsenings, 0);
   return detail::apply_level_stencil(level_of(levels, level, false), p);
+}
+
+namespace {
+// Level `level` of the hierarchy coarsened `coarsenings` times, checked as a direct level.
+const detail::Level& direct_level(const std::vector<detail::Level>& levels, int level, const char* who) {
+  const detail::Level& l = level_of(levels, level, false);
+  if (l.layout.rows > kMaxCoarsestUnknowns)
+    fail(std::string(who) + ": level " + std::to_string(level) + " has " + std::to_string(l.layout.rows) +
+         " nodes, more than a direct solve takes (" + std::to_string(kMaxCoarsestUnknowns) + ")");
+  return l;
+}
+}  // namespace
+
+SparseMatrix level_matrix_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  detail::StencilGeometry geo;
+  const std::vector<double> value = detail::form_stencil_host(level_of(levels, level, false), geo);
+  std::vector<Eigen::Triplet<double, int>> entries;
+  for (long long node = 0; node < geo.nodes; ++node) {
+    int k[3];
+    geo.unflat(node, k);
+    for (int e = 0; e < geo.entries; ++e) {
+      const double v = value[static_cast<std::size_t>(e * geo.nodes + node)];
+      if (v == 0) continue;  // an offset that is not its coupling's canonical one (or a zero coupling)
+      int d[3], j[3];
+      geo.offsets(e, d);
+      for (int a = 0; a < 3; ++a) j[a] = detail::fold_near(geo.mode[a], k[a] + d[a], geo.n[a]);
+      const long long col = (static_cast<long long>(j[0]) * geo.n[1] + j[1]) * geo.n[2] + j[2];
+      entries.emplace_back(static_cast<int>(node), static_cast<int>(col), v);
+    }
+  }
+  SparseMatrix m(static_cast<int>(geo.nodes), static_cast<int>(geo.nodes));
+  m.setFromTriplets(entries.begin(), entries.end());
+  return m;
+}
+
+std::vector<double> level_matrix_dense_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  return detail::dense_level_matrix_host(direct_level(levels, level, "level_matrix_dense_host"));
+}
+
+std::vector<double> coarsest_inverse_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  const detail::Level& l = direct_level(levels, level, "coarsest_inverse_host");
+  return detail::sweep_inverse_host(detail::dense_level_matrix_host(l), l.layout.rows);
+}
+
+std::vector<float> apply_coarsest_host(const Problem& problem, int coarsenings, int level, const std::vector<float>& b) {
+  const std::vector<double> inverse = coarsest_inverse_host(problem, coarsenings, level);
+  return detail::apply_inverse_rows_host(std::vector<float>(inverse.begin(), inverse.end()), b);
+}
+
+std::vector<float> coarsest_inverse_device(const Problem& problem, int coarsenings, int level) {
+  require_device(problem, "multigrid coarsest solve");
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  return detail::coarsest_inverse(direct_level(levels, level, "coarsest_inverse_device"));
+}
+
+std::vector<float> apply_coarsest(const Problem& problem, int coarsenings, int level, const std::vector<float>& b) {
+  require_device(problem, "multigrid coarsest solve");
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  const detail::Level& l = direct_level(levels, level, "apply_coarsest");
+  if (b.size() != static_cast<std::size_t>(l.layout.rows))
+    fail("apply_coarsest: b has " + std::to_string(b.size()) + " values for " + std::to_string(l.layout.rows) + " rows");
+  return detail::apply_coarsest(l, b);
 }
 
 std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale) {

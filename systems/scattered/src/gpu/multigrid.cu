@@ -1,14 +1,20 @@
-// The GPU multigrid (multigrid_device.hpp): levels of matrix-free operators (or, with
-// coarse stencils, per-node stencils on the levels below the fine one: stencil_level.cuh),
-// the seed's cascadic schedule and the V-cycle-preconditioned CG.
+// The GPU multigrid (multigrid_device.hpp). The seed's cascadic schedule runs CG on
+// levels that are all matrix-free operators. MG-PCG keeps the fine level matrix-free,
+// holds the levels between it and the coarsest as per-node stencils (stencil_level.cuh)
+// and solves the coarsest directly (coarsest_direct.cuh); its V-cycle is a fixed chain
+// of launches with no host round trip, and its outer CG keeps every scalar on the device,
+// the host reading four of them once per iteration for the stop.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 
+#include "block_sums.cuh"
+#include "coarsest_direct.cuh"
 #include "cuda_support.cuh"
 #include "multigrid_device.hpp"
 #include "multigrid_transfer.cuh"
@@ -60,6 +66,67 @@ __global__ void chebyshev_next(long long n, float c1, float c2, const float* __r
   x[i] += di;
 }
 
+// ---- Dot products into device memory, and CG updates that read their scalars there ----
+// The same f64 sums in the same fixed order as the host-read dot products (DotProduct):
+// per-block partials in a grid-stride order, then one warp over the partials.
+
+constexpr int kDotBlocks = 264;  // two waves of an H100's 132 SMs
+
+__global__ void __launch_bounds__(kThreads)
+    dot_partial_kernel(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial) {
+  double s = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  store_block_sum<kThreads>(s, partial);
+}
+
+__global__ void dot_final_kernel(const double* __restrict__ partial, double* out) {
+  const double t = warp_sum_of_partials<kDotBlocks>(partial);
+  if (threadIdx.x == 0) *out = t;
+}
+
+// x += alpha p, r -= alpha A p with alpha = *num / *den formed in f64 and rounded to f32.
+// Nothing when the two are not both positive (CG's breakdown: the host reads them and
+// stops, and x keeps the last iterate).
+__global__ void update_xr_ratio(long long n, const double* __restrict__ num, const double* __restrict__ den,
+                                const float* __restrict__ p, const float* __restrict__ ap, float* x, float* r) {
+  const double nu = *num, de = *den;
+  if (!(nu > 0) || !(de > 0)) return;
+  const float alpha = static_cast<float>(nu / de);
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    x[i] = fmaf(alpha, p[i], x[i]);
+    r[i] = fmaf(-alpha, ap[i], r[i]);
+  }
+}
+
+// p = z + beta p with beta = sign * *num / *den formed in f64 and rounded to f32; nothing
+// when *den is not positive.
+__global__ void update_p_ratio(long long n, const double* __restrict__ num, const double* __restrict__ den, double sign,
+                               const float* __restrict__ z, float* p) {
+  const double de = *den;
+  if (!(de > 0)) return;
+  const float beta = static_cast<float>(sign * (*num / de));
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) p[i] = fmaf(beta, p[i], z[i]);
+}
+
+// a.b into a double in device memory (two launches, no host round trip).
+class DeviceDot {
+ public:
+  DeviceDot() : partial_(kDotBlocks) {}
+  void operator()(long long n, const float* a, const float* b, double* out) {
+    dot_partial_kernel<<<kDotBlocks, kThreads>>>(n, a, b, partial_.data());
+    SB_CUDA_CHECK_LAUNCH("dot_partial_kernel");
+    dot_final_kernel<<<1, 32>>>(partial_.data(), out);
+    SB_CUDA_CHECK_LAUNCH("dot_final_kernel");
+  }
+
+ private:
+  DeviceBuffer<double> partial_;
+};
+
 // Largest eigenvalue of the symmetric tridiagonal (diag a, off-diagonal e) by bisection on
 // Sturm counts, to the interval's round-off.
 double tridiagonal_max_eigenvalue(const std::vector<double>& a, const std::vector<double>& e) {
@@ -95,10 +162,13 @@ struct Breakdown {
 };
 
 struct DeviceLevel {
-  // The level's operator: from the samples (op), or from its stencil (a coarse level with
-  // coarse stencils; op is then null). Level 0 always has op: it also forms F^T f.
+  // The level's operator: from the samples (op: the fine level, and every level of the
+  // seed's schedule) or from its stencil (MG-PCG's levels between the fine one and the
+  // coarsest). MG-PCG's coarsest has `direct` instead (beside op on a hierarchy of one
+  // level), and is never applied or smoothed.
   std::unique_ptr<MatrixFreeOperator> op;
   std::unique_ptr<StencilOperator> stencil;
+  std::unique_ptr<DirectCoarsest> direct;
   std::unique_ptr<DeviceTransfer> transfer;  // to the next level (null on the coarsest)
   long long n = 0;
   DeviceBuffer<float> b, x, r, p, ap, d, inv_diag;
@@ -106,35 +176,41 @@ struct DeviceLevel {
 
   void apply(const float* in, float* out) {
     if (stencil) stencil->apply(in, out);
-    else op->apply(in, out);
+    else if (op) op->apply(in, out);
+    else fail("GPU multigrid: a level solved directly has no operator to apply");
   }
   void diagonal(float* out) {
     if (stencil) stencil->diagonal(out);
-    else op->diagonal(out);
+    else if (op) op->diagonal(out);
+    else fail("GPU multigrid: a level solved directly has no diagonal");
   }
 };
 
 class Hierarchy {
  public:
-  Hierarchy(const std::vector<Level>& levels, bool coarse_stencils) {
+  // pcg: MG-PCG's levels (the fine one matrix-free, stencils between, the coarsest's
+  // direct solve formed here); otherwise every level matrix-free (the seed's schedule).
+  Hierarchy(const std::vector<Level>& levels, bool pcg) {
     if (levels.empty()) fail("GPU multigrid: no levels");
-    if (coarse_stencils && levels.size() > 1) require_stencil_memory(levels, 1);
-    for (std::size_t l = 0; l < levels.size(); ++l) {
+    const std::size_t last = levels.size() - 1;
+    if (pcg) require_stencil_memory(levels, 1, last);
+    for (std::size_t l = 0; l <= last; ++l) {
       const auto t0 = Clock::now();
       auto owned = std::make_unique<DeviceLevel>();
       DeviceLevel& lv = *owned;
-      if (coarse_stencils && l > 0) {
-        lv.stencil = std::make_unique<StencilOperator>(levels[l]);
-        lv.n = lv.stencil->rows();
-      } else {
-        lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
-        lv.n = lv.op->rows();
+      if (l == 0 || !pcg) lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
+      else if (l < last) lv.stencil = std::make_unique<StencilOperator>(levels[l]);
+      if (pcg && l == last) {
+        const auto t_direct = Clock::now();
+        lv.direct = std::make_unique<DirectCoarsest>(levels[l]);
+        if (l == 0) setup_s += wall_since(t_direct);  // the fine level's own time is upload and sort
       }
+      lv.n = levels[l].layout.rows;
       if (l == 0) {
         upload_s = lv.op->upload_s;
         sort_s = lv.op->sort_s;
       }
-      if (l + 1 < levels.size()) lv.transfer = std::make_unique<DeviceTransfer>(levels[l].to_coarser);
+      if (l < last) lv.transfer = std::make_unique<DeviceTransfer>(levels[l].to_coarser);
       const auto un = static_cast<std::size_t>(lv.n);
       for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
       levels_.push_back(std::move(owned));
@@ -146,21 +222,25 @@ class Hierarchy {
     level_iterations.assign(levels_.size(), 0);
   }
 
-  // Of the construction and prepare_smoothing: host seconds of the samples' upload, device
+  // Of the construction and prepare_vcycle: host seconds of the samples' upload, device
   // seconds of their sort on the fine level, and wall seconds of the coarse levels (their
-  // stencils formed, with coarse stencils) and the smoothers. level_iterations: CG
-  // iterations per level since the caller reset it.
+  // stencils and the coarsest's inverse, for MG-PCG) and the smoothers. level_iterations:
+  // CG iterations per level since the caller reset it (the seed's schedule; MG-PCG runs
+  // no CG on a level).
   double upload_s = 0, sort_s = 0, setup_s = 0;
   std::vector<long long> level_iterations;
   std::vector<double> lambda_hat;
 
   int count() const { return static_cast<int>(levels_.size()); }
   DeviceLevel& level(int l) { return *levels_[static_cast<std::size_t>(l)]; }
+  // a.b read on the host (synchronises), and a.b left in device memory at out.
   double dot(int l, const float* a, const float* b) { return dot_(level(l).n, a, b); }
+  void dot_into(long long n, const float* a, const float* b, double* out) { device_dot_(n, a, b, out); }
 
   // CG on level l from x (from zero when zero_start) for at most `iterations`, stopping
   // early at ||r|| <= tolerance ||b|| (tolerance > 0). history (level 0): the recurrence
-  // relres against hist_norm per iteration. Returns the iterations run.
+  // relres against hist_norm per iteration. Returns the iterations run. The seed's
+  // schedule runs it on every level; its scalars are read on the host.
   int cg(int l, const float* b, float* x, int iterations, double tolerance, bool zero_start,
          std::vector<double>* history = nullptr, double hist_norm = 1) {
     if (iterations <= 0) return 0;
@@ -209,48 +289,7 @@ class Hierarchy {
     return it;
   }
 
-  // Jacobi-preconditioned CG on level l from zero to ||r|| <= tolerance ||b|| or
-  // `iterations`: the V-cycle's coarsest solve. Its samples crowd few nodes (every level
-  // keeps all of them), and plain f32 CG took hundreds of iterations there.
-  void coarsest_solve(int l, const float* b, float* x, int iterations, double tolerance) {
-    DeviceLevel& lv = level(l);
-    const long long n = lv.n;
-    const auto bytes = static_cast<std::size_t>(n) * sizeof(float);
-    SB_CUDA_CHECK(cudaMemset(x, 0, bytes));
-    const double bn = std::sqrt(dot(l, b, b));
-    if (bn == 0) return;
-    float* z = lv.d.data();  // the coarsest level smooths nothing: its d is free
-    SB_CUDA_CHECK(cudaMemcpy(lv.r.data(), b, bytes, cudaMemcpyDeviceToDevice));
-    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z);
-    SB_CUDA_CHECK_LAUNCH("scale");
-    SB_CUDA_CHECK(cudaMemcpy(lv.p.data(), z, bytes, cudaMemcpyDeviceToDevice));
-    double rz = dot(l, lv.r.data(), z);
-    for (int it = 0; it < iterations; ++it) {
-      lv.apply(lv.p.data(), lv.ap.data());
-      const double pap = dot(l, lv.p.data(), lv.ap.data());
-      if (!(pap > 0) || !(rz > 0)) {
-        if (rz == 0) break;  // solved exactly
-        std::ostringstream msg;
-        msg << "p.Ap = " << pap << ", r.z = " << rz << " on the coarsest level: not positive definite in f32";
-        throw Breakdown{std::isfinite(pap) ? MgDeviceOutput::singular : MgDeviceOutput::diverged, msg.str()};
-      }
-      const double alpha = rz / pap;
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), lv.p.data(), lv.ap.data(), x, lv.r.data());
-      SB_CUDA_CHECK_LAUNCH("update_xr");
-      ++level_iterations[static_cast<std::size_t>(l)];
-      const double rr = dot(l, lv.r.data(), lv.r.data());
-      if (!std::isfinite(rr)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual on the coarsest level"};
-      if (std::sqrt(rr) <= tolerance * bn) break;
-      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z);
-      SB_CUDA_CHECK_LAUNCH("scale");
-      const double rz_next = dot(l, lv.r.data(), z);
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(rz_next / rz), z, lv.p.data());
-      SB_CUDA_CHECK_LAUNCH("update_p");
-      rz = rz_next;
-    }
-  }
-
-  // ||b - A x|| / ||b|| on level 0 (f64 norms of the f32 residual).
+  // ||b - A x|| / ||b|| on level 0 (f64 norms of the f32 residual, left in level 0's r).
   double true_relres(const float* b, const float* x, double bnorm) {
     DeviceLevel& lv = level(0);
     lv.apply(x, lv.ap.data());
@@ -259,10 +298,11 @@ class Hierarchy {
     return std::sqrt(dot(0, lv.r.data(), lv.r.data())) / bnorm;
   }
 
-  // D^-1 of every level (the coarsest's preconditions its CG) and the Chebyshev
-  // interval of every level but the coarsest.
-  void prepare_smoothing(const VCycleSettings& s) {
-    for (int l = 0; l < count(); ++l) {
+  // MG-PCG's smoothers: D^-1 and the Chebyshev interval of every level but the coarsest;
+  // and the coarsest's pivot check. Throws Breakdown for a non-positive diagonal entry
+  // or pivot.
+  void prepare_vcycle(const VCycleSettings& s) {
+    for (int l = 0; l + 1 < count(); ++l) {
       const auto t0 = Clock::now();
       DeviceLevel& lv = level(l);
       const auto un = static_cast<std::size_t>(lv.n);
@@ -273,26 +313,34 @@ class Hierarchy {
       SB_CUDA_CHECK(cudaMemset(bad.data(), 0, sizeof(int)));
       invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.data(), lv.inv_diag.data(), bad.data());
       SB_CUDA_CHECK_LAUNCH("invert");
+      // The estimate's launches queue behind the inversion; its read synchronises, after
+      // which the count is read at no further wait.
+      const double estimate = estimate_lambda_max(l, s.estimate_steps);
       int nonpositive = 0;
       bad.download(&nonpositive);
       if (nonpositive > 0)
         throw Breakdown{MgDeviceOutput::singular, std::to_string(nonpositive) + " non-positive diagonal entries on level " +
                                                       std::to_string(l) + " (lambda = 0 with nodes no sample reaches)"};
-      if (l + 1 < count()) {
-        const double lambda_hat = estimate_lambda_max(l, s.estimate_steps);
-        this->lambda_hat.push_back(lambda_hat);
-        lv.hi = s.upper_factor * lambda_hat;
-        lv.lo = s.lower_fraction * lv.hi;
-      }
+      if (!(estimate > 0) || !std::isfinite(estimate))
+        throw Breakdown{MgDeviceOutput::singular, "the spectral estimate on level " + std::to_string(l) + " broke down"};
+      lambda_hat.push_back(estimate);
+      lv.hi = s.upper_factor * estimate;
+      lv.lo = s.lower_fraction * lv.hi;
       if (l > 0) setup_s += wall_since(t0);
     }
+    const DeviceLevel& coarsest = level(count() - 1);
+    if (coarsest.direct && coarsest.direct->bad_pivot() >= 0)
+      throw Breakdown{MgDeviceOutput::singular,
+                      "the coarsest level (" + std::to_string(coarsest.n) + " nodes) is not positive definite: pivot " +
+                          std::to_string(coarsest.direct->bad_pivot()) +
+                          " of its elimination is not positive (lambda = 0 with nodes no sample reaches)"};
   }
 
-  // z = V b on level l (z from zero).
+  // z = V b on level l: a fixed chain of launches (no host round trip); z needs no start.
   void vcycle(int l, const float* b, float* z, const VCycleSettings& s) {
     DeviceLevel& lv = level(l);
     if (l + 1 == count()) {
-      coarsest_solve(l, b, z, s.coarsest_max_iterations, s.coarsest_tolerance);
+      lv.direct->apply(b, z);
       return;
     }
     smooth(l, b, z, s.degree, true);
@@ -330,7 +378,11 @@ class Hierarchy {
   }
 
   // The largest Ritz value of `steps` Jacobi-preconditioned CG steps (their Lanczos
-  // tridiagonal) from a seeded random right-hand side: <= lambda_max(D^-1 A), close to it.
+  // tridiagonal) from a seeded random right-hand side: <= lambda_max(D^-1 A), close to it;
+  // 0 when the first step already broke down. The steps' scalars stay on the device
+  // (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1) and are read once at the end; the sequence is
+  // cut at the first step whose p.Ap or r.z is not positive (its update and every later
+  // one are then ignored).
   double estimate_lambda_max(int l, int steps) {
     DeviceLevel& lv = level(l);
     const long long n = lv.n;
@@ -339,32 +391,37 @@ class Hierarchy {
     std::uniform_real_distribution<float> unit(-1.f, 1.f);
     for (float& v : start) v = unit(rng);
     DeviceBuffer<float> z(static_cast<std::size_t>(n));
+    DeviceBuffer<double> scalars(2 * static_cast<std::size_t>(steps) + 2);
+    double* sc = scalars.data();
     lv.r.upload(start.data());
     SB_CUDA_CHECK(cudaMemset(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float)));
     scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
     SB_CUDA_CHECK_LAUNCH("scale");
-    SB_CUDA_CHECK(
-        cudaMemcpy(lv.p.data(), z.data(), static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice));
-    double rz = dot(l, lv.r.data(), z.data());
-    std::vector<double> alpha, beta;
-    for (int j = 0; j < steps; ++j) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(lv.p.data(), z.data(), static_cast<std::size_t>(n) * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, nullptr));
+    dot_into(n, lv.r.data(), z.data(), sc);
+    for (int j = 1; j <= steps; ++j) {
       lv.apply(lv.p.data(), lv.ap.data());
-      const double pap = dot(l, lv.p.data(), lv.ap.data());
-      if (!(pap > 0) || !(rz > 0)) break;
-      alpha.push_back(rz / pap);
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha.back()), lv.p.data(), lv.ap.data(),
-                                             lv.x.data(), lv.r.data());
-      SB_CUDA_CHECK_LAUNCH("update_xr");
+      dot_into(n, lv.p.data(), lv.ap.data(), sc + 2 * j + 1);
+      update_xr_ratio<<<blocks_for(n), kThreads>>>(n, sc + 2 * (j - 1), sc + 2 * j + 1, lv.p.data(), lv.ap.data(),
+                                                   lv.x.data(), lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("update_xr_ratio");
       scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
       SB_CUDA_CHECK_LAUNCH("scale");
-      const double rz_next = dot(l, lv.r.data(), z.data());
-      beta.push_back(rz_next / rz);
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta.back()), z.data(), lv.p.data());
-      SB_CUDA_CHECK_LAUNCH("update_p");
-      rz = rz_next;
+      dot_into(n, lv.r.data(), z.data(), sc + 2 * j);
+      update_p_ratio<<<blocks_for(n), kThreads>>>(n, sc + 2 * j, sc + 2 * (j - 1), 1.0, z.data(), lv.p.data());
+      SB_CUDA_CHECK_LAUNCH("update_p_ratio");
     }
-    if (alpha.empty())
-      throw Breakdown{MgDeviceOutput::singular, "the spectral estimate on level " + std::to_string(l) + " broke down"};
+    std::vector<double> host(scalars.size());
+    scalars.download(host.data());
+    std::vector<double> alpha, beta;
+    for (int j = 1; j <= steps; ++j) {
+      const double rz = host[2 * static_cast<std::size_t>(j - 1)], pap = host[2 * static_cast<std::size_t>(j) + 1];
+      if (!(pap > 0) || !(rz > 0)) break;
+      alpha.push_back(rz / pap);
+      beta.push_back(host[2 * static_cast<std::size_t>(j)] / rz);
+    }
+    if (alpha.empty()) return 0;  // broke down at its first step (the caller says so)
     const std::size_t m = alpha.size();
     std::vector<double> diag(m), off(m > 0 ? m - 1 : 0);
     for (std::size_t j = 0; j < m; ++j) {
@@ -376,6 +433,7 @@ class Hierarchy {
 
   std::vector<std::unique_ptr<DeviceLevel>> levels_;  // DeviceBuffer does not move
   DotProduct dot_;
+  DeviceDot device_dot_;
 };
 
 // The seed's schedule on level l (multigrid.hpp: mg_seed): x_l from b_l.
@@ -428,20 +486,32 @@ void finish(Hierarchy& h, const float* b, const float* x, double bnorm, MgDevice
   out.readback_s = wall_since(t0);
 }
 
+// The outer PCG's dot products on the device, kPcgSlot doubles per iteration it: p.Ap and
+// r.r of the iteration, then r.z and z.Ap of the V-cycle after it (iteration 0: r.z of
+// the first V-cycle alone). The host reads r.z and z.Ap of iteration it - 1 with p.Ap and
+// r.r of iteration it: four adjacent doubles, one copy.
+enum PcgSlot : int { kPap = 0, kRr = 1, kRz = 2, kZap = 3, kPcgSlot = 4 };
+
+void copy_on_device(float* to, const float* from, long long n) {
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+}
+
 }  // namespace
 
 struct MgDevice::State {
-  State(const std::vector<Level>& levels, bool coarse_stencils) : h(levels, coarse_stencils) {}
+  State(const std::vector<Level>& levels, bool pcg) : h(levels, pcg) {}
   Hierarchy h;
   double bnorm = 0;
   bool pcg = false;
   VCycleSettings settings;
-  std::optional<Breakdown> setup_failure;  // the smoothers' preparation broke down
+  std::optional<Breakdown> setup_failure;  // the V-cycle's preparation broke down
   DeviceBuffer<float> x, r, z, p, ap;       // the outer PCG's vectors
+  DeviceBuffer<double> scalars;             // the outer PCG's dot products (PcgSlot)
 };
 
-MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg, bool coarse_stencils)
-    : s_(std::make_unique<State>(levels, coarse_stencils)) {
+MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
+    : s_(std::make_unique<State>(levels, pcg != nullptr)) {
   State& s = *s_;
   Hierarchy& h = s.h;
   DeviceLevel& fine = h.level(0);
@@ -463,7 +533,7 @@ MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg, 
       const auto t_setup = Clock::now();
       const double levels_s = h.setup_s;
       try {
-        h.prepare_smoothing(settings);
+        h.prepare_vcycle(settings);
       } catch (const Breakdown& b) {
         s.setup_failure = b;
       }
@@ -483,6 +553,7 @@ int MgDevice::levels() const { return s_->h.count(); }
 
 MgDeviceOutput MgDevice::solve_seed(const SeedSchedule& schedule) {
   State& s = *s_;
+  if (s.pcg) fail("GPU seed multigrid: the hierarchy was prepared for MG-PCG");
   Hierarchy& h = s.h;
   h.level_iterations.assign(static_cast<std::size_t>(h.count()), 0);
   MgDeviceOutput out;
@@ -540,29 +611,38 @@ MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
     out.level_iterations = h.level_iterations;
     return out;
   }
+  const int budget = std::max(max_iterations, 0);
+  const std::size_t slots = static_cast<std::size_t>(kPcgSlot) * (static_cast<std::size_t>(budget) + 1);
+  if (s.scalars.size() < slots) s.scalars.resize(slots);
+  double* const sc = s.scalars.data();
+  const auto slot = [sc](int it, PcgSlot field) { return sc + static_cast<std::ptrdiff_t>(it) * kPcgSlot + field; };
 
   Event start, stop;
   start.record();
   try {
-    SB_CUDA_CHECK(cudaMemcpy(r, fine.b.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+    copy_on_device(r, fine.b.data(), n);
     h.vcycle(0, r, z, settings);
-    SB_CUDA_CHECK(cudaMemcpy(p, z, un * sizeof(float), cudaMemcpyDeviceToDevice));
-    double rz = h.dot(0, r, z);
+    copy_on_device(p, z, n);
+    h.dot_into(n, r, z, slot(0, kRz));
     constexpr int kMaxReplacements = 5;
     int replacements = 0;
     double last_true = std::numeric_limits<double>::infinity();
-    for (int it = 1; it <= max_iterations; ++it) {
+    for (int it = 1; it <= budget; ++it) {
       fine.op->apply(p, ap);
-      const double pap = h.dot(0, p, ap);
+      h.dot_into(n, p, ap, slot(it, kPap));
+      update_xr_ratio<<<blocks_for(n), kThreads>>>(n, slot(it - 1, kRz), slot(it, kPap), p, ap, x, r);
+      SB_CUDA_CHECK_LAUNCH("update_xr_ratio");
+      h.dot_into(n, r, r, slot(it, kRr));
+      // The iteration's one host round trip: r.z (and z.Ap) of it - 1, p.Ap and r.r of it.
+      double got[kPcgSlot];
+      SB_CUDA_CHECK(cudaMemcpy(got, slot(it - 1, kRz), sizeof got, cudaMemcpyDeviceToHost));
+      const double rz = got[0], pap = got[2], rr = got[3];
       if (!(pap > 0) || !(rz > 0)) {
         std::ostringstream msg;
         msg << "p.Ap = " << pap << ", r.z = " << rz << " at iteration " << it << ": not positive definite in f32";
         throw Breakdown{MgDeviceOutput::singular, msg.str()};
       }
-      const double alpha = rz / pap;
-      update_xr<<<blocks_for(n), kThreads>>>(n, static_cast<float>(alpha), p, ap, x, r);
-      SB_CUDA_CHECK_LAUNCH("update_xr");
-      const double rel = std::sqrt(h.dot(0, r, r)) / bnorm;
+      const double rel = std::sqrt(rr) / bnorm;
       out.iterations = it;
       out.history.push_back(rel);
       if (!std::isfinite(rel)) throw Breakdown{MgDeviceOutput::diverged, "non-finite residual at iteration " + std::to_string(it)};
@@ -582,19 +662,19 @@ MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
         }
         last_true = true_rel;
         ++replacements;
-        SB_CUDA_CHECK(cudaMemcpy(r, fine.r.data(), un * sizeof(float), cudaMemcpyDeviceToDevice));
+        copy_on_device(r, fine.r.data(), n);
         h.vcycle(0, r, z, settings);
-        SB_CUDA_CHECK(cudaMemcpy(p, z, un * sizeof(float), cudaMemcpyDeviceToDevice));
-        rz = h.dot(0, r, z);
+        copy_on_device(p, z, n);
+        h.dot_into(n, r, z, slot(it, kRz));
         continue;
       }
       h.vcycle(0, r, z, settings);
-      // Flexible (Polak-Ribiere) beta = z.(r_new - r_old) / rz_old = -alpha z.Ap / rz_old.
-      const double rz_next = h.dot(0, r, z);
-      const double beta = -alpha * h.dot(0, z, ap) / rz;
-      update_p<<<blocks_for(n), kThreads>>>(n, static_cast<float>(beta), z, p);
-      SB_CUDA_CHECK_LAUNCH("update_p");
-      rz = rz_next;
+      h.dot_into(n, r, z, slot(it, kRz));
+      h.dot_into(n, z, ap, slot(it, kZap));
+      // Flexible (Polak-Ribiere) beta = z.(r_new - r_old) / rz_old = -alpha z.Ap / rz_old
+      // = -z.Ap / p.Ap, formed on the device.
+      update_p_ratio<<<blocks_for(n), kThreads>>>(n, slot(it, kZap), slot(it, kPap), -1.0, z, p);
+      SB_CUDA_CHECK_LAUNCH("update_p_ratio");
     }
     if (replacements > 0)
       out.message = std::to_string(replacements) + " residual replacement" + (replacements > 1 ? "s" : "") +
@@ -626,6 +706,28 @@ std::vector<float> level_stencil(const Level& level) {
   std::vector<float> out(static_cast<std::size_t>(g.nodes) * static_cast<std::size_t>(g.entries));
   SB_CUDA_CHECK(cudaMemcpy(out.data(), op.values(), out.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return out;
+}
+
+namespace {
+const DirectCoarsest& checked(const DirectCoarsest& d, const char* who) {
+  if (d.bad_pivot() >= 0)
+    fail(std::string(who) + ": pivot " + std::to_string(d.bad_pivot()) + " is not positive (not positive definite)");
+  return d;
+}
+}  // namespace
+
+std::vector<float> coarsest_inverse(const Level& level) {
+  const DirectCoarsest d(level);
+  checked(d, "coarsest_inverse");
+  const auto n = static_cast<std::size_t>(d.rows());
+  std::vector<float> out(n * n);
+  SB_CUDA_CHECK(cudaMemcpy(out.data(), d.inverse(), out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<float> apply_coarsest(const Level& level, const std::vector<float>& b) {
+  const DirectCoarsest d(level);
+  return apply_once(checked(d, "apply_coarsest"), b, "apply_coarsest");
 }
 
 std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v, bool prolongate) {

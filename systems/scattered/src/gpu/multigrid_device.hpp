@@ -1,8 +1,9 @@
 // The device side of the GPU multigrid on plain arrays (gpu_multigrid.cpp wraps it):
-// a hierarchy of matrix-free operators (multigrid_levels.hpp) with P and P^T between
-// them, the seed's cascadic schedule with CG on every level, and CG preconditioned by a
-// symmetric V-cycle. f32 vectors, every dot product in f64 in a fixed order (the solves
-// repeat bit for bit).
+// a hierarchy of levels (multigrid_levels.hpp) with P and P^T between them, the seed's
+// cascadic schedule with CG on every level (every level a matrix-free operator), and CG
+// preconditioned by a symmetric V-cycle (the fine level matrix-free, the levels below it
+// per-node stencils, the coarsest solved directly: coarsest_direct.hpp). f32 vectors,
+// every dot product in f64 in a fixed order (the solves repeat bit for bit).
 #pragma once
 
 #include <memory>
@@ -24,23 +25,21 @@ struct SeedSchedule {
 // [lower_fraction, 1] * upper_factor * lambda_hat, lambda_hat the largest Ritz value of
 // `estimate_steps` Jacobi-preconditioned CG (Lanczos) steps from a seeded random start:
 // a polynomial in D^-1 A, so pre- and post-smoothing alike keep the cycle symmetric.
-// The coarsest level is solved by Jacobi-preconditioned CG to `coarsest_tolerance` (at
-// most `coarsest_max_iterations`); the outer CG uses the flexible (Polak-Ribiere) beta so
-// that this inexact solve cannot break it.
+// The coarsest level is solved by its inverse (rounded to f32, applied with f64 sums);
+// the outer CG uses the flexible (Polak-Ribiere) beta, so that the cycle's f32 rounding,
+// which makes it not exactly symmetric, cannot break it.
 struct VCycleSettings {
   int degree = 3;
   double lower_fraction = 0.1;
   double upper_factor = 1.1;
   int estimate_steps = 10;
-  double coarsest_tolerance = 1e-3;
-  int coarsest_max_iterations = 200;
 };
 
 struct MgDeviceOutput {
   std::vector<float> x;
   std::vector<double> history;  // fine-level relres of the recurrence residual per fine CG / PCG iteration
   int iterations = 0;           // fine-level CG iterations (seed) or PCG iterations
-  std::vector<long long> level_iterations;  // CG iterations run on each level, all calls together
+  std::vector<long long> level_iterations;  // CG iterations run on each level (the seed's schedule; 0 for MG-PCG)
   enum Status { converged, max_iterations, diverged, singular } status = max_iterations;
   std::string message;
   double true_relres = 0;  // ||b - A x|| / ||b||: A x by the f32 operator, the norms in f64
@@ -49,15 +48,16 @@ struct MgDeviceOutput {
   double solve_s = 0, readback_s = 0;
 };
 
-// The hierarchy on the device, prepared once: every level's operator (samples uploaded
-// and sorted), the transfers, F^T f on the fine level and, for MG-PCG (pcg non-null),
-// the smoothers' diagonals and spectral estimates. Each solve runs from x = 0 on it.
-// coarse_stencils: the levels below the fine one hold their operator as a per-node
-// stencil formed here (stencil_level.hpp) instead of the samples; the fine level stays
-// matrix-free. Throws Unsupported when the stencils do not fit in the device's memory.
+// The hierarchy on the device, prepared once: the levels' operators, the transfers, F^T f
+// on the fine level and, for MG-PCG (pcg non-null), the levels below the fine one as
+// per-node stencils (stencil_level.hpp), the coarsest level's inverse (coarsest_direct.hpp:
+// at most kMaxDirectRows nodes, else an error) and the smoothers' diagonals and spectral
+// estimates. Without pcg (the seed's schedule) every level is matrix-free (its samples
+// uploaded and sorted). Each solve runs from x = 0 on it. Throws Unsupported when the
+// stencils do not fit in the device's memory.
 class MgDevice {
  public:
-  MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg, bool coarse_stencils = false);
+  MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg);
   ~MgDevice();
   MgDevice(const MgDevice&) = delete;
   MgDevice& operator=(const MgDevice&) = delete;
@@ -84,5 +84,10 @@ std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v
 // that stencil applied to p on the device.
 std::vector<float> level_stencil(const Level& level);
 std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p);
+// For tests: a level solved directly as MG-PCG's coarsest (coarsest_direct.hpp): its f32
+// inverse formed on the device (row-major), and x = A^-1 b by the device's product (x
+// poisoned before). Both throw when a pivot is not positive.
+std::vector<float> coarsest_inverse(const Level& level);
+std::vector<float> apply_coarsest(const Level& level, const std::vector<float>& b);
 
 }  // namespace splinebench::scattered::gpu::detail

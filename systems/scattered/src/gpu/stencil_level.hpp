@@ -1,5 +1,5 @@
-// A level of the GPU multigrid held as a per-node stencil (gpu_mg_pcg_stencil's coarse
-// levels): the level's operator A_l = F_l^T F_l + lambda R_l (multigrid_levels.hpp, the
+// A level of the GPU multigrid held as a per-node stencil (MG-PCG's levels below the fine
+// one): the level's operator A_l = F_l^T F_l + lambda R_l (multigrid_levels.hpp, the
 // operator apply_level applies from the samples) formed once, so that applying it costs
 // the level's nodes and not the fine problem's samples.
 //

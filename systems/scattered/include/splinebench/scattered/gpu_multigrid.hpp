@@ -1,4 +1,4 @@
-// Multigrid on the GPU without a matrix on any level, for grids whose CSR does not fit
+// Multigrid on the GPU without the fine level's matrix, for grids whose CSR does not fit
 // (256^3: 5.8e9 pattern entries).
 //
 // Levels: each is the fine problem restricted to the coarse spline P C (the two-scale
@@ -15,26 +15,30 @@
 //                 level, P + 1 levels. Iterations: fine-level CG iterations.
 //   mg_pcg_f32    CG preconditioned by a symmetric V-cycle: Chebyshev smoothing on
 //                 D^-1 A (degree 3 before and after the coarse correction, the interval
-//                 from a 10-step Lanczos estimate of lambda_max), the coarsest level by
-//                 Jacobi-preconditioned CG to relres 1e-3 (at most 200 iterations), the
-//                 flexible (Polak-Ribiere) beta. Iterations: PCG's; converged when the
-//                 recurrence relres reaches the tolerance (as gpu_cg) and b - A x agrees:
-//                 where it lies 10x above the tolerance, it replaces the recurrence
-//                 residual and CG goes on (at most 5 times, while it keeps falling).
-//   mg_pcg_f32 with MgPcgOptions::coarse_stencils (the entry gpu_mg_pcg_stencil): the
-//                 same V-cycle and outer CG, but every level below the fine one is applied
-//                 from a per-node stencil (7^D f32 entries per node: the same level
+//                 from a 10-step Lanczos estimate of lambda_max), the flexible
+//                 (Polak-Ribiere) beta. The fine level is matrix-free; every level below
+//                 it is a per-node stencil (7^D f32 entries per node: the same level
 //                 operator, F_l^T F_l + lambda R_l summed in f64 and rounded once) formed
-//                 once in the setup, so a coarse level costs its nodes, not the samples.
-//                 The fine level stays matrix-free. src/gpu/stencil_level.hpp.
+//                 once in the setup, so a coarse level costs its nodes, not the samples
+//                 (src/gpu/stencil_level.hpp); the coarsest level (at most
+//                 coarsest_max_unknowns nodes) is solved directly: its matrix, summed in
+//                 f64, inverted on the device by Gauss-Jordan sweeps in f64 and rounded to
+//                 f32, applied as one dense product with f64 sums (src/gpu/coarsest_direct.hpp).
+//                 A V-cycle is a fixed chain of launches with no host round trip; the outer
+//                 CG forms alpha and beta on the device and reads its dot products once per
+//                 iteration. Iterations: PCG's; converged when the recurrence relres
+//                 reaches the tolerance (as gpu_cg) and b - A x agrees: where it lies 10x
+//                 above the tolerance, it replaces the recurrence residual and CG goes on
+//                 (at most 5 times, while it keeps falling).
 //
 // f32 vectors, every dot product in f64 summed in a fixed order. relres in the report is
 // ||b - A x|| / ||b|| with A x by the f32 operator and the norms in f64 (the operator's
 // own residual); history holds the recurrence relres of the fine level per iteration.
 // Phases: "upload" (samples), "assemble_sort", "assemble_rhs", "setup" (the coarse
-// levels, their stencils where formed, transfers, diagonals, spectral estimates), "solve"
-// (CUDA events), "readback". Throws splinebench::Unsupported without a device or a CUDA
-// build, or when the device memory does not hold the levels (or their stencils).
+// levels: MG-PCG's stencils and coarsest inverse, transfers, diagonals, spectral
+// estimates), "solve" (CUDA events), "readback". Throws splinebench::Unsupported without
+// a device or a CUDA build, or when the device memory does not hold the levels (or their
+// stencils).
 #pragma once
 
 #include <array>
@@ -52,17 +56,24 @@ struct MultigridResult {
   std::vector<float> coeffs;
   SolveReport report;
   std::vector<GridShape> grids;                // the levels, fine first
-  std::vector<long long> level_iterations;    // CG iterations on each level
+  std::vector<long long> level_iterations;    // CG iterations on each level (the seed's schedule; 0 for MG-PCG)
 };
 
+// The largest coarsest level MG-PCG inverts (nodes): its n sweeps each touch two n x n
+// f64 buffers, which up to this size stay in the device's L2 (src/gpu/coarsest_direct.hpp).
+inline constexpr std::int64_t kMaxCoarsestUnknowns = 2048;
+
 struct MgPcgOptions {
-  std::int64_t coarsest_max_unknowns = 1024;  // coarsen until the coarsest has at most this many nodes
+  // Coarsen until the coarsest level has at most this many nodes, 1 .. kMaxCoarsestUnknowns
+  // (a grid whose axes are all too short to halve stops earlier, at most 4^D = 64 nodes).
+  // The setup inverts the coarsest in about as many launches as it has nodes, and each
+  // level above it adds about 20 launches to every V-cycle: 256 keeps the inversion short
+  // (16^2 from a 512^2 image, 4^3 from 256^3) for a one-off solve.
+  std::int64_t coarsest_max_unknowns = 256;
   int chebyshev_degree = 3;
-  double coarsest_tolerance = 1e-3;
-  int coarsest_max_iterations = 200;
-  // The levels below the fine one from per-node stencils (gpu_mg_pcg_stencil), not from
-  // the samples.
-  bool coarse_stencils = false;
+  // No effect: MG-PCG's levels below the fine one are always per-node stencils (the
+  // registry's gpu_mg_pcg_stencil, which sets it, is the same solver as gpu_mg_pcg).
+  bool coarse_stencils = true;
 };
 
 // The hierarchy prepared once (the levels on the host, then on the device with F^T f and,
@@ -97,7 +108,7 @@ std::vector<GridShape> multigrid_grids(const Problem& problem, int coarsenings);
 std::vector<float> apply_level_operator(const Problem& problem, int coarsenings, int level, const std::vector<float>& p);
 std::vector<float> apply_level_transfer(const Problem& problem, int coarsenings, int level, const std::vector<float>& v,
                                         bool prolongate);
-// For tests, the coarse levels of mg_pcg_f32 with coarse_stencils (src/gpu/stencil_level.hpp).
+// For tests, the coarse levels of mg_pcg_f32 (src/gpu/stencil_level.hpp).
 // Level l's stencil, entry-major (value[e * nodes + node]; e over the offsets d in
 // [-3, 3] per axis of more than one node, C order; an offset that folds onto a node
 // another offset already reaches holds 0): formed on the host by the code the device
@@ -113,6 +124,21 @@ std::vector<float> apply_level_stencil_host_f32(const Problem& problem, int coar
                                                 const std::vector<float>& p);
 std::vector<float> level_stencil_device(const Problem& problem, int coarsenings, int level);
 std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p);
+// For tests, level l's matrix from its stencil formed on the host (f64, the entries of
+// level_stencil_host placed at their columns; no device needed, a CUDA build is).
+SparseMatrix level_matrix_host(const Problem& problem, int coarsenings, int level);
+// For tests, mg_pcg_f32's direct solve of the coarsest level (src/gpu/coarsest_direct.hpp)
+// applied to level l (at most kMaxCoarsestUnknowns nodes), matrices n x n row-major: the
+// dense matrix the device inverts, formed by its code on the host (f64); A^-1 by the
+// device's Gauss-Jordan sweeps run on the host (f64); x = A^-1 b with that inverse rounded
+// to f32 and summed by the device's rows run on the host. The host ones need no device but
+// a CUDA build (Unsupported otherwise). On the device: the f32 inverse it forms, and its
+// product x = A^-1 b (x poisoned before, so a row it does not write is NaN).
+std::vector<double> level_matrix_dense_host(const Problem& problem, int coarsenings, int level);
+std::vector<double> coarsest_inverse_host(const Problem& problem, int coarsenings, int level);
+std::vector<float> apply_coarsest_host(const Problem& problem, int coarsenings, int level, const std::vector<float>& b);
+std::vector<float> coarsest_inverse_device(const Problem& problem, int coarsenings, int level);
+std::vector<float> apply_coarsest(const Problem& problem, int coarsenings, int level, const std::vector<float>& b);
 // The per-axis thin-plate tables of a level (host arithmetic, multigrid_levels.hpp):
 // T_0, T_1, T_2 aligned with AxisPattern::make(mode, n).node.
 std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale);
