@@ -1,17 +1,33 @@
 // The GPU multigrid's timing at the seed's sizes, printed (no verdict: the acceptance
-// numbers of systems/scattered/README.md's targets are read from this output): a 512^2
-// image and a 256^3 volume of the smooth field, 20 % top-|Laplacian| samples; on the
-// volume the seed's Table 5 schedule (device total, target <= 0.25 s), then MG-PCG and
-// plain matrix-free CG to 1e-8 (at most 3000 iterations; MG-PCG / CG iterations, target
-// <= 0.1 where CG needs > 400). Each solver is prepared once and solved twice (the first
-// solve warms the device up). Exits 2 without a device.
-//   build/bin/scattered_gpu_multigrid_timing [--image-only]
+// numbers of systems/scattered/README.md's targets are read from this output).
+//
+// Image: gravel 512^2 (the datasets cache, datasets/README.md: $SPLINEBENCH_DATASETS_DIR
+// or .cache/datasets; the smooth 512^2 field when it is not there, said so), mirror,
+// lambda 1.8, 20 % top-|Laplacian| samples, MG-PCG to relres 1e-8 with the coarsest level
+// at most 64, 256 (the default) and 1024 nodes. Per variant, after one untimed run that
+// warms the device up, `repeat` runs each prepared from the samples and solved once:
+//   whole run    host wall time of preparing (levels on the host, upload, sort, F^T f,
+//                stencils, the coarsest's inverse, smoothers) and one solve with its
+//                readback: what one reconstruction from the samples costs (target <= 5 ms)
+//   solve        device time of the iterations alone (CUDA events)
+// with the median and the fastest of each, the iterations (target 9 to 16) and the
+// phases of the last run; then a second solve on the last prepared hierarchy.
+// Volume (unless --image-only): 256^3 smooth field, lambda 0.002, 20 % samples: the seed's
+// Table 5 schedule (device total, target <= 0.25 s), MG-PCG (whole run, target <= 60 ms)
+// and matrix-free CG to 1e-8 (at most 3000 iterations; MG-PCG / CG iterations, target
+// <= 0.1 where CG needs > 400).
+// Exits 2 without a device, 1 on a usage or solver error.
+//   build/bin/scattered_gpu_multigrid_timing [--image-only] [--repeat N]   (N >= 1, default 5)
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "splinebench/datasets.hpp"
+#include "splinebench/datasets/real.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 #include "splinebench/scattered/gpu_multigrid.hpp"
@@ -23,57 +39,145 @@ namespace sc = splinebench::scattered;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-void timing_case(const sb::GridShape& g, double lambda, bool seed_table5) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::smooth, g, 1, 2024);
-  const std::vector<double> field(f32.begin(), f32.end());
-  const sc::Problem p =
-      sc::problem_from_nodes(g, sb::Mode::mirror, field, sc::select_top_laplacian(g, sb::Mode::mirror, field, 0.2), lambda);
-  const double max_value = *std::max_element(p.values.begin(), p.values.end());
-  const auto rms = [&](const std::vector<float>& c) {
-    return sc::rms_g(sc::grid_values(g, sb::Mode::mirror, std::vector<double>(c.begin(), c.end())), field, max_value);
-  };
-  std::cout << g.to_string() << ", " << p.samples() << " samples (top 20 % |Laplacian|), lambda " << lambda
-            << " (host setup " << seconds_since(t0) << " s)" << std::endl;
-  if (seed_table5) {
-    sc::SeedMultigrid t5;
-    t5.n = 3, t5.n0 = t5.n1 = t5.n2 = 2, t5.m = t5.m0 = t5.m1 = t5.m2 = 2, t5.p = 2;
-    const auto w0 = std::chrono::steady_clock::now();
-    sc::gpu::PreparedMultigrid mg(p, t5);
-    const sb::PhaseTimes& st = mg.setup();
-    std::cout << "  gpu_mg_seed (Table 5: N=3, others 2, P=2) prepared: sort " << st.get("assemble_sort") << " s, rhs "
-              << st.get("assemble_rhs") << " s, levels " << st.get("setup") << " s, wall " << seconds_since(w0) << " s"
-              << std::endl;
-    for (int rep = 0; rep < 2; ++rep) {
-      sb::PhaseTimes tt;
-      const auto w1 = std::chrono::steady_clock::now();
-      const sc::gpu::MultigridResult r = mg.solve({}, tt);
-      std::cout << "    solve " << rep + 1 << ": " << r.report.iterations << " fine iterations, relres "
-                << r.report.relres << ", RMS_g " << rms(r.coeffs) << ", solve " << tt.get("solve")
-                << " s, device total " << st.get("assemble_sort") + st.get("assemble_rhs") + st.get("setup") + tt.get("solve")
-                << " s (target <= 0.25 s), wall " << seconds_since(w1) << " s" << std::endl;
-    }
+struct Field {
+  std::string name;
+  sb::GridShape grid;
+  std::vector<double> values;
+};
+
+Field image() {
+  try {
+    const sb::datasets::RealDataset d = sb::datasets::load_real_dataset("gravel");
+    return {"gravel", sb::GridShape::make(d.info.grid), std::vector<double>(d.values.begin(), d.values.end())};
+  } catch (const sb::datasets::DatasetUnavailable& e) {
+    std::cout << "gravel is not in the datasets cache (" << e.what() << "): the smooth 512^2 field instead" << std::endl;
+    const sb::GridShape g = sb::GridShape::make({512, 512});
+    const std::vector<float> f = sb::datasets::make_field(sb::datasets::FieldKind::smooth, g, 1, 2024);
+    return {"smooth", g, std::vector<double>(f.begin(), f.end())};
   }
+}
+
+sc::Problem problem_of(const Field& f, double lambda) {
+  return sc::problem_from_nodes(f.grid, sb::Mode::mirror, f.values,
+                                sc::select_top_laplacian(f.grid, sb::Mode::mirror, f.values, 0.2), lambda);
+}
+
+double rms_of(const Field& f, const sc::Problem& p, const std::vector<float>& c) {
+  const double max_value = *std::max_element(p.values.begin(), p.values.end());
+  return sc::rms_g(sc::grid_values(f.grid, sb::Mode::mirror, std::vector<double>(c.begin(), c.end())), f.values,
+                   max_value);
+}
+
+std::string levels_of(const sc::gpu::MultigridResult& r) {
+  std::string s;
+  for (const sb::GridShape& g : r.grids) {
+    if (!s.empty()) s += ' ';
+    s += g.to_string();
+  }
+  return s;
+}
+
+// MG-PCG prepared from the samples and solved once, `repeat` times after a warm-up;
+// returns the iterations of the last run.
+int time_pcg(const Field& f, const sc::Problem& p, const sc::gpu::MgPcgOptions& options, int repeat) {
   sc::IterationControl control;
   control.tolerance = 1e-8;
   control.max_iterations = 3000;
-  const auto w2 = std::chrono::steady_clock::now();
-  sc::gpu::PreparedMultigrid pcg_solver(p, sc::gpu::MgPcgOptions{});
-  std::cout << "  gpu_mg_pcg prepared: levels and smoothers " << pcg_solver.setup().get("setup") << " s, wall "
-            << seconds_since(w2) << " s" << std::endl;
-  int pcg_iterations = 0;
-  for (int rep = 0; rep < 2; ++rep) {
-    sb::PhaseTimes tp;
-    const sc::gpu::MultigridResult pcg = pcg_solver.solve(control, tp);
-    pcg_iterations = pcg.report.iterations;
-    std::cout << "    to 1e-8: " << sc::to_string(pcg.report.status) << " after " << pcg.report.iterations
-              << " iterations, relres " << pcg.report.relres << ", RMS_g " << rms(pcg.coeffs) << ", solve "
-              << tp.get("solve") << " s; " << pcg.report.message << std::endl;
+  std::vector<double> whole, solve;
+  sc::gpu::MultigridResult last;
+  sb::PhaseTimes setup, times;
+  for (int run = 0; run <= repeat; ++run) {
+    const auto t0 = Clock::now();
+    sc::gpu::PreparedMultigrid mg(p, options);
+    sb::PhaseTimes t;
+    sc::gpu::MultigridResult r = mg.solve(control, t);
+    const double w = seconds_since(t0);
+    if (run == 0) continue;  // the warm-up
+    whole.push_back(w);
+    solve.push_back(t.get("solve"));
+    if (run == repeat) {
+      setup = mg.setup();
+      times = t;
+      last = std::move(r);
+      sb::PhaseTimes again;
+      const sc::gpu::MultigridResult r2 = mg.solve(control, again);
+      std::cout << "    again on the prepared hierarchy: " << r2.report.iterations << " iterations, solve "
+                << again.get("solve") * 1e3 << " ms, readback " << again.get(sb::phase::readback) * 1e3 << " ms"
+                << std::endl;
+    }
   }
+  std::cout << "    " << sc::to_string(last.report.status) << " after " << last.report.iterations
+            << " iterations, relres " << last.report.relres << ", RMS_g " << rms_of(f, p, last.coeffs) << "; levels "
+            << levels_of(last) << std::endl;
+  std::cout << "    whole run median " << median(whole) * 1e3 << " ms (fastest "
+            << *std::min_element(whole.begin(), whole.end()) * 1e3 << "), solve (device) median " << median(solve) * 1e3
+            << " ms (fastest " << *std::min_element(solve.begin(), solve.end()) * 1e3 << "), over " << repeat
+            << " runs" << std::endl;
+  std::cout << "    last run's phases: upload " << setup.get(sb::phase::upload) * 1e3 << " ms, sort "
+            << setup.get("assemble_sort") * 1e3 << " ms, F^T f " << setup.get("assemble_rhs") * 1e3 << " ms, setup "
+            << setup.get("setup") * 1e3 << " ms, solve " << times.get("solve") * 1e3 << " ms, readback "
+            << times.get(sb::phase::readback) * 1e3 << " ms"
+            << (last.report.message.empty() ? "" : "; " + last.report.message) << std::endl;
+  return last.report.iterations;
+}
+
+void image_case(int repeat) {
+  const Field f = image();
+  const double lambda = 1.8;
+  const auto t0 = Clock::now();
+  const sc::Problem p = problem_of(f, lambda);
+  std::cout << f.name << " " << f.grid.to_string() << ", " << p.samples() << " samples (top 20 % |Laplacian|), lambda "
+            << lambda << " (host problem " << seconds_since(t0) << " s)" << std::endl;
+  for (const std::int64_t coarsest : {64, 256, 1024}) {
+    sc::gpu::MgPcgOptions options;
+    options.coarsest_max_unknowns = coarsest;
+    std::cout << "  gpu_mg_pcg to 1e-8, coarsest <= " << coarsest << " nodes"
+              << (coarsest == sc::gpu::MgPcgOptions{}.coarsest_max_unknowns ? " (default)" : "") << ":" << std::endl;
+    time_pcg(f, p, options, repeat);
+  }
+}
+
+void volume_case(int repeat) {
+  const sb::GridShape g = sb::GridShape::make({256, 256, 256});
+  const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::smooth, g, 1, 2024);
+  const Field f{"smooth", g, std::vector<double>(f32.begin(), f32.end())};
+  const double lambda = 0.002;
+  const auto t0 = Clock::now();
+  const sc::Problem p = problem_of(f, lambda);
+  std::cout << f.name << " " << g.to_string() << ", " << p.samples() << " samples (top 20 % |Laplacian|), lambda "
+            << lambda << " (host problem " << seconds_since(t0) << " s)" << std::endl;
+  sc::SeedMultigrid t5;
+  t5.n = 3, t5.n0 = t5.n1 = t5.n2 = 2, t5.m = t5.m0 = t5.m1 = t5.m2 = 2, t5.p = 2;
+  const auto w0 = Clock::now();
+  sc::gpu::PreparedMultigrid seed(p, t5);
+  const sb::PhaseTimes& st = seed.setup();
+  std::cout << "  gpu_mg_seed (Table 5: N=3, others 2, P=2) prepared: sort " << st.get("assemble_sort") << " s, rhs "
+            << st.get("assemble_rhs") << " s, levels " << st.get("setup") << " s, wall " << seconds_since(w0) << " s"
+            << std::endl;
+  for (int rep = 0; rep < 2; ++rep) {
+    sb::PhaseTimes tt;
+    const auto w1 = Clock::now();
+    const sc::gpu::MultigridResult r = seed.solve({}, tt);
+    std::cout << "    solve " << rep + 1 << ": " << r.report.iterations << " fine iterations, relres " << r.report.relres
+              << ", RMS_g " << rms_of(f, p, r.coeffs) << ", solve " << tt.get("solve") << " s, device total "
+              << st.get("assemble_sort") + st.get("assemble_rhs") + st.get("setup") + tt.get("solve")
+              << " s (target <= 0.25 s), wall " << seconds_since(w1) << " s" << std::endl;
+  }
+  std::cout << "  gpu_mg_pcg to 1e-8 (default options; target: whole run <= 60 ms):" << std::endl;
+  const int pcg_iterations = time_pcg(f, p, sc::gpu::MgPcgOptions{}, std::min(repeat, 2));
+  sc::IterationControl control;
+  control.tolerance = 1e-8;
+  control.max_iterations = 3000;
   sc::gpu::MatrixFreeCg cg_solver(p);
   sb::PhaseTimes tc;
   const sc::gpu::MatrixFreeCgResult cg = cg_solver.solve(control, tc);
@@ -84,21 +188,35 @@ void timing_case(const sb::GridShape& g, double lambda, bool seed_table5) {
             << " (target <= 0.1 where CG needs > 400)" << std::endl;
 }
 
+int usage() {
+  std::cerr << "usage: scattered_gpu_multigrid_timing [--image-only] [--repeat N]\n";
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool image_only = argc > 1 && std::strcmp(argv[1], "--image-only") == 0;
-  if (argc > 2 || (argc == 2 && !image_only)) {
-    std::cerr << "usage: scattered_gpu_multigrid_timing [--image-only]\n";
-    return 1;
+  bool image_only = false;
+  int repeat = 5;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--image-only") == 0) {
+      image_only = true;
+    } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+      char* end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 1 || v > 1000) return usage();
+      repeat = static_cast<int>(v);
+    } else {
+      return usage();
+    }
   }
   if (const std::string why = sc::gpu::device_unavailable_reason(); !why.empty()) {
     std::cerr << "scattered_gpu_multigrid_timing: " << why << "\n";
     return 2;
   }
   try {
-    timing_case(sb::GridShape::make({512, 512}), 2.1, false);
-    if (!image_only) timing_case(sb::GridShape::make({256, 256, 256}), 0.002, true);
+    image_case(repeat);
+    if (!image_only) volume_case(repeat);
   } catch (const sb::Error& e) {
     std::cerr << "scattered_gpu_multigrid_timing: " << e.what() << "\n";
     return 1;
