@@ -42,10 +42,6 @@ void check_threads(int threads) { splinebench::check_threads(threads, "--threads
 
 bool is_reference(const Implementation& impl) { return impl.name() == "reference"; }
 
-void require_runnable(const Implementation& impl, const GridShape& grid, Mode mode) {
-  splinebench::require_runnable(impl, grid, mode);
-}
-
 void apply_threads(Implementation& impl, int threads) {
   if (threads == 0) return;
   if (is_reference(impl)) {

@@ -12,6 +12,7 @@
 #include "splinebench/implementation.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/types.hpp"
+#include "splinebench/user_arrays.hpp"  // require_runnable, shared with the Python module
 
 namespace splinebench::cli {
 
@@ -40,10 +41,6 @@ void check_threads(int threads);
 // Whether `impl` is the double-precision oracle, which the CLI runs directly in
 // double (float64 files stay float64 end to end).
 bool is_reference(const Implementation& impl);
-
-// Throws unless `impl` can run here with this grid and mode (availability and
-// capabilities, with the implementation's own reason).
-void require_runnable(const Implementation& impl, const GridShape& grid, Mode mode);
 
 // Passes --threads on: to implementations that honour it, to OpenMP for the
 // reference; otherwise notes that it is ignored.

@@ -23,7 +23,7 @@ def build_step() -> str:
 
 def configured(action: str, build_dir: str = "build") -> tuple[str, str, list[str]]:
     script = ("set -euo pipefail\nlog() { :; }\ncmake() { echo \"cmake $*\" >&2; }\n"
-              f"root=/r\njobs=2\naction={action}\nbuild_dir={build_dir}\n" + build_step() +
+              f"root=/r\nvenv=/r/.venv\njobs=2\naction={action}\nbuild_dir={build_dir}\n" + build_step() +
               '\necho "$build_dir"\necho "$bin"\n')
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=10, check=True)
     folder, binary = out.stdout.split()
@@ -40,3 +40,6 @@ def test_the_tests_build_has_its_own_folder_and_the_gate_a_build_without_test_im
     assert test_dir == "build-test" and test_bin == "/r/build-test/bin/splinebench"
     assert any("-DSPLINEBENCH_TEST_IMPLS=ON" in c and "-B build-test " in c for c in test_calls), test_calls
     assert configured("test", "mine")[0] == "mine-test"
+    # Both builds make the Python module for the venv's Python (python/README.md).
+    for calls in (test_calls, configured("quick")[2]):
+        assert any("-DPython_EXECUTABLE=/r/.venv/bin/python" in c for c in calls), calls
