@@ -94,21 +94,15 @@ class MatrixFreeCg final : public PreparedSolver {
   gpu::MatrixFreeCg cg_;
 };
 
-enum class MgKind { seed, pcg, pcg_stencil };
-
-gpu::MgPcgOptions pcg_options(MgKind kind) {
-  gpu::MgPcgOptions o;
-  o.coarse_stencils = kind == MgKind::pcg_stencil;
-  return o;
-}
+enum class MgKind { seed, pcg };
 
 class Multigrid final : public PreparedSolver {
  public:
   Multigrid(const SolverInput& in, MgKind kind)
       : in_(in),
         mg_(kind == MgKind::seed ? std::make_unique<gpu::PreparedMultigrid>(*in.problem, in.seed_mg)
-                                 : std::make_unique<gpu::PreparedMultigrid>(*in.problem, pcg_options(kind))),
-        assembly_(kind == MgKind::pcg_stencil ? "matrix_free_coarse_stencils" : "matrix_free") {
+                                 : std::make_unique<gpu::PreparedMultigrid>(*in.problem, gpu::MgPcgOptions{})),
+        assembly_(kind == MgKind::seed ? "matrix_free" : "matrix_free_coarse_stencils") {
     setup_phases = matrix_free_setup(mg_->setup());
   }
   NamedSolve solve(const IterationControl& control) override {
@@ -151,8 +145,5 @@ std::unique_ptr<PreparedSolver> prepare_gpu_cg_gather(const SolverInput& in) {
 std::unique_ptr<PreparedSolver> prepare_gpu_cg_matrix_free(const SolverInput& in) { return timed<MatrixFreeCg>(in); }
 std::unique_ptr<PreparedSolver> prepare_gpu_mg_seed(const SolverInput& in) { return timed<Multigrid>(in, MgKind::seed); }
 std::unique_ptr<PreparedSolver> prepare_gpu_mg_pcg(const SolverInput& in) { return timed<Multigrid>(in, MgKind::pcg); }
-std::unique_ptr<PreparedSolver> prepare_gpu_mg_pcg_stencil(const SolverInput& in) {
-  return timed<Multigrid>(in, MgKind::pcg_stencil);
-}
 
 }  // namespace splinebench::scattered

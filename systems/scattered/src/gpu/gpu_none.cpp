@@ -115,9 +115,8 @@ struct PreparedMultigrid::Impl {};
 PreparedMultigrid::PreparedMultigrid(const Problem&, const SeedMultigrid&) {
   throw Unsupported("scattered GPU seed multigrid: not built with CUDA");
 }
-PreparedMultigrid::PreparedMultigrid(const Problem&, const MgPcgOptions& options) {
-  throw Unsupported(std::string("scattered GPU MG-PCG") + (options.coarse_stencils ? " (coarse stencils)" : "") +
-                    ": not built with CUDA");
+PreparedMultigrid::PreparedMultigrid(const Problem&, const MgPcgOptions&) {
+  throw Unsupported("scattered GPU MG-PCG: not built with CUDA");
 }
 PreparedMultigrid::~PreparedMultigrid() = default;
 MultigridResult PreparedMultigrid::solve(const IterationControl&, PhaseTimes&) {

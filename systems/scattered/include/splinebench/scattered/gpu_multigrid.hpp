@@ -71,9 +71,6 @@ struct MgPcgOptions {
   // (16^2 from a 512^2 image, 4^3 from 256^3) for a one-off solve.
   std::int64_t coarsest_max_unknowns = 256;
   int chebyshev_degree = 3;
-  // No effect: MG-PCG's levels below the fine one are always per-node stencils (the
-  // registry's gpu_mg_pcg_stencil, which sets it, is the same solver as gpu_mg_pcg).
-  bool coarse_stencils = true;
 };
 
 // The hierarchy prepared once (the levels on the host, then on the device with F^T f and,
