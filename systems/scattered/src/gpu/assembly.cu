@@ -196,7 +196,7 @@ DeviceSystem::DeviceSystem(const GridLayout& layout, const SampleArrays& samples
     sort_s = sorted.sort_s;
   } else {
     upload(samples, raw);
-    SB_CUDA_CHECK(cudaDeviceSynchronize());
+    sync_this_thread();
     upload_s = wall_since(t0);
   }
   DeviceBuffer<int> length(static_cast<std::size_t>(rows) + 1);

@@ -23,6 +23,11 @@ using ::splinebench::gpu::check_cuda;
 using ::splinebench::gpu::DeviceBuffer;
 using ::splinebench::gpu::Event;
 
+// Waits for this host thread's device work: its default stream, which is its own (the
+// library is built with per-thread default streams), so a thread solving one block does
+// not wait for the blocks other threads solve at the same time.
+inline void sync_this_thread() { SB_CUDA_CHECK(cudaStreamSynchronize(0)); }
+
 inline constexpr int kThreads = 256;
 inline int blocks_for(long long threads) { return static_cast<int>((threads + kThreads - 1) / kThreads); }
 

@@ -108,7 +108,7 @@ void upload_and_sort(const DeviceGrid& grid, const SampleArrays& samples, Device
   const auto t0 = std::chrono::steady_clock::now();
   DeviceSamplesUnsorted raw;
   upload(samples, raw);
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  sync_this_thread();
   out.upload_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   Event start, stop;

@@ -215,7 +215,7 @@ class Hierarchy {
       for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
       levels_.push_back(std::move(owned));
       if (l > 0) {
-        SB_CUDA_CHECK(cudaDeviceSynchronize());
+        sync_this_thread();
         setup_s += wall_since(t0);
       }
     }
@@ -537,7 +537,7 @@ MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
       } catch (const Breakdown& b) {
         s.setup_failure = b;
       }
-      SB_CUDA_CHECK(cudaDeviceSynchronize());
+      sync_this_thread();
       h.setup_s = levels_s + wall_since(t_setup);
     }
   }

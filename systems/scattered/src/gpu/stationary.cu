@@ -286,7 +286,7 @@ DeviceStationary::DeviceStationary(const StationaryInput& in) : s_(new State) {
   st.other.resize(un);
   st.snapshot.resize(un);
   st.next.resize(static_cast<std::size_t>(st.host.positions) + 1);
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  sync_this_thread();
   upload_s = std::chrono::duration<double>(Clock::now() - t0).count();
   // The host copies are on the device now; only the shape and colours stay.
   st.host.col = {};
@@ -317,7 +317,7 @@ StationaryOutput DeviceStationary::run(int max_iterations_asked, double toleranc
   SB_CUDA_CHECK(cudaMemset(st.x.data(), 0, un * sizeof(float)));
   SB_CUDA_CHECK(cudaMemset(st.snapshot.data(), 0, un * sizeof(float)));
   SB_CUDA_CHECK(cudaMemset(state.data(), 0, 2 * sizeof(int)));
-  SB_CUDA_CHECK(cudaDeviceSynchronize());
+  sync_this_thread();
 
   const Ell a{n, host.positions, host.steps, st.col.data(), st.value.data(), st.diagonal.data(), st.rhs.data(),
               st.row_of.data()};

@@ -94,7 +94,7 @@ void form_stencil_device(const Level& level, T* value) {
   set_stencil_terms(level.layout, in);
   form_stencil_kernel<T><<<blocks_for(count), kThreads>>>(in, value);
   SB_CUDA_CHECK_LAUNCH("form_stencil_kernel");
-  SB_CUDA_CHECK(cudaDeviceSynchronize());  // before the inputs are freed
+  sync_this_thread();  // before the inputs are freed
 }
 
 // A level's operator from its per-node stencil.
