@@ -76,16 +76,6 @@ std::string name_of(const Case& c) {
 
 sc::Problem problem_of(const Case& c, std::uint64_t seed) { return sct::random_problem(c.grid, c.mode, 0.7, 1.5, seed); }
 
-bool host_available(std::string& why) {
-  try {
-    sc::gpu::level_axis_tables(sb::Mode::mirror, 5, 4, 1);
-    return true;
-  } catch (const sb::Unsupported& e) {
-    why = e.what();
-    return false;
-  }
-}
-
 RowMatrix as_matrix(const std::vector<double>& v, Eigen::Index n) {
   return Eigen::Map<const RowMatrix>(v.data(), n, n);
 }
@@ -127,7 +117,7 @@ Eigen::VectorXd apply_bound(const Inverses& v, const Eigen::VectorXd& b, const E
 }
 
 TEST(GpuMultigridCoarsestHost, DenseMatrixIsTheLevelMatrix) {
-  if (std::string why; !host_available(why)) GTEST_SKIP() << why;
+  if (std::string why; !sct::host_levels_available(why)) GTEST_SKIP() << why;
   for (const Case& c : cases()) {
     const std::string what = name_of(c);
     const sc::Problem p = problem_of(c, 61);
@@ -146,7 +136,7 @@ TEST(GpuMultigridCoarsestHost, DenseMatrixIsTheLevelMatrix) {
 }
 
 TEST(GpuMultigridCoarsestHost, SweepsInvertTheLevelAndItsRowsSolve) {
-  if (std::string why; !host_available(why)) GTEST_SKIP() << why;
+  if (std::string why; !sct::host_levels_available(why)) GTEST_SKIP() << why;
   double worst_inverse = 0, worst_apply = 0;
   for (const Case& c : cases()) {
     const std::string what = name_of(c);
@@ -192,7 +182,7 @@ sc::Problem corner_problem() {
 }
 
 TEST(GpuMultigridCoarsestHost, NotPositiveDefiniteIsRefused) {
-  if (std::string why; !host_available(why)) GTEST_SKIP() << why;
+  if (std::string why; !sct::host_levels_available(why)) GTEST_SKIP() << why;
   const sc::Problem p = corner_problem();
   EXPECT_THROW(sc::gpu::coarsest_inverse_host(p, kCoarsenings, 2), sb::Error);
   EXPECT_THROW(sc::gpu::coarsest_inverse_host(p, kCoarsenings, 0), sb::Error);

@@ -108,16 +108,6 @@ std::string name_of(const Case& c, int level) {
   return std::string(sb::to_string(c.mode)) + " " + c.grid.to_string() + " level " + std::to_string(level);
 }
 
-bool host_stencils_available(std::string& why) {
-  try {
-    sc::gpu::level_axis_tables(sb::Mode::mirror, 5, 4, 1);
-    return true;
-  } catch (const sb::Unsupported& e) {
-    why = e.what();
-    return false;
-  }
-}
-
 // Odd and even extents, an axis too short to halve, 2-D and 3-D; every grid halves twice.
 const std::vector<sb::GridShape> kHostGrids = {sb::GridShape::make({13, 11}), sb::GridShape::make({12, 10}),
                                                 sb::GridShape::make({17, 9}),  sb::GridShape::make({16, 12}),
@@ -125,7 +115,7 @@ const std::vector<sb::GridShape> kHostGrids = {sb::GridShape::make({13, 11}), sb
                                                 sb::GridShape::make({9, 9, 10})};
 
 TEST(GpuStencilLevels, EntriesAreTheLevelMatrix) {
-  if (std::string why; !host_stencils_available(why)) GTEST_SKIP() << why;
+  if (std::string why; !sct::host_levels_available(why)) GTEST_SKIP() << why;
   for (const Case& c : all_modes(kHostGrids)) {
     const sc::Problem p = sct::random_problem(c.grid, c.mode, 0.7, 1.5, 31);
     for (int level = 0; level <= kCoarsenings; ++level) {
@@ -165,7 +155,7 @@ sc::Vector widen(const std::vector<float>& v) {
 }
 
 TEST(GpuStencilLevels, ApplyIsTheLevelOperator) {
-  if (std::string why; !host_stencils_available(why)) GTEST_SKIP() << why;
+  if (std::string why; !sct::host_levels_available(why)) GTEST_SKIP() << why;
   int galerkin_checks = 0;
   for (const Case& c : all_modes(kHostGrids)) {
     const sc::Problem p = sct::random_problem(c.grid, c.mode, 0.7, 1.5, 37);

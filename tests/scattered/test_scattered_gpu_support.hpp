@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "splinebench/error.hpp"
 #include "splinebench/scattered/assembly.hpp"
 #include "splinebench/scattered/basis.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
@@ -317,5 +318,18 @@ class VCycleModel {
   std::vector<double> lo_, hi_;
   Eigen::LLT<Eigen::MatrixXd> coarsest_;
 };
+
+// Whether this build has the multigrid's host-side level arithmetic (a build without
+// CUDA throws Unsupported from it); why not, otherwise. The host tests of the stencils
+// and of the coarsest solve skip without it.
+inline bool host_levels_available(std::string& why) {
+  try {
+    gpu::level_axis_tables(Mode::mirror, 5, 4, 1);
+    return true;
+  } catch (const Unsupported& e) {
+    why = e.what();
+    return false;
+  }
+}
 
 }  // namespace splinebench::scattered::test

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "splinebench/error.hpp"
+#include "splinebench/user_arrays.hpp"
 #include "splinebench/io/npy.hpp"
 #include "splinebench/io/npy_header.hpp"
 
@@ -191,15 +192,8 @@ std::int64_t element_count(const std::vector<std::int64_t>& shape) {
   return count;
 }
 
-std::string shape_string(const std::vector<std::int64_t>& shape) {
-  std::string out = "(";
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (d) out += ", ";
-    out += std::to_string(shape[d]);
-  }
-  if (shape.size() == 1) out += ",";
-  return out + ")";
-}
+// NumPy's spelling, which the harness's own messages use too (user_arrays.hpp).
+std::string shape_string(const std::vector<std::int64_t>& shape) { return shape_text(shape); }
 
 ArrayInfo read_info(const std::filesystem::path& path) {
   try {
