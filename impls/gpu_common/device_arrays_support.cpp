@@ -10,16 +10,6 @@
 
 namespace splinebench::gpu {
 
-ScopedDevice::ScopedDevice(int device) {
-  SB_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (previous_ != device) SB_CUDA_CHECK(cudaSetDevice(device));
-}
-
-ScopedDevice::~ScopedDevice() {
-  int now = -1;
-  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
-}
-
 void check_device_call(const Implementation& impl, const GridShape& shape, std::int64_t fields, Mode mode) {
   shape.validate();
   const std::string who(impl.name());

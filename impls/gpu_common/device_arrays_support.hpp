@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "gpu_common/scoped_device.hpp"
 #include "splinebench/device_arrays.hpp"
 #include "splinebench/implementation.hpp"
 
@@ -15,18 +16,6 @@ namespace splinebench::gpu {
 
 inline cudaStream_t stream_of(const DeviceCall& call) { return reinterpret_cast<cudaStream_t>(call.stream); }
 
-// Makes the call's device current for a scope, then the caller's again: CuPy and PyTorch
-// keep their own notion of the current device.
-class ScopedDevice {
- public:
-  explicit ScopedDevice(int device);
-  ~ScopedDevice();
-  ScopedDevice(const ScopedDevice&) = delete;
-  ScopedDevice& operator=(const ScopedDevice&) = delete;
-
- private:
-  int previous_ = -1;
-};
 
 // Throws as prepare does: an invalid shape, fields < 1, a case the capabilities exclude
 // (Unsupported), an axis the kernels cannot index (Unsupported).

@@ -8,17 +8,6 @@
 
 namespace splinebench::gpu::slabs {
 
-DeviceGuard::DeviceGuard(int device) {
-  SB_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (device != previous_) SB_CUDA_CHECK(cudaSetDevice(device));
-}
-
-DeviceGuard::~DeviceGuard() {
-  int now = -1;
-  // A destructor cannot throw: a failure here leaves the device as it is.
-  if (cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
-}
-
 SyncEvent::SyncEvent() { SB_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
 
 SyncEvent::~SyncEvent() {

@@ -17,6 +17,7 @@
 
 #include "gpu_common/event_chain.hpp"
 #include "gpu_common/event_timer.hpp"
+#include "gpu_common/scoped_device.hpp"
 #include "gpu_slabs/slab_layout.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/types.hpp"
@@ -24,16 +25,7 @@
 namespace splinebench::gpu::slabs {
 
 // Makes `device` current for the scope and restores the previous device after it.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device);
-  ~DeviceGuard();
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int previous_ = -1;
-};
+using DeviceGuard = ::splinebench::gpu::ScopedDevice;
 
 // An event that only orders work between streams (no timing), on the current device.
 class SyncEvent {
