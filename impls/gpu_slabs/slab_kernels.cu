@@ -9,15 +9,17 @@
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu::slabs {
-namespace {
 
-constexpr int kBlock = 256;
-
-unsigned blocks_for(const PlaneGeometry& g) {
-  if (g.P < 1 || g.fields < 1) throw Error("gpu_slabs: empty plane set");
-  const std::int64_t blocks = (g.fields * g.P + kBlock - 1) / kBlock;
+unsigned plane_blocks(const PlaneGeometry& g, const char* who) {
+  if (g.P < 1 || g.fields < 1) throw Error(std::string(who) + ": empty plane set");
+  const std::int64_t blocks = (g.fields * g.P + kPlaneBlock - 1) / kPlaneBlock;
   return static_cast<unsigned>(std::min<std::int64_t>(blocks, 0x7fffffff));
 }
+
+namespace {
+
+constexpr int kBlock = kPlaneBlock;
+unsigned blocks_for(const PlaneGeometry& g) { return plane_blocks(g, "gpu_slabs"); }
 
 void check_terms(const PlaneTerms& terms) {
   if (terms.count < 0 || terms.count > kMaxTerms)

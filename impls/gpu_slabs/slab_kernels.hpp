@@ -22,6 +22,12 @@ struct PlaneGeometry {
   std::int64_t fields = 0;  // planes per set
 };
 
+// The launch shape of every plane-set kernel (here and stream_kernels.hpp): kPlaneBlock
+// threads per block, one thread per float of the set, grid-stride past 2^31 - 1 blocks.
+// Throws naming `who` on an empty set.
+inline constexpr int kPlaneBlock = 256;
+unsigned plane_blocks(const PlaneGeometry& g, const char* who);
+
 // Steps 1 and 5 (periodic): out (contiguous) = sum over the terms of weight * plane,
 // summed from zero in the terms' order.
 void weighted_sum(const PlaneGeometry& g, const PlaneTerms& terms, const float* slab, std::int64_t pitch,

@@ -1,6 +1,5 @@
 // Host side of stream_kernels.hpp: launch shapes (one thread per float of a plane set,
-// grid-stride, as slab_kernels.cu) and checked launches.
-#include <algorithm>
+// grid-stride: slab_kernels.hpp's plane_blocks) and checked launches.
 #include <string>
 
 #include "gpu_slabs/stream_kernels.cuh"
@@ -11,13 +10,8 @@
 namespace splinebench::gpu::slabs {
 namespace {
 
-constexpr int kBlock = 256;
-
-unsigned blocks_for(const PlaneGeometry& g) {
-  if (g.P < 1 || g.fields < 1) throw Error("gpu_slabs streamed: empty plane set");
-  const std::int64_t blocks = (g.fields * g.P + kBlock - 1) / kBlock;
-  return static_cast<unsigned>(std::min<std::int64_t>(blocks, 0x7fffffff));
-}
+constexpr int kBlock = kPlaneBlock;
+unsigned blocks_for(const PlaneGeometry& g) { return plane_blocks(g, "gpu_slabs streamed"); }
 
 }  // namespace
 
