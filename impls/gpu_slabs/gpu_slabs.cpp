@@ -1,7 +1,7 @@
 // `gpu_slabs`: a field split along axis 0 into slabs, one slab per CUDA device (two
 // slabs share a lone device; SPLINEBENCH_GPU_SLABS=K forces K slabs), each slab's planes
 // on its device. The prefilter is exact: the inner axes 1..D-1 lie inside a plane and are
-// filtered slab by slab with gpu_common's step prefilter; axis 0 runs the steps of
+// filtered slab by slab with gpu_flex's tiles (slab_inner.hpp); axis 0 runs the steps of
 // slab_steps.hpp with only plane-sized shares and carries crossing between devices
 // (slab_axis0.hpp). Each slab then keeps three halo planes (slab_halo.hpp), so every
 // query is evaluated on one device, the slab holding its 4-tap footprint along axis 0,
@@ -9,11 +9,12 @@
 // (query_route.hpp).
 //
 // Phases, each timed over all devices from one fork to one join on the master stream:
-// upload, prefilter (+ prefilter_axis<k>, the inner axes first as the slab driver runs
-// them), bind (the halo exchange), query_upload, evaluate, download, readback. The field
+// upload, prefilter (+ prefilter_inner, the inner axes first as the slab driver runs
+// them, and prefilter_axis0), bind (the halo exchange), query_upload, evaluate, download, readback. The field
 // moves through small pinned chunks per slab (slab_staging.hpp), so upload and readback
 // include the host's copies into and out of them; the queries' copies between the
 // caller's memory and the pinned buffer, and the host routing, are host_staging.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,12 +22,12 @@
 
 #include "gpu_common/axis_limits.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
-#include "gpu_common/prefilter_step.hpp"
 #include "gpu_slabs/query_route.hpp"
 #include "gpu_slabs/slab_axis0.hpp"
 #include "gpu_slabs/slab_devices.hpp"
 #include "gpu_slabs/slab_eval.hpp"
 #include "gpu_slabs/slab_halo.hpp"
+#include "gpu_slabs/slab_inner.hpp"
 #include "gpu_slabs/slab_layout.hpp"
 #include "gpu_slabs/slab_staging.hpp"
 #include "splinebench/cuda/check.hpp"
@@ -48,7 +49,7 @@ class GpuSlabs final : public Implementation {
   std::string_view description() const override {
     return "CUDA f32 on every device: the field split along axis 0 into slabs, one per device (at least 2; "
            "SPLINEBENCH_GPU_SLABS=K forces K); exact prefilter along axis 0 with plane-sized shares and carries "
-           "exchanged by peer copies, step prefilter along the other axes; each query evaluated (4^D "
+           "exchanged by peer copies, gpu_flex's single-launch tiles along the other axes; each query evaluated (4^D "
            "global-memory loads) on the slab holding its footprint";
   }
   Capabilities capabilities() const override {
@@ -62,7 +63,8 @@ class GpuSlabs final : public Implementation {
   }
   Tolerance tolerance(const GridShape& shape) const override {
     Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
-    t.basis = "gpu_naive's float32 recursions per axis; along axis 0 the slab steps, whose carries make every slab "
+    t.basis = "gpu_flex's float32 recursions along the inner axes (halo truncation <= 1.0e-9 relative per axis; "
+              "gpu_naive's where gpu_flex cannot take the planes); along axis 0 the slab steps, whose carries make every slab "
               "exact and whose truncated corrections are below f32 rounding (slab_steps.hpp); nested 4-term tap "
               "sums: " + t.basis;
     return t;
@@ -72,11 +74,17 @@ class GpuSlabs final : public Implementation {
   std::string evaluation() const override { return "f32 taps, global loads"; }
   std::vector<std::string> run_facts() const override {
     std::vector<std::string> facts = {
-        "prefilter=axis 0 in slabs, one per device (exact: shares, carries, corrections); step prefilter along "
+        "prefilter=axis 0 in slabs, one per device (exact: shares, carries, corrections); gpu_flex tiles along "
         "the other axes",
         "evaluate=4^D global loads on the slab holding the query's footprint (host routing)"};
     if (set_) facts.push_back("devices=" + std::to_string(set_->device_count()));
     if (prepared_) facts.push_back("slabs=" + gpu::slabs::describe(layout_));
+    // Each distinct way the slabs' inner axes went, in slab order.
+    std::vector<std::string> inner;
+    for (const gpu::slabs::InnerMethod& m : inner_)
+      if (const std::string d = gpu::slabs::describe(m); std::find(inner.begin(), inner.end(), d) == inner.end())
+        inner.push_back(d);
+    for (const std::string& d : inner) facts.push_back("inner_axes=" + d);
     return facts;
   }
 
@@ -210,37 +218,38 @@ class GpuSlabs final : public Implementation {
     }
   }
 
-  // The inner axes slab by slab, then axis 0 across the slabs; events on the master
-  // stream between the phases, no host synchronisation in between, so the axis phases
-  // add up to the whole prefilter.
+  // The inner axes slab by slab (one gpu_flex launch per slab, or per chunk of its
+  // planes), then axis 0 across the slabs; events on the master stream between the two,
+  // no host synchronisation in between, so prefilter_inner and prefilter_axis0 add up
+  // to the whole prefilter.
   void run_prefilter(SlabSet& set, PhaseTimes& times) {
-    std::vector<int> order;
     set.mark(0);
-    for (int axis = 1; axis < shape_.dims; ++axis) {
+    if (shape_.dims > 1) {
+      std::vector<int> left(static_cast<std::size_t>(set.device_count()), 0);
+      for (int s = 0; s < set.count(); ++s) ++left[static_cast<std::size_t>(set.slab(s).device)];
+      inner_.assign(static_cast<std::size_t>(set.count()), {});
       set.fork();
       for (int s = 0; s < set.count(); ++s) {
         Slab& sl = set.slab(s);
-        DeviceGuard g(sl.device);
-        // The slab's extended planes as a grid of len + 3 planes: the lines along an
-        // inner axis lie inside one plane, so the halo planes' lines are filtered too
-        // (harmlessly: the halo exchange overwrites them) in the same launch.
-        GridShape ext = shape_;
-        ext.extent[0] = sl.len + 3;
-        gpu::prefilter_axis_step(ext, fields_, mode_, sl.ext(), axis, sl.stream);
+        // Slabs sharing a device split its free memory for their second buffers.
+        const double share = kInnerMemoryFraction / left[static_cast<std::size_t>(sl.device)]--;
+        inner_[static_cast<std::size_t>(s)] = gpu::slabs::enqueue_inner_axes(sl, shape_, fields_, mode_, share);
       }
       set.join();
-      order.push_back(axis);
-      set.mark(static_cast<int>(order.size()));
     }
+    set.mark(1);
     set.fork();
     gpu::slabs::enqueue_axis0(set, layout_, mode_);
     set.join();
-    order.push_back(0);
-    set.mark(static_cast<int>(order.size()));
-    for (std::size_t i = 0; i < order.size(); ++i)
-      times.add(phase::prefilter_axis(order[i]), set.seconds(static_cast<int>(i), static_cast<int>(i) + 1));
-    times.add(phase::prefilter, set.seconds(0, static_cast<int>(order.size())));
+    set.mark(2);
+    if (shape_.dims > 1) times.add(kPrefilterInnerPhase, set.seconds(0, 1));
+    times.add(phase::prefilter_axis(0), set.seconds(1, 2));
+    times.add(phase::prefilter, set.seconds(0, 2));
   }
+
+  // The share of a device's free memory the inner axes' second buffers may take.
+  static constexpr double kInnerMemoryFraction = 0.9;
+  static constexpr const char* kPrefilterInnerPhase = "prefilter_inner";
 
   gpu::slabs::SlabLayout layout_;
   GridShape shape_{};
@@ -250,6 +259,7 @@ class GpuSlabs final : public Implementation {
   gpu::PinnedBuffer<float> staging_;  // the queries and their values
   gpu::slabs::SlabStaging stager_;     // the field's planes, chunk by chunk
   gpu::slabs::QueryRoute route_;
+  std::vector<gpu::slabs::InnerMethod> inner_;  // per slab, the last prefilter's
   // Last, so it is destroyed first: its streams finish before the pinned buffer goes.
   std::unique_ptr<SlabSet> set_;
 };

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "gpu_flex/flex_launch.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/slab_route.hpp"
@@ -68,6 +69,9 @@ void Slab::free_buffers() noexcept {
   data.reset();
   scratch.reset();
   gather.reset();
+  inner_out.reset();
+  inner_tmp.reset();
+  inner_runner.reset();
   coords.reset();
   values.reset();
   (void)cudaSetDevice(previous);

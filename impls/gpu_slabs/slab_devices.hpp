@@ -22,6 +22,10 @@
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/types.hpp"
 
+namespace splinebench::gpu::flex {
+class FlexRunner;
+}
+
 namespace splinebench::gpu::slabs {
 
 // Makes `device` current for the scope and restores the previous device after it.
@@ -89,6 +93,11 @@ struct Slab {
   gpu::DeviceBuffer<float> data;     // [fields][len + 3][P]: the extended planes
   gpu::DeviceBuffer<float> scratch;  // kScratchSets plane sets
   gpu::DeviceBuffer<float> gather;   // one plane set per slab: the reductions' shares (slab 0, last)
+  // The inner axes' out-of-place gpu_flex launch (slab_inner.hpp): its output and
+  // temporary planes, and its runner (a ticket counter per slab, as slabs sharing a
+  // device run at once).
+  gpu::DeviceBuffer<float> inner_out, inner_tmp;
+  std::unique_ptr<flex::FlexRunner> inner_runner;
   gpu::DeviceBuffer<float> coords;   // evaluation: this slab's queries
   gpu::DeviceBuffer<float> values;
   std::unique_ptr<SyncEvent> share_ready, carry_ready, anti_share_ready, anti_carry_ready, done;
