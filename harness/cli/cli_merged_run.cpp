@@ -1,5 +1,6 @@
 #include "cli_merged_run.hpp"
 
+#include <chrono>
 #include <iostream>
 
 #include "splinebench/error.hpp"
@@ -11,7 +12,8 @@ namespace splinebench::cli {
 using nlohmann::json;
 
 std::filesystem::path write_merged_run(json merged, const std::string& results_dir,
-                                       const std::optional<std::string>& machine_asked, std::size_t shards) {
+                                       const std::optional<std::string>& machine_asked, std::size_t shards,
+                                       std::optional<runner::Clock::time_point> started) {
   json& manifest = merged["manifest"];
   const std::string machine = machine_asked.value_or(manifest["context"].value("machine", runner::host_name()));
   if (machine.empty()) throw Error("--machine: empty label");
@@ -21,7 +23,13 @@ std::filesystem::path write_merged_run(json merged, const std::string& results_d
                              manifest["context"].value("suite", std::string("merged"));
   const runner::RunStore store = runner::RunStore::create(results_dir, machine, run_id, manifest);
   const auto records = merged["records"].get<std::vector<json>>();
-  store.write_results(store.manifest()["context"], records);
+  json context = store.manifest()["context"];
+  if (started) {
+    const auto finished = runner::Clock::now();
+    context["finished"] = runner::utc_iso8601(finished);
+    context["wall_seconds"] = std::chrono::duration<double>(finished - *started).count();
+  }
+  store.write_results(context, records);
   std::size_t failed = 0, errored = 0;
   for (const json& r : records) {
     if (r.value("status", "") == "error") ++errored;

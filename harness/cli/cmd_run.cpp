@@ -2,6 +2,7 @@
 // implementations it selects, checks every case against the double oracle, writes
 // results/<machine>/<run-id>/ as cases finish, and prints an accuracy table. Exits
 // non-zero when a case fails its accuracy verdict or errors (skips are fine).
+#include <chrono>
 #include <unistd.h>
 
 #include <algorithm>
@@ -128,6 +129,7 @@ void check_run_dir_file(const RunArgs& args) {
 // then their merge into <results-dir>/<machine>/. The staging folder goes once the
 // merge is written; a shard that did not finish leaves it, to be resumed and merged.
 void run_on_devices(const RunArgs& args) {
+  const auto started = runner::Clock::now();
   if (!args.resume.empty() || !args.shard.empty() || args.dry_run)
     throw Error("--devices runs one shard per device and merges them; do not combine it with --resume, --shard or "
                 "--dry-run (resume an unfinished shard's folder by itself, then `splinebench merge` the shards)");
@@ -177,7 +179,7 @@ void run_on_devices(const RunArgs& args) {
     dirs.emplace_back(dir);
   }
   const fs::path merged = write_merged_run(runner::merge_shard_runs(dirs, &replan), args.results_dir, machine,
-                                           dirs.size());
+                                           dirs.size(), started);
   fs::remove_all(stage);
   std::error_code ec;
   fs::remove(stage.parent_path(), ec);  // .shards/, when no other staging is left
@@ -243,6 +245,11 @@ void run_command(const RunArgs& args) {
 
   json context = store->manifest()["context"];
   context["resumed"] = store->manifest()["resumed"];
+  // What the user waited for: one invocation's wall time (a resumed run's earlier
+  // invocations are not known here, so it has none).
+  const auto end = runner::Clock::now();
+  context["finished"] = runner::utc_iso8601(end);
+  if (args.resume.empty()) context["wall_seconds"] = std::chrono::duration<double>(end - now).count();
   store->write_results(context, summary.records);
 
   std::cout << '\n' << prepared->summary_table(summary.records) << '\n' << summary.line() << '\n';

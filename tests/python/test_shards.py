@@ -160,6 +160,10 @@ def test_devices_run_one_shard_each_and_merge(splinebench_bin, env, unsharded, t
     assert [r["case_id"] for r in records(merged)] == [r["case_id"] for r in records(unsharded)]
     ctx = json.loads((merged / "results.json").read_text())["context"]
     assert [s["shard"] for s in ctx["shards"]] == ["1/3", "2/3", "3/3"]
+    # The wall time the user waited for, and each shard's own, which it cannot be below.
+    assert all(s["wall_seconds"] > 0 for s in ctx["shards"]), ctx["shards"]
+    assert ctx["wall_seconds"] >= max(s["wall_seconds"] for s in ctx["shards"]) - 1, ctx
+    assert ctx["finished"] >= ctx["date"]
     assert [p.name for p in results.iterdir()] == ["box"], "the shards' staging folder is removed"
     assert [p for p in (results / "box").iterdir()] == [merged]
     for extra, words in ((["--devices", "0,0"], "given twice"), (["--devices", "0,a b"], "neither a device"),

@@ -197,6 +197,7 @@ json merge_shard_runs(const std::vector<fs::path>& dirs, Replan replan) {
                       {"gpu", gpu.is_object() ? gpu.value("name", json(nullptr)) : json(nullptr)},
                       {"gpu_uuid", gpu.is_object() ? gpu.value("uuid", json(nullptr)) : json(nullptr)},
                       {"date", ctx.value("date", json(nullptr))},
+                      {"wall_seconds", p.results.value("context", json::object()).value("wall_seconds", json(nullptr))},
                       {"cases", records.size()}});
   }
   json ordered = json::array();
