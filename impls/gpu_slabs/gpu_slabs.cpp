@@ -101,6 +101,7 @@ class GpuSlabs final : public Implementation {
     SlabSet& set = devices();
 
     prepared_ = false;
+    inner_.clear();
     shape_ = shape;
     fields_ = fields;
     mode_ = mode;
