@@ -19,6 +19,7 @@ from .chapter import Part, chapter_intro, chapter_source, compile_chapter
 from .citations import check_report_items, check_run_labels
 from . import provenance
 from . import iir2d
+from . import multi_gpu
 from . import scattered
 from .errors import ReportError
 from .flex_allocation import flex_vs_fixed_table
@@ -90,6 +91,8 @@ def _name_runs(items: list, runs: list[Run]) -> dict[str, str]:
     same sentence for each figure, by stem, for the chapter's captions."""
     figures = {}
     for item in items:
+        if isinstance(item, Table) and item.key in multi_gpu.FILE_TABLES:
+            continue  # they name their benchmark files themselves, and read no run
         if isinstance(item, Table):
             texts = [item.title, item.caption, *(" ".join(r.cells) for r in item.rows), *item.notes]
             seed_only = not item.data_rows("ours")
@@ -103,7 +106,8 @@ def _name_runs(items: list, runs: list[Run]) -> dict[str, str]:
 
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
                  first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = (),
-                 chapter: bool = False, figures: bool = True, call_overhead: list[dict] = ()) -> Path:
+                 chapter: bool = False, figures: bool = True, call_overhead: list[dict] = (),
+                 gpu_slabs: list = ()) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
     (the nightly gate's verdict and trend). Refuses (ReportError, no table or page
     written) a report whose own tables or figures cite a run not in `runs`
@@ -112,13 +116,16 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
     chapter.pdf (reports/chapter.py). `figures` False: tables only, each figure listed as
     not drawn (plots/style.py, tables_only). Test-only implementations are left out.
     `call_overhead`: bench/module_overhead.py's files (call_overhead.py), shown beside the
-    peer table when there are any."""
+    peer table when there are any. `gpu_slabs`: bench_gpu_slabs' files (multi_gpu.py), which with
+    any sharded suite run make the "Past one GPU" section."""
     with contextlib.nullcontext() if figures else tables_only():
-        return _build_report(runs, out_dir, command, first_sections, studies, chapter, list(call_overhead))
+        return _build_report(runs, out_dir, command, first_sections, studies, chapter, list(call_overhead),
+                             list(gpu_slabs))
 
 
 def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: list[tuple[str, list]],
-                  studies: list[StudySection], chapter: bool, call_overhead: list[dict]) -> Path:
+                  studies: list[StudySection], chapter: bool, call_overhead: list[dict],
+                  gpu_slabs: list) -> Path:
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
     check_run_labels(runs, also=[getattr(s, "run_id", "") for s in studies])
@@ -147,6 +154,8 @@ def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: 
                         plot_prefilter_axes(runs, plot_dir)]),
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),
     ]
+    if items := multi_gpu.report_items(runs, gpu_slabs):
+        own_sections.insert(0, (multi_gpu.SECTION, items))  # right after the seed sections
     if (flex := flex_vs_fixed_table(runs)).data_rows("ours"):
         own_sections.append(("Fixed against flexible allocation in the prefilter", [flex]))
     own_sections.append(("Implementations", [status]))
@@ -159,7 +168,8 @@ def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: 
     try:
         # Only what this call drew from `runs`: the caller's first sections name runs of their
         # own (the gate's verdict names the baseline's runs under results/<machine>/baseline/).
-        check_report_items(own, runs, also=[getattr(s, "run_id", "") for s in studies])
+        check_report_items(own, runs, also=[*(getattr(s, "run_id", "") for s in studies),
+                                            *multi_gpu.cited_ids(gpu_slabs)])
     except ReportError:
         # Refused before any table or page is written; the figures this call drew go too.
         for item in own:
