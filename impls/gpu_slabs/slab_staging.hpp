@@ -3,7 +3,9 @@
 // the field's own size of pinned memory beside the caller's array would halve the largest
 // field a host can hold (a 2048^3 f32 field is 32 GiB; 3456^3, 165 GB, fits a 256 GiB host
 // only once). Each slab has its own ring of chunks, so the copies of all devices run at
-// once while the host fills (or empties) the next chunk of each slab in turn.
+// once while the host fills (or empties) the next chunk of each slab in turn. The host's
+// copy into or out of a chunk is split over the cores (OpenMP): on one thread it is far
+// slower than the link.
 #pragma once
 
 #include <cuda_runtime.h>
