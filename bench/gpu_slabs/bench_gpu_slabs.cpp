@@ -36,6 +36,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -414,15 +415,19 @@ int run(int argc, char** argv) {
               std::unique_ptr<HostVolume> readback;  // the separate readback's buffer
               run_then_release(*impl, [&] {
                 std::vector<double> prefilter, upload;
+                std::map<std::string, std::vector<double>> parts;  // the prefilter's own sub-phases
                 for (int rep = -1; rep < repetitions; ++rep) {
                   PhaseTimes times;
                   impl->prepare(shape, 1, input.data(), mode, true, times);
                   if (rep < 0) continue;
                   prefilter.push_back(times.get(phase::prefilter));
                   upload.push_back(times.get(phase::upload));
+                  for (const auto& [name, seconds] : times.entries())
+                    if (name.rfind("prefilter_", 0) == 0) parts[name].push_back(seconds);
                 }
                 s.row()["prefilter"] = stats_json(prefilter);
                 s.row()["upload"] = stats_json(upload);
+                for (const auto& [name, seconds] : parts) s.row()["prefilter_parts"][name] = stats_json(seconds);
                 if (separate)
                   readback = std::make_unique<HostVolume>(v.values());
                 else

@@ -71,6 +71,7 @@ void Slab::free_buffers() noexcept {
   gather.reset();
   inner_out.reset();
   inner_tmp.reset();
+  inner_sized_for = 0;
   inner_runner.reset();
   coords.reset();
   values.reset();

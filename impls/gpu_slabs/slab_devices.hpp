@@ -97,6 +97,7 @@ struct Slab {
   // temporary planes, and its runner (a ticket counter per slab, as slabs sharing a
   // device run at once).
   gpu::DeviceBuffer<float> inner_out, inner_tmp;
+  std::size_t inner_sized_for = 0;  // data.size() the chunk-sized inner buffers were made for
   std::unique_ptr<flex::FlexRunner> inner_runner;
   gpu::DeviceBuffer<float> coords;   // evaluation: this slab's queries
   gpu::DeviceBuffer<float> values;

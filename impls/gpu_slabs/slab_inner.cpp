@@ -32,14 +32,21 @@ InnerMethod enqueue_step(Slab& sl, const GridShape& shape, std::int64_t fields, 
   return m;
 }
 
-// Planes per gpu_flex launch: all of them when the second buffers already have the
-// slab's size (a repeated prepare), otherwise what `share_of_free` of the free memory
-// holds, the buffers (re)allocated for it. 0 when not even one plane fits.
+// Planes per gpu_flex launch: all of them when the second buffers have the slab's size
+// (a repeated prepare), as many as they hold when they were sized for a slab of this
+// size before (a repeated prepare of a slab filtered in chunks: freeing and allocating
+// tens of GB again would cost more than the launch), otherwise what `share_of_free` of
+// the free memory holds, the buffers (re)allocated for it. 0 when not even one plane fits.
 std::int64_t size_buffers(Slab& sl, std::int64_t planes, bool needs_tmp, double share_of_free) {
   const std::size_t whole = static_cast<std::size_t>(planes * sl.P);
+  const auto held = static_cast<std::int64_t>(sl.inner_out.size()) / sl.P;
   if (sl.inner_out.size() == whole && (!needs_tmp || sl.inner_tmp.size() == whole)) return planes;
+  if (sl.inner_sized_for == sl.data.size() && held >= 1 && held < planes &&
+      (!needs_tmp || sl.inner_tmp.size() == sl.inner_out.size()))
+    return held;
   sl.inner_out.reset();
   sl.inner_tmp.reset();
+  sl.inner_sized_for = 0;
   std::size_t free_bytes = 0, total_bytes = 0;
   SB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const double plane_bytes = static_cast<double>(sl.P) * sizeof(float) * (needs_tmp ? 2 : 1);
@@ -49,6 +56,7 @@ std::int64_t size_buffers(Slab& sl, std::int64_t planes, bool needs_tmp, double 
   const std::size_t count = static_cast<std::size_t>(chunk * sl.P);
   sl.inner_out.resize(count);
   if (needs_tmp) sl.inner_tmp.resize(count);
+  sl.inner_sized_for = sl.data.size();
   return chunk;
 }
 

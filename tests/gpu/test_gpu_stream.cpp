@@ -185,7 +185,7 @@ TEST(GpuStream, AutomaticThicknessFitsAndCoversTheLine) {
   EXPECT_LE(testing::rel_l2(data, whole), f32_accuracy::prefilter_rel_l2_bound(shape));
 }
 
-TEST(GpuStream, OutOfDeviceMemoryIsUnsupportedAndUnpins) {
+TEST(GpuStreamDeviceMemory, OutOfDeviceMemoryIsUnsupportedAndUnpins) {
   SB_REQUIRE_CUDA_DEVICE();
   // Fill the device but for a little, then ask for more than that little.
   std::size_t free_bytes = 0, total_bytes = 0;
