@@ -8,6 +8,10 @@
 #             reaches every kernel, the 2-D IIR schemes) and memcheck over the scattered
 #             GPU tests; $SANITIZE_MORE adds "binary=gtest_filter" pairs
 #   bench     bench_gpu_prefilter and gpu_eval_bench (JSON)
+#   module    the Python module for the machine's python3 (nanobind's CMake files carried
+#             from this side's venv: NANOBIND_DIR, default .venv/lib/python3*/site-packages/
+#             nanobind/cmake) and pytest of tests/python/test_module_*.py on it, CuPy and
+#             PyTorch inputs where the machine has them
 #   suites    `splinebench run` of each suite in $SUITES (any system: grid, scattered,
 #             iir2d); a suite with an unfinished run in the runs folder is resumed, one
 #             with a finished run is left alone, so the same command repeated finishes
@@ -85,6 +89,21 @@ if has bench; then
   timeout -k 5 "$limit" "$build/bin/gpu_eval_bench" --out "$stage/$machine/gpu_eval.json" \
     --git-sha "${SPLINEBENCH_GIT_SHA:-unknown}" > "$logs/gpu_eval_bench.log" 2>&1 || fail gpu_eval_bench
   tail -20 "$logs/bench_gpu_prefilter.log" >> "$summary"
+fi
+if has module; then
+  say "== module ($(date +%T))"
+  nb=${NANOBIND_DIR:-$(ls -d "$root"/.venv/lib/python3*/site-packages/nanobind/cmake 2>/dev/null | head -1)}
+  if [[ -z $nb ]]; then
+    fail "module: no nanobind CMake files (carry .venv/lib/python3.*/site-packages/nanobind or set NANOBIND_DIR)"
+  else
+    { cmake -S "$root" -B "$build" -DSPLINEBENCH_PYTHON_MODULE=ON -DPython_EXECUTABLE="$(command -v python3)" \
+        -Dnanobind_DIR="$nb" && cmake --build "$build" -j "$(nproc)" --target _core; } > "$logs/module-build.log" 2>&1 ||
+      fail "module build (see module-build.log)"
+    # The tests import the module of SPLINEBENCH_BIN's build (tests/python/conftest.py).
+    SPLINEBENCH_BIN="$bin" timeout -k 5 "$limit" python3 -m pytest -q -p no:cacheprovider "$root"/tests/python/test_module_*.py \
+      > "$logs/module-pytest.log" 2>&1 || fail "module pytest (see module-pytest.log)"
+    tail -3 "$logs/module-pytest.log" | tee -a "$summary"
+  fi
 fi
 # A run folder with its context but no results yet: cut off, to be resumed.
 unfinished_run() { [[ -f $1/run.json && ! -f $1/results.json && ! -f $1/results.json.gz ]]; }
