@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from . import data
-from .common import Splinebench, StudyError, StudyRun, finite_or_none, save_npy_atomic
+from .common import Splinebench, StudyError, StudyRun, finite_or_none
 from .convergence_report import write_convergence_report
 
 FUNCTION, MODE = "cos_product", "mirror"
@@ -76,6 +75,20 @@ def unit_queries(dims: int, seed: int = 20261125) -> np.ndarray:
     return np.random.default_rng(seed + dims).random((dims, QUERIES))
 
 
+def analytic_point(tool: Splinebench, dims: int, n: int,
+                   coords: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The function's samples on the n^dims grid per precision, and its exact values at
+    each precision's coordinates, in two calls of `splinebench analytic`: the float32
+    samples are the float64 ones rounded once (what its --float32 writes), and float32
+    coordinates widen to double exactly (as it reads them), so one --at call serves both."""
+    shape = (n,) * dims
+    f64 = tool.analytic(FUNCTION, shape, MODE)
+    both = tool.analytic(FUNCTION, shape, MODE, at=np.concatenate([coords["f64"], coords["f32"].astype(np.float64)],
+                                                                  axis=1))
+    count = coords["f64"].shape[1]
+    return {"f64": f64, "f32": f64.astype(np.float32)}, {"f64": both[:count], "f32": both[count:]}
+
+
 def run_study(tool: Splinebench, machine: str, dims_list: list[int], impls: list[str] | None,
               results_root: Path | None = None) -> StudyRun:
     available = tool.available()
@@ -88,43 +101,31 @@ def run_study(tool: Splinebench, machine: str, dims_list: list[int], impls: list
     run = StudyRun.create("convergence", machine, tool, {"function": FUNCTION, "mode": MODE, "queries": QUERIES,
                                                            "dims": dims_list, "sizes": {d: SIZES[d] for d in dims_list},
                                                            "impls": [e["name"] for e in available]}, results_root)
-    with tempfile.TemporaryDirectory(prefix="splinebench-convergence-") as scratch:
-        work = Path(scratch)
-        for dims in dims_list:
-            unit = unit_queries(dims)
-            for n in SIZES[dims]:
-                shape = "x".join([str(n)] * dims)
-                h = 1.0 / (n - 1)
-                coords64 = unit * (n - 1)
-                coords32 = coords64.astype(np.float32)
-                save_npy_atomic(work / "c64.npy", coords64)
-                save_npy_atomic(work / "c32.npy", coords32)
-                tool("analytic", FUNCTION, "--shape", shape, "--mode", MODE, work / "f64.npy")
-                tool("analytic", FUNCTION, "--shape", shape, "--mode", MODE, "--float32", work / "f32.npy")
-                tool("analytic", FUNCTION, "--shape", shape, "--mode", MODE, "--at", work / "c64.npy", work / "v64.npy")
-                tool("analytic", FUNCTION, "--shape", shape, "--mode", MODE, "--at", work / "c32.npy", work / "v32.npy")
-                exact = {"f64": np.load(work / "v64.npy"), "f32": np.load(work / "v32.npy")}
-                max_f = float(np.max(np.abs(np.load(work / "f64.npy"))))
-                for entry in available:
-                    precisions = ["f32"] + (["f64"] if entry.get("f64") else [])
-                    for precision in precisions:
-                        suffix = "64" if precision == "f64" else "32"
-                        out = work / "s.npy"
-                        start = time.perf_counter()
-                        base = {"operation": "convergence", "impl": entry["name"], "device": entry["device"],
-                                "evaluation": entry.get("evaluation", ""), "precision": precision, "dims": dims,
-                                "n": n, "h": h, "function": FUNCTION, "mode": MODE, "queries": QUERIES}
-                        try:
-                            tool("interpolate", "--impl", entry["name"], "--mode", MODE, "--prefilter",
-                                 work / f"f{suffix}.npy", work / f"c{suffix}.npy", out)
-                        except StudyError as exc:
-                            run.add({**base, "status": "error", "message": str(exc)})
-                            continue
-                        values = np.load(out).astype(np.float64)
-                        err = np.abs(values - exact[precision])
-                        run.add({**base, "status": "ok", "seconds": time.perf_counter() - start,
-                                 "max_abs_rel_to_maxf": finite_or_none(np.max(err) / max_f),
-                                 "rms_rel_to_maxf": finite_or_none(np.sqrt(np.mean(err ** 2)) / max_f)})
+    for dims in dims_list:
+        unit = unit_queries(dims)
+        for n in SIZES[dims]:
+            h = 1.0 / (n - 1)
+            coords = {"f64": unit * (n - 1)}
+            coords["f32"] = coords["f64"].astype(np.float32)
+            samples, exact = analytic_point(tool, dims, n, coords)
+            max_f = float(np.max(np.abs(samples["f64"])))
+            for entry in available:
+                precisions = ["f32"] + (["f64"] if entry.get("f64") else [])
+                for precision in precisions:
+                    start = time.perf_counter()
+                    base = {"operation": "convergence", "impl": entry["name"], "device": entry["device"],
+                            "evaluation": entry.get("evaluation", ""), "precision": precision, "dims": dims,
+                            "n": n, "h": h, "function": FUNCTION, "mode": MODE, "queries": QUERIES}
+                    try:
+                        values = tool.interpolate(samples[precision], coords[precision], entry["name"], MODE,
+                                                  prefilter=True)
+                    except StudyError as exc:
+                        run.add({**base, "status": "error", "message": str(exc)})
+                        continue
+                    err = np.abs(values.astype(np.float64) - exact[precision])
+                    run.add({**base, "status": "ok", "seconds": time.perf_counter() - start,
+                             "max_abs_rel_to_maxf": finite_or_none(np.max(err) / max_f),
+                             "rms_rel_to_maxf": finite_or_none(np.sqrt(np.mean(err ** 2)) / max_f)})
     summarize(run)
     run.write()
     write_convergence_report(run.folder, run.context, run.records)

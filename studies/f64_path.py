@@ -2,24 +2,24 @@
 
 The float64 paths against the oracle: every implementation with an f64 path (`splinebench
 list --json` says `"f64": true`; the reference is the oracle itself) prefilters and
-interpolates fresh float64 white noise through `splinebench prefilter` / `interpolate`
-with float64 files in and out, for D = 1..6 and every mode, at float64 coordinates inside
+interpolates fresh float64 white noise with float64 arrays in and out (the module's
+spline_filter / map_coordinates, or `splinebench prefilter` / `interpolate` on float64
+files: studies/README.md), for D = 1..6 and every mode, at float64 coordinates inside
 and outside the grid; the reference implementation (the f64 oracle) does the same on the
-same files. Records: the prefilter's relative L2 difference and the interpolation's max
+same arrays. Records: the prefilter's relative L2 difference and the interpolation's max
 difference / max|f|, against the 1e-12 the f64 paths promise.
 """
 from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from . import data
-from .common import Splinebench, StudyError, StudyRun, finite_or_none, save_npy_atomic
+from .common import Splinebench, StudyError, StudyRun, finite_or_none
 from .report_common import md_table, write_section
 
 SHAPES = {1: (4099,), 2: (130, 97), 3: (41, 37, 33), 4: (17, 13, 11, 9), 5: (9, 8, 7, 6, 5), 6: (6, 5, 5, 4, 4, 3)}
@@ -37,41 +37,33 @@ def run_study(tool: Splinebench, machine: str, impls: list[str] | None, results_
     run = StudyRun.create("f64_path", machine, tool, {"impls": [e["name"] for e in entries], "queries": QUERIES,
                                                         "bound": BOUND}, results_root)
     rng = np.random.default_rng(64)
-    with tempfile.TemporaryDirectory(prefix="splinebench-f64-") as scratch:
-        work = Path(scratch)
-        for dims, shape in SHAPES.items():
-            for mode in MODES:
-                f = rng.uniform(-1, 1, shape)
-                # Inside and outside the grid: [-(N-1)/2 - 2, 3(N-1)/2 + 2] per axis.
-                x = np.stack([rng.uniform(-(n - 1) / 2 - 2, 3 * (n - 1) / 2 + 2, QUERIES) for n in shape])
-                save_npy_atomic(work / "f.npy", f)
-                save_npy_atomic(work / "x.npy", x)
-                tool("prefilter", "--impl", "reference", "--mode", mode, work / "f.npy", work / "c_ref.npy")
-                tool("interpolate", "--impl", "reference", "--mode", mode, "--prefilter", work / "f.npy",
-                     work / "x.npy", work / "v_ref.npy")
-                c_ref, v_ref = np.load(work / "c_ref.npy"), np.load(work / "v_ref.npy")
-                for entry in entries:
-                    base = {"operation": "f64_path", "impl": entry["name"], "device": entry["device"],
-                            "evaluation": entry.get("evaluation", ""), "dims": dims, "shape": list(shape),
-                            "mode": mode, "queries": QUERIES, "bound": BOUND}
-                    start = time.perf_counter()
-                    try:
-                        tool("prefilter", "--impl", entry["name"], "--mode", mode, work / "f.npy", work / "c.npy")
-                        tool("interpolate", "--impl", entry["name"], "--mode", mode, "--prefilter", work / "f.npy",
-                             work / "x.npy", work / "v.npy")
-                    except StudyError as exc:
-                        run.add({**base, "status": "error", "message": str(exc)})
-                        continue
-                    c, v = np.load(work / "c.npy"), np.load(work / "v.npy")
-                    if c.dtype != np.float64 or v.dtype != np.float64:
-                        run.add({**base, "status": "error", "message": f"outputs are {c.dtype}/{v.dtype}, not float64"})
-                        continue
-                    prefilter = float(np.linalg.norm(c - c_ref) / np.linalg.norm(c_ref))
-                    interp = float(np.max(np.abs(v - v_ref)) / np.max(np.abs(f)))
-                    ok = prefilter <= BOUND and interp <= BOUND
-                    run.add({**base, "status": "ok", "seconds": time.perf_counter() - start,
-                             "prefilter_rel_l2": finite_or_none(prefilter), "interp_max_rel_to_maxf": finite_or_none(interp),
-                             "verdict": "pass" if ok else "fail"})
+    for dims, shape in SHAPES.items():
+        for mode in MODES:
+            f = rng.uniform(-1, 1, shape)
+            # Inside and outside the grid: [-(N-1)/2 - 2, 3(N-1)/2 + 2] per axis.
+            x = np.stack([rng.uniform(-(n - 1) / 2 - 2, 3 * (n - 1) / 2 + 2, QUERIES) for n in shape])
+            c_ref = tool.prefilter(f, "reference", mode)
+            v_ref = tool.interpolate(f, x, "reference", mode, prefilter=True)
+            for entry in entries:
+                base = {"operation": "f64_path", "impl": entry["name"], "device": entry["device"],
+                        "evaluation": entry.get("evaluation", ""), "dims": dims, "shape": list(shape),
+                        "mode": mode, "queries": QUERIES, "bound": BOUND}
+                start = time.perf_counter()
+                try:
+                    c = tool.prefilter(f, entry["name"], mode)
+                    v = tool.interpolate(f, x, entry["name"], mode, prefilter=True)
+                except StudyError as exc:
+                    run.add({**base, "status": "error", "message": str(exc)})
+                    continue
+                if c.dtype != np.float64 or v.dtype != np.float64:
+                    run.add({**base, "status": "error", "message": f"outputs are {c.dtype}/{v.dtype}, not float64"})
+                    continue
+                prefilter = float(np.linalg.norm(c - c_ref) / np.linalg.norm(c_ref))
+                interp = float(np.max(np.abs(v - v_ref)) / np.max(np.abs(f)))
+                ok = prefilter <= BOUND and interp <= BOUND
+                run.add({**base, "status": "ok", "seconds": time.perf_counter() - start,
+                         "prefilter_rel_l2": finite_or_none(prefilter), "interp_max_rel_to_maxf": finite_or_none(interp),
+                         "verdict": "pass" if ok else "fail"})
     run.write()
     write_report(run.context, run.records, run.report_dir)
     return run

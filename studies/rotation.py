@@ -25,7 +25,7 @@ import numpy as np
 from scipy import ndimage
 
 from . import data
-from .common import Splinebench, StudyError, StudyRun, finite_or_none, save_npy_atomic
+from .common import Splinebench, StudyError, StudyRun, finite_or_none, rotation_coordinates, save_npy_atomic
 from .rotation_report import write_rotation_report
 
 STEPS, ANGLE = 36, 10.0
@@ -49,16 +49,6 @@ def quality(original: np.ndarray, result: np.ndarray, mask: np.ndarray) -> dict[
     return {"snr_db": finite_or_none(10 * np.log10(np.sum(f ** 2) / sse)) if sse > 0 else None,
             "psnr_db": finite_or_none(20 * np.log10(peak / rmse)) if rmse > 0 else None,
             "rmse": rmse, "max_abs": float(np.max(np.abs(err))), "pixels": int(mask.sum())}
-
-
-def rotation_coordinates(height: int, width: int, degrees: float) -> np.ndarray:
-    """The same source coordinates as `splinebench rotate` (double, rounded to float32)."""
-    a = np.deg2rad(degrees)
-    c, s = np.cos(a), np.sin(a)
-    cy, cx = (height - 1) / 2, (width - 1) / 2
-    yy, xx = np.mgrid[0:height, 0:width].astype(np.float64)
-    dy, dx = yy - cy, xx - cx
-    return np.stack([cy + c * dy + s * dx, cx - s * dy + c * dx]).astype(np.float32)
 
 
 def scipy_rotate(image: np.ndarray, order: int) -> np.ndarray:
@@ -123,23 +113,17 @@ def _run_all(tool, run, arrays, loaded, names, device, evaluation, images) -> No
             start = time.perf_counter()
             result = scipy_rotate(image, order)
             record(method, "scipy", result, time.perf_counter() - start, "cpu", "f64 taps, float32 output")
-        source = arrays / f"{image_name}-original.npy"
         for impl in names:
             for method, prefilter in (("cubic-no-prefilter", False), ("cubic-prefiltered", True)):
-                out = arrays / f"{image_name}-{method}-{impl}.npy"
-                args = ["rotate", "--impl", impl, "--mode", MODE, "--steps", STEPS, "--angle", ANGLE]
-                if prefilter:
-                    args.append("--prefilter")
                 start = time.perf_counter()
                 try:
-                    tool(*args, source, out)
+                    result = tool.rotate(image, impl, MODE, STEPS, ANGLE, prefilter)
                 except StudyError as exc:
                     run.add({"operation": "rotation", "image": image_name, "method": method, "impl": impl,
                              "device": device[impl], "evaluation": evaluation[impl], "status": "error",
                              "message": str(exc)})
                     continue
-                seconds = time.perf_counter() - start
-                record(method, impl, np.load(out), seconds, device[impl], evaluation[impl])
+                record(method, impl, result, time.perf_counter() - start, device[impl], evaluation[impl])
 
     # Fig. 4-style zoom: a patch of the first image, magnified, through the reference
     # (exact arithmetic) and SciPy's nearest/linear.
@@ -148,16 +132,12 @@ def _run_all(tool, run, arrays, loaded, names, device, evaluation, images) -> No
     plane = image if image.ndim == 2 else image[..., 0]
     top, left = plane.shape[0] // 2 - ZOOM_PATCH // 2, plane.shape[1] // 2 - ZOOM_PATCH // 2
     coords = zoom_coordinates(top, left)
-    save_npy_atomic(arrays / "zoom-coords.npy", coords)
-    save_npy_atomic(arrays / "zoom-source.npy", plane)
+    save_npy_atomic(arrays / "zoom-source.npy", plane)  # the report draws the patch from it
     for method, order in (("nearest", 0), ("linear", 1)):
         zoomed = ndimage.map_coordinates(plane, coords.astype(np.float64), order=order, mode=MODE).astype(np.float32)
         save_npy_atomic(arrays / f"zoom-{method}.npy", zoomed)
     for method, prefilter in (("cubic-no-prefilter", False), ("cubic-prefiltered", True)):
-        args = ["interpolate", "--impl", "reference", "--mode", MODE]
-        if prefilter:
-            args.append("--prefilter")
-        tool(*args, arrays / "zoom-source.npy", arrays / "zoom-coords.npy", arrays / f"zoom-{method}.npy")
+        save_npy_atomic(arrays / f"zoom-{method}.npy", tool.interpolate(plane, coords, "reference", MODE, prefilter))
     run.context["zoom"] = {"image": first, "top": top, "left": left, "patch": ZOOM_PATCH, "factor": ZOOM_FACTOR}
     run.write()
     write_rotation_report(run.folder, run.context, run.records, arrays)

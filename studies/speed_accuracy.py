@@ -5,8 +5,8 @@ an implementation for: 3-D 256^3 random lookups (16.7 M queries), the thesis' 4-
 (64^4 grid and queries) and a 512^3 prefilter. Runs the `speed_accuracy` suite (every
 point is a standard record: median throughput, error against the f64 oracle), then
 measures SciPy's float64 `map_coordinates(order=3)` / `spline_filter` as a reference
-point: its error against the same oracle (the reference implementation through
-`splinebench interpolate` on the same float64 data) and its single-thread throughput on
+point: its error against the same oracle (the reference implementation, through the
+module or `splinebench interpolate`, on the same float64 data) and its single-thread throughput on
 this machine, on smaller batches of the same shapes (stated in the table).
 """
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from reports.implementations import evaluation_of
 from reports.plots import style
 
 from . import data
-from .common import Splinebench, StudyError, save_npy_atomic, write_atomic
+from .common import Splinebench, StudyError, write_atomic
 from .report_common import figure, md_table, write_section
 from .suite_study import load_harness_run, run_suite, section_context
 
@@ -55,34 +54,27 @@ def scipy_points(tool: Splinebench) -> list[dict]:
     single-thread throughput."""
     points = []
     rng = np.random.default_rng(7)
-    with tempfile.TemporaryDirectory(prefix="splinebench-scipy-") as scratch:
-        work = Path(scratch)
-        for key, shape, mode, queries in SCIPY_CASES:
-            f = rng.uniform(-1, 1, shape)
-            start = time.perf_counter()
-            coeffs = ndimage.spline_filter(f, order=3, mode=SCIPY_MODE[mode])
-            prefilter_s = time.perf_counter() - start
-            save_npy_atomic(work / "f.npy", f)
-            if queries == 0:
-                tool("prefilter", "--impl", "reference", "--mode", mode, work / "f.npy", work / "c.npy")
-                ref = np.load(work / "c.npy")
-                err = float(np.linalg.norm(coeffs - ref) / np.linalg.norm(ref))
-                points.append({"workload": key, "shape": list(shape), "queries": 0, "error": err,
-                               "error_kind": "prefilter rel L2", "rate": f.size / prefilter_s,
-                               "rate_kind": "samples/s", "seconds": prefilter_s})
-                continue
-            x = np.stack([rng.uniform(0, n - 1, queries) for n in shape])
-            start = time.perf_counter()
-            values = ndimage.map_coordinates(coeffs, x, order=3, mode=SCIPY_MODE[mode], prefilter=False)
-            eval_s = time.perf_counter() - start
-            save_npy_atomic(work / "x.npy", x)
-            tool("interpolate", "--impl", "reference", "--mode", mode, "--prefilter", work / "f.npy", work / "x.npy",
-                 work / "v.npy")
-            ref = np.load(work / "v.npy")
-            points.append({"workload": key, "shape": list(shape), "queries": queries,
-                           "error": float(np.max(np.abs(values - ref)) / np.max(np.abs(f))),
-                           "error_kind": "max |s - s_ref| / max|f|", "rate": queries / eval_s,
-                           "rate_kind": "queries/s", "seconds": eval_s})
+    for key, shape, mode, queries in SCIPY_CASES:
+        f = rng.uniform(-1, 1, shape)
+        start = time.perf_counter()
+        coeffs = ndimage.spline_filter(f, order=3, mode=SCIPY_MODE[mode])
+        prefilter_s = time.perf_counter() - start
+        if queries == 0:
+            ref = tool.prefilter(f, "reference", mode)
+            err = float(np.linalg.norm(coeffs - ref) / np.linalg.norm(ref))
+            points.append({"workload": key, "shape": list(shape), "queries": 0, "error": err,
+                           "error_kind": "prefilter rel L2", "rate": f.size / prefilter_s,
+                           "rate_kind": "samples/s", "seconds": prefilter_s})
+            continue
+        x = np.stack([rng.uniform(0, n - 1, queries) for n in shape])
+        start = time.perf_counter()
+        values = ndimage.map_coordinates(coeffs, x, order=3, mode=SCIPY_MODE[mode], prefilter=False)
+        eval_s = time.perf_counter() - start
+        ref = tool.interpolate(f, x, "reference", mode, prefilter=True)
+        points.append({"workload": key, "shape": list(shape), "queries": queries,
+                       "error": float(np.max(np.abs(values - ref)) / np.max(np.abs(f))),
+                       "error_kind": "max |s - s_ref| / max|f|", "rate": queries / eval_s,
+                       "rate_kind": "queries/s", "seconds": eval_s})
     return points
 
 

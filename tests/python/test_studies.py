@@ -34,6 +34,7 @@ def test_convergence_study_gives_order_four_on_the_cpu(tmp_path, monkeypatch):
     run = convergence.run_study(Splinebench(BIN), "ci", [1, 2], ["reference", "cpu_scalar"], tmp_path)
     body = load_study(run.folder)
     assert body["schema"] == "splinebench-study" and body["context"]["study"] == "convergence"
+    assert body["context"]["via"] in ("module", "cli")  # which path the points took (studies/README.md)
     assert all(r["status"] == "ok" for r in body["records"])
     fits = {(f["impl"], f["precision"], f["dims"]): f for f in body["context"]["fits"]}
     # reference runs in both precisions (it has an f64 path); cpu_scalar in f32 only.
