@@ -33,7 +33,7 @@
 #include "gpu_bench_common/gpu_timer.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/texture_field.hpp"
-#include "gpu_flex/flex_launch.hpp"
+#include "gpu_common/flex/flex_launch.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/datasets.hpp"

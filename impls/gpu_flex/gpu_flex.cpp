@@ -10,7 +10,7 @@
 #include <cstring>
 #include <memory>
 
-#include "gpu_flex/flex_launch.hpp"
+#include "gpu_common/flex/flex_launch.hpp"
 #include "gpu_common/device_arrays_support.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "gpu_flex/flex_launch.hpp"
+#include "gpu_common/flex/flex_launch.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/slab_route.hpp"

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "gpu_common/prefilter_step.hpp"
-#include "gpu_flex/flex_launch.hpp"
+#include "gpu_common/flex/flex_launch.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"
 

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "gpu_flex/flex_tile.cuh"
+#include "gpu_common/flex/flex_tile.cuh"
 #include "splinebench/error.hpp"
 
 namespace splinebench::gpu::flex {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpu_flex/flex_plan.hpp"
+#include "gpu_common/flex/flex_plan.hpp"
 
 namespace splinebench::gpu::flex {
 

@@ -4,7 +4,7 @@
 #include <random>
 #include <string>
 
-#include "gpu_flex/flex_plan.hpp"
+#include "gpu_common/flex/flex_plan.hpp"
 
 namespace splinebench::gpu::flex {
 namespace {

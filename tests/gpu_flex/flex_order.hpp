@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_flex/flex_pass.hpp"
+#include "gpu_common/flex/flex_pass.hpp"
 
 namespace splinebench::gpu::flex {
 

@@ -31,8 +31,8 @@
 #include "flex_emulate.hpp"
 #include "flex_order.hpp"
 #include "flex_test_cases.hpp"
-#include "gpu_flex/flex_launch.hpp"
-#include "gpu_flex/flex_tile.cuh"
+#include "gpu_common/flex/flex_launch.hpp"
+#include "gpu_common/flex/flex_tile.cuh"
 #include "splinebench/oracle_batch.hpp"
 #include "splinebench/registry.hpp"
 

@@ -271,7 +271,7 @@ def test_the_checks_see_the_whole_product():
 @pytest.mark.parametrize("rel,layer", [
     ("impls/core/src/types.cpp", "core"),
     ("impls/cuda_support/include/splinebench/cuda/check.hpp", "CUDA support"),
-    ("impls/gpu_flex/flex_kernels.cu", "implementations"),
+    ("impls/gpu_common/flex/flex_kernels.cu", "implementations"),
     ("systems/iir2d/cuda/tiles.cu", "systems"),
     ("systems/iir2d/harness/system.cpp", "system harness"),
     ("systems/scattered/harness/include/splinebench/scattered/harness.hpp", "system harness"),

@@ -5,11 +5,11 @@
 
 #include <cstdint>
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/block_ops.cuh"
-#include "gpu_flex/tile/line_filter.cuh"
-#include "gpu_flex/tile/stream_window.cuh"
-#include "gpu_flex/tile/tile_span.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/block_ops.cuh"
+#include "gpu_common/flex/tile/line_filter.cuh"
+#include "gpu_common/flex/tile/stream_window.cuh"
+#include "gpu_common/flex/tile/tile_span.cuh"
 
 namespace splinebench::gpu::flex {
 

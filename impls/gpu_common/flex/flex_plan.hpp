@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "gpu_flex/flex_pass.hpp"
+#include "gpu_common/flex/flex_pass.hpp"
 #include "splinebench/types.hpp"
 
 namespace splinebench::gpu::flex {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "gpu_flex/flex_pass.hpp"
+#include "gpu_common/flex/flex_pass.hpp"
 
 namespace splinebench::gpu::flex {
 

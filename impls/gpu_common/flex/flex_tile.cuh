@@ -23,13 +23,13 @@
 
 #include <cstdint>
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/ring.cuh"
-#include "gpu_flex/tile/stream_only_bulk.cuh"
-#include "gpu_flex/tile/stream_only_registers.cuh"
-#include "gpu_flex/tile/stream_x_registers.cuh"
-#include "gpu_flex/tile/stream_x_teams.cuh"
-#include "gpu_flex/tile/tile_span.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/ring.cuh"
+#include "gpu_common/flex/tile/stream_only_bulk.cuh"
+#include "gpu_common/flex/tile/stream_only_registers.cuh"
+#include "gpu_common/flex/tile/stream_x_registers.cuh"
+#include "gpu_common/flex/tile/stream_x_teams.cuh"
+#include "gpu_common/flex/tile/tile_span.cuh"
 
 namespace splinebench::gpu::flex {
 

@@ -20,7 +20,7 @@
 
 #include <cstdint>
 
-#include "gpu_flex/flex_policy.hpp"
+#include "gpu_common/flex/flex_policy.hpp"
 #include "splinebench/bspline_math.hpp"  // SPLINEBENCH_HD
 
 namespace splinebench::gpu::flex {

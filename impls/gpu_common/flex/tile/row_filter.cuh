@@ -3,10 +3,10 @@
 // into the filtered rows g.
 #pragma once
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/block_ops.cuh"
-#include "gpu_flex/tile/footprint.cuh"
-#include "gpu_flex/tile/line_filter.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/block_ops.cuh"
+#include "gpu_common/flex/tile/footprint.cuh"
+#include "gpu_common/flex/tile/line_filter.cuh"
 
 namespace splinebench::gpu::flex {
 

@@ -8,11 +8,11 @@
 #include <cstdint>
 #include <vector>  // the host emulation's per-thread windows
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/block_ops.cuh"
-#include "gpu_flex/tile/footprint.cuh"
-#include "gpu_flex/tile/line_filter.cuh"
-#include "gpu_flex/tile/tile_span.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/block_ops.cuh"
+#include "gpu_common/flex/tile/footprint.cuh"
+#include "gpu_common/flex/tile/line_filter.cuh"
+#include "gpu_common/flex/tile/tile_span.cuh"
 
 namespace splinebench::gpu::flex {
 

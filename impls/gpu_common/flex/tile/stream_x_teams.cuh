@@ -22,12 +22,12 @@
 
 #include <vector>  // the host emulation's per-thread windows
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/block_ops.cuh"
-#include "gpu_flex/tile/footprint.cuh"
-#include "gpu_flex/tile/row_filter.cuh"
-#include "gpu_flex/tile/stream_window.cuh"
-#include "gpu_flex/tile/tile_span.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/block_ops.cuh"
+#include "gpu_common/flex/tile/footprint.cuh"
+#include "gpu_common/flex/tile/row_filter.cuh"
+#include "gpu_common/flex/tile/stream_window.cuh"
+#include "gpu_common/flex/tile/tile_span.cuh"
 
 namespace splinebench::gpu::flex {
 

@@ -1,4 +1,4 @@
-#include "gpu_flex/flex_plan.hpp"
+#include "gpu_common/flex/flex_plan.hpp"
 
 #include <algorithm>
 #include <sstream>

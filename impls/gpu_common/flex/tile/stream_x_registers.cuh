@@ -5,12 +5,12 @@
 // sub-block's outputs to global memory: the same bits as the ring with p = kRegP.
 #pragma once
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/block_ops.cuh"
-#include "gpu_flex/tile/footprint.cuh"
-#include "gpu_flex/tile/row_filter.cuh"
-#include "gpu_flex/tile/stream_window.cuh"
-#include "gpu_flex/tile/tile_span.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/block_ops.cuh"
+#include "gpu_common/flex/tile/footprint.cuh"
+#include "gpu_common/flex/tile/row_filter.cuh"
+#include "gpu_common/flex/tile/stream_window.cuh"
+#include "gpu_common/flex/tile/tile_span.cuh"
 
 namespace splinebench::gpu::flex {
 

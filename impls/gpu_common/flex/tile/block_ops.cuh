@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "gpu_flex/flex_pass.hpp"
+#include "gpu_common/flex/flex_pass.hpp"
 
 #if defined(__CUDACC__)
 #include <cuda/ptx>

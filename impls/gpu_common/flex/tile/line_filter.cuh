@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "gpu_flex/flex_pass.hpp"
-#include "gpu_flex/tile/block_ops.cuh"
+#include "gpu_common/flex/flex_pass.hpp"
+#include "gpu_common/flex/tile/block_ops.cuh"
 #include "splinebench/bspline_math.hpp"
 
 namespace splinebench::gpu::flex {

@@ -32,8 +32,8 @@
 #include <climits>
 #include <vector>
 
-#include "gpu_flex/flex_launch.hpp"
-#include "gpu_flex/flex_tile.cuh"
+#include "gpu_common/flex/flex_launch.hpp"
+#include "gpu_common/flex/flex_tile.cuh"
 #include "splinebench/cuda/adversarial_pause.cuh"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/error.hpp"

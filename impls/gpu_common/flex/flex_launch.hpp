@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu_flex/flex_plan.hpp"
+#include "gpu_common/flex/flex_plan.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/types.hpp"
 
