@@ -1,5 +1,7 @@
 #include "gpu_slabs/slab_staging.hpp"
 
+#include "gpu_slabs/host_copy.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -29,21 +31,6 @@ std::vector<Piece> pieces_of(const Slab& sl, const float* host, std::int64_t val
       out.push_back({dev + off, h + off, std::min(chunk, field_bytes - off)});
   }
   return out;
-}
-
-// The host side of one piece: a copy between the caller's array and a pinned chunk, split
-// over the cores (OpenMP). One thread copies far slower than the link carries a chunk, so
-// a single-threaded copy would leave the link idle between chunks. The parallel region
-// ends before this returns: an upload's chunk is whole before its device copy is enqueued,
-// and a download's chunk is free for the next copy into it.
-void copy_piece(char* dst, const char* src, std::size_t bytes) {
-  constexpr std::size_t kPart = std::size_t{1} << 20;
-  const std::int64_t parts = static_cast<std::int64_t>((bytes + kPart - 1) / kPart);
-#pragma omp parallel for schedule(static) if (parts > 1)
-  for (std::int64_t i = 0; i < parts; ++i) {
-    const std::size_t off = static_cast<std::size_t>(i) * kPart;
-    std::memcpy(dst + off, src + off, std::min(kPart, bytes - off));
-  }
 }
 
 }  // namespace
@@ -115,7 +102,7 @@ void SlabStaging::upload(SlabSet& set, const float* host, std::int64_t values, s
       Slab& sl = set.slab(s);
       DeviceGuard g(sl.device);
       SB_CUDA_CHECK(cudaEventSynchronize(lane.done[k]));  // the buffer's previous copy has left it
-      copy_piece(lane.buffers[k].data(), p.host, p.bytes);
+      parallel_copy(lane.buffers[k].data(), p.host, p.bytes);
       SB_CUDA_CHECK(cudaMemcpyAsync(p.device, lane.buffers[k].data(), p.bytes, cudaMemcpyHostToDevice, sl.stream));
       SB_CUDA_CHECK(cudaEventRecord(lane.done[k], sl.stream));
     }
@@ -136,7 +123,7 @@ void SlabStaging::download(SlabSet& set, float* host, std::int64_t values, std::
   auto drain = [](Lane& lane, std::size_t k) {
     if (!lane.pending[k]) return;
     SB_CUDA_CHECK(cudaEventSynchronize(lane.done[k]));
-    copy_piece(lane.pending[k]->host, lane.buffers[k].data(), lane.pending[k]->bytes);
+    parallel_copy(lane.pending[k]->host, lane.buffers[k].data(), lane.pending[k]->bytes);
     lane.pending[k] = nullptr;
   };
   for (bool busy = true; busy;) {

@@ -31,6 +31,7 @@
 #include "gpu_slabs/slab_devices.hpp"
 #include "gpu_slabs/slab_kernels.hpp"
 #include "gpu_slabs/slab_terms.hpp"
+#include "gpu_slabs/host_copy.hpp"
 #include "gpu_slabs/stream_kernels.hpp"
 #include "gpu_slabs/stream_plan.hpp"
 #include "splinebench/bspline_math.hpp"
@@ -52,18 +53,6 @@ std::string gib(std::int64_t floats) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g GiB", g);
   return text;
-}
-
-// Host copies of whole slabs in the staged fallback: one thread would fall behind the
-// link, so the copy is split over the cores.
-void parallel_copy(float* dst, const float* src, std::int64_t count) {
-  constexpr std::int64_t kChunk = std::int64_t{1} << 20;
-  const std::int64_t chunks = (count + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (chunks > 1)
-  for (std::int64_t c = 0; c < chunks; ++c) {
-    const std::int64_t first = c * kChunk;
-    std::memcpy(dst + first, src + first, bytes_of(std::min(kChunk, count - first)));
-  }
 }
 
 // The caller's array page-locked for the call: used as it is when it already is
@@ -272,7 +261,7 @@ void prefilter_streamed(float* host_volume, const GridShape& shape, Mode mode, c
           const float* src = host_volume + static_cast<std::int64_t>(all.plane[c0 + i]) * P;
           const std::int64_t count = (j - i + 1) * P;
           if (staged)
-            parallel_copy(r.staging_in[0]->data() + i * P, src, count);
+            parallel_copy(r.staging_in[0]->data() + i * P, src, bytes_of(count));
           else
             SB_CUDA_CHECK(cudaMemcpyAsync(dev + i * P, src, bytes_of(count), cudaMemcpyHostToDevice, cs));
           i = j + 1;
@@ -302,7 +291,7 @@ void prefilter_streamed(float* host_volume, const GridShape& shape, Mode mode, c
       const int b = s % K;
       r.freed[static_cast<std::size_t>(b)]->synchronize();
       parallel_copy(host_volume + starts[static_cast<std::size_t>(s)] * P, r.staging_out[static_cast<std::size_t>(b)]->data(),
-                    len_of(s) * P);
+                    bytes_of(len_of(s) * P));
     };
     for (int s = 0; s < S; ++s) {
       const std::size_t b = static_cast<std::size_t>(s % K);
@@ -317,7 +306,7 @@ void prefilter_streamed(float* host_volume, const GridShape& shape, Mode mode, c
       const float* src = host_slab;
       if (staged) {
         if (s >= K) r.uploaded[b]->synchronize();  // the staging buffer's previous upload
-        parallel_copy(r.staging_in[b]->data(), host_slab, count);
+        parallel_copy(r.staging_in[b]->data(), host_slab, bytes_of(count));
         src = r.staging_in[b]->data();
       }
       if (s >= K) r.freed[b]->make_wait(hs);
