@@ -10,10 +10,11 @@
 //
 // Phases, each timed over all devices from one fork to one join on the master stream:
 // upload, prefilter (+ prefilter_inner, the inner axes first as the slab driver runs
-// them, and prefilter_axis0), bind (the halo exchange), query_upload, evaluate, download, readback. The field
-// moves through small pinned chunks per slab (slab_staging.hpp), so upload and readback
-// include the host's copies into and out of them; the queries' copies between the
-// caller's memory and the pinned buffer, and the host routing, are host_staging.
+// them, and prefilter_axis0), bind (the halo exchange), query_upload, evaluate, download,
+// readback. The field moves through small pinned chunks per slab (slab_staging.hpp), so
+// upload and readback include the host's copies into and out of them; the queries'
+// copies between the caller's memory and the pinned buffer, and the host routing, are
+// host_staging.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -64,8 +65,8 @@ class GpuSlabs final : public Implementation {
   Tolerance tolerance(const GridShape& shape) const override {
     Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
     t.basis = "gpu_flex's float32 recursions along the inner axes (halo truncation <= 1.0e-9 relative per axis; "
-              "gpu_naive's where gpu_flex cannot take the planes); along axis 0 the slab steps, whose carries make every slab "
-              "exact and whose truncated corrections are below f32 rounding (slab_steps.hpp); nested 4-term tap "
+              "gpu_naive's where gpu_flex cannot take the planes); along axis 0 the slab steps, whose carries make "
+              "every slab exact and whose truncated corrections are below f32 rounding (slab_steps.hpp); nested 4-term tap "
               "sums: " + t.basis;
     return t;
   }
