@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import socket
 import statistics
@@ -105,7 +106,7 @@ def gpu_rows() -> tuple[list[dict], str]:
     return rows, ""
 
 
-def context() -> dict:
+def context(git_sha: str) -> dict:
     def git(*args):
         try:
             return subprocess.run(["git", *args], capture_output=True, text=True, check=True,
@@ -118,7 +119,9 @@ def context() -> dict:
                    if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return {"git_commit": git("rev-parse", "HEAD"), "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+    # A copy without .git (the lent GPU machine's) names its commit through --git-sha.
+    return {"git_commit": git_sha or git("rev-parse", "HEAD"),
+            "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
             "python": platform.python_version(), "numpy": np.__version__, "cpu": cpu, "host": socket.gethostname()}
 
 
@@ -126,16 +129,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--machine", default=socket.gethostname().split(".")[0], help="results label")
     parser.add_argument("--out", type=Path, default=Path("results"), help="results root (default: results)")
+    parser.add_argument("--git-sha", default=os.environ.get("SPLINEBENCH_GIT_SHA", ""),
+                        help="the commit measured (default: $SPLINEBENCH_GIT_SHA, else git's HEAD)")
     args = parser.parse_args(argv)
     rows = cpu_rows()
     more, why_not = gpu_rows()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     doc = {"benchmark": "module_overhead", "schema": 1, "date": stamp, "machine": args.machine,
-           "context": context(), "rows": rows + more, "notes": [why_not] if why_not else []}
+           "context": context(args.git_sha), "rows": rows + more, "notes": [why_not] if why_not else []}
     folder = args.out / args.machine / f"{stamp}-module-overhead"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "module_overhead.json"
-    path.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    os.replace(partial, path)
     for row in doc["rows"]:
         print(f"{row['library']:28} {row['device']:4} {row['call']:16} {row['us_median']:9.2f} us  ({row['array']})")
     for note in doc["notes"]:

@@ -11,7 +11,8 @@
 #   module    the Python module for the machine's python3 (nanobind's CMake files carried
 #             from this side's venv: NANOBIND_DIR, default .venv/lib/python3*/site-packages/
 #             nanobind/cmake) and pytest of tests/python/test_module_*.py on it, CuPy and
-#             PyTorch inputs where the machine has them
+#             PyTorch inputs where the machine has them; then bench/module_overhead.py and
+#             bench/module_throughput.py into the results
 #   suites    `splinebench run` of each suite in $SUITES (any system: grid, scattered,
 #             iir2d); a suite with an unfinished run in the runs folder is resumed, one
 #             with a finished run is left alone, so the same command repeated finishes
@@ -103,6 +104,13 @@ if has module; then
     SPLINEBENCH_BIN="$bin" timeout -k 5 "$limit" python3 -m pytest -q -p no:cacheprovider "$root"/tests/python/test_module_*.py \
       > "$logs/module-pytest.log" 2>&1 || fail "module pytest (see module-pytest.log)"
     tail -3 "$logs/module-pytest.log" | tee -a "$summary"
+    # The call overhead and the throughput against the harness's, beside CuPy's.
+    mkdir -p "$stage"
+    PYTHONPATH="$build/python" timeout -k 5 "$limit" python3 "$root/bench/module_overhead.py" --machine "$machine" \
+      --out "$stage" > "$logs/module_overhead.log" 2>&1 || fail "module_overhead (see module_overhead.log)"
+    PYTHONPATH="$build/python" timeout -k 5 "$limit" python3 "$root/bench/module_throughput.py" --machine "$machine" \
+      --out "$stage" --bin "$bin" > "$logs/module_throughput.log" 2>&1 || fail "module_throughput (see its log)"
+    tail -q -n 8 "$logs/module_overhead.log" "$logs/module_throughput.log" | tee -a "$summary"
   fi
 fi
 # A run folder with its context but no results yet: cut off, to be resumed.
