@@ -248,6 +248,108 @@ TEST(FlexEmulationBulk, BulkStreamTileSameBitsAsRegisterTile) {
   EXPECT_GE(compared, 12) << "bulk and register tiles compared in too few plans";
 }
 
+// The host's mbarriers (block_ops.cuh) keep their phases: a wait for a phase that has
+// not completed (on the device: a spin for a phase nobody completes, or a return before
+// the copies land), on a word that is no barrier, or a second initialisation without a
+// retirement in between throws.
+TEST(FlexBarrier, HostBarriersCatchWrongPhases) {
+  std::uint64_t bar = 0;
+  const float nan = std::nanf("");
+  std::memcpy(&bar, &nan, sizeof nan);  // the emulation's poison
+  EXPECT_THROW(bulk_wait(&bar, 0), splinebench::Error) << "never initialised";
+  EXPECT_THROW(bulk_expect(&bar, 64), splinebench::Error) << "never initialised";
+  bulk_init(&bar);
+  EXPECT_THROW(bulk_wait(&bar, 0), splinebench::Error) << "phase 0 not requested";
+  EXPECT_THROW(bulk_wait(&bar, 1), splinebench::Error) << "parity 1 before any phase completed";
+  bulk_expect(&bar, 64);  // the host's copies land at once: phase 0 completes
+  EXPECT_NO_THROW(bulk_wait(&bar, 0));
+  try {
+    bulk_wait(&bar, 1);
+    ADD_FAILURE() << "a wait for parity 1 after phase 0 returned";
+  } catch (const splinebench::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wrong phase"), std::string::npos) << e.what();
+  }
+  bulk_expect(&bar, 64);
+  EXPECT_NO_THROW(bulk_wait(&bar, 1));
+  EXPECT_THROW(bulk_wait(&bar, 0), splinebench::Error);
+  EXPECT_THROW(bulk_init(&bar), splinebench::Error) << "initialised again without mbarrier.inval";
+  bar_retire(&bar, 1);
+  EXPECT_THROW(bulk_wait(&bar, 1), splinebench::Error) << "retired";
+  EXPECT_THROW(bar_retire(&bar, 1), splinebench::Error) << "retired twice";
+  EXPECT_NO_THROW(bulk_init(&bar));
+  EXPECT_NO_THROW(bar_retire(&bar, 1));
+  // A team barrier completes a phase with its last arrival.
+  team_bar_init(&bar, 3);
+  team_bar_arrive(&bar);
+  team_bar_arrive_on_loads(&bar);
+  EXPECT_THROW(bulk_wait(&bar, 0), splinebench::Error) << "two of three arrivals";
+  team_bar_arrive(&bar);
+  EXPECT_NO_THROW(bulk_wait(&bar, 0));
+}
+
+// One block running bulk tiles one after another (flex_kernel's loop) keeps their
+// mbarriers: initialised in the first tile, their phases carried on in the next (the
+// phase counts add up), and a wrong carried parity is caught by the next tile's first
+// wait. The block retires them as it leaves.
+TEST(FlexBarrier, BulkTilesCarryTheirBarriersAndWrongParityIsCaught) {
+  const GridShape shape = GridShape::make({40, 48, 64}, 1);  // pass 1: whole 1024-column chunks
+  Plan plan = make_plan(shape, 1, Mode::mirror, Variant::flexible, DeviceLimits{});
+  std::vector<float> in(static_cast<std::size_t>(shape.values()), 1.f), out(in.size()), tmp(in.size(), 1.f);
+  bind_buffers(plan, in.data(), out.data(), tmp.data());
+  const PassDesc& P = plan.passes[1];
+  ASSERT_EQ(P.bulk, 1);
+  ASSERT_GE(P.tiles, 3);
+  const int S = P.smem.fp_stages;
+  std::vector<float> smem(static_cast<std::size_t>(plan.smem_floats));
+  auto* words = reinterpret_cast<std::uint64_t*>(smem.data() + P.smem.bars);
+  // Whether tile `t` throws when the block's barriers are described by `wrong` (on a copy
+  // of its shared memory: the failed tile changes the words).
+  auto caught = [&](std::int64_t t, BulkBars wrong) {
+    std::vector<float> copy = smem;
+    try {
+      emulate_tile(P, t, copy, &wrong);
+    } catch (const splinebench::Error&) {
+      return true;
+    }
+    return false;
+  };
+  std::vector<std::uint32_t> phases(static_cast<std::size_t>(S), 0);  // completed per barrier
+  BulkBars bars{};
+  for (std::int64_t t = 0; t < 2; ++t) {
+    ASSERT_TRUE(takes_bulk(P, decode_tile(P, t)));
+    if (t > 0) {
+      // Initialised again (parities reset) where a barrier has completed an odd number of
+      // phases: the wrong parity for it.
+      bool odd = false;
+      for (std::uint32_t n : phases) odd = odd || n % 2 == 1;
+      BulkBars reset = bars;
+      reset.parity = 0;
+      EXPECT_EQ(caught(t, reset), odd) << "tile " << t << " with its parities reset";
+      EXPECT_TRUE(odd) << "no barrier at an odd phase count: the reset is not tried";
+    }
+    emulate_tile(P, t, smem, &bars);
+    const int nsub = static_cast<int>((decode_tile(P, t).count + kRegP - 1) / kRegP);
+    ASSERT_TRUE(bars.live());
+    EXPECT_EQ(bars.offset, P.smem.bars);
+    EXPECT_EQ(bars.count, S);
+    for (int k = 0; k < S; ++k) {
+      std::uint32_t& n = phases[static_cast<std::size_t>(k)];
+      n += static_cast<std::uint32_t>(k < nsub ? (nsub - k + S - 1) / S : 0);
+      EXPECT_EQ(host_bar::completed(host_bar::load(words + k)), n) << "tile " << t << ", barrier " << k;
+      EXPECT_EQ((bars.parity >> k) & 1u, n & 1u) << "tile " << t << ", barrier " << k;
+    }
+  }
+  for (int k = 0; k < S; ++k) {
+    BulkBars flipped = bars;
+    flipped.parity ^= 1u << k;
+    EXPECT_TRUE(caught(2, flipped)) << "barrier " << k << "'s parity flipped";
+  }
+  EXPECT_FALSE(caught(2, bars));
+  emulate_block_end(smem, bars);
+  EXPECT_FALSE(bars.live());
+  EXPECT_THROW(bulk_wait(words, 0), splinebench::Error) << "retired";
+}
+
 std::string case_name(const ::testing::TestParamInfo<std::tuple<FlexCase, Mode>>& info) {
   return std::get<0>(info.param).name() + "_" + std::string(to_string(std::get<1>(info.param)));
 }

@@ -26,6 +26,10 @@
 // the pass before it, pass k - 1 of a field numbered before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
+// Between its tiles a block keeps the bulk tile's mbarriers valid (BulkBars,
+// tile/stream_only_bulk.cuh, in static shared memory); it retires them before a tile that
+// reuses their memory (bulk_bars_before_tile) and before it returns. A fixed_kernel
+// block runs one tile: its bulk tile initialises, uses and retires them.
 #include <cuda/atomic>
 
 #include <algorithm>
@@ -58,6 +62,9 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
   const DeviceBlock blk;
   const LaunchDesc& L = a.launch;
   const long long total = L.pass_begin[L.passes];
+  // The block's bulk mbarriers from tile to tile (flex_bulk_bars, tile/stream_only_bulk.cuh):
+  // none yet (read after the loop's first barrier).
+  if (threadIdx.x == 0) flex_bulk_bars = BulkBars{};
   for (;;) {
     if (threadIdx.x == 0) {
       if (a.adversarial) adversarial_pause(a.seed, blockIdx.x, 0);
@@ -65,13 +72,19 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
     }
     __syncthreads();
     const long long ticket = s_ticket;
-    if (ticket >= total) return;  // the same for every thread of the block
+    if (ticket >= total) {  // the same for every thread of the block
+      bulk_bars_retire(blk, smem, flex_bulk_bars, nullptr);
+      return;
+    }
     const long long tile = a.order ? a.order[ticket] : ticket;
     int k = 0;
     while (k + 1 < L.passes && tile >= L.pass_begin[k + 1]) ++k;
     const PassDesc& P = L.pass[k];
     const long long local = tile - L.pass_begin[k];
     const long long field = tile_field(P, local);
+    // The bulk barriers this tile does not keep are retired (all threads are done with
+    // the previous tile: it ended with a barrier).
+    bulk_bars_before_tile(blk, P, local, smem, &flex_bulk_bars);
     if (threadIdx.x == 0) {
       if (a.adversarial) adversarial_pause(a.seed, ticket, 1);
       if (k > 0) {
@@ -92,7 +105,7 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
     // The block starts reading the previous pass's output only after the acquire above;
     // this barrier also keeps thread 0 from overwriting s_ticket while others read it.
     __syncthreads();
-    run_tile<C>(blk, P, local, smem);  // ends with a barrier: all its writes are issued
+    run_tile<C>(blk, P, local, smem, &flex_bulk_bars);  // ends with a barrier: all its writes are issued
     if (threadIdx.x == 0 && L.passes > 1) {
       __threadfence();
       cuda::atomic_ref<unsigned int, cuda::thread_scope_device> done(a.done[k * L.fields + field]);
@@ -104,7 +117,8 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
 template <int C>
 __global__ void __launch_bounds__(kThreads) fixed_kernel(const __grid_constant__ PassDesc P) {
   extern __shared__ float4 flex_smem[];
-  run_tile<C>(DeviceBlock{}, P, static_cast<std::int64_t>(blockIdx.x), reinterpret_cast<float*>(flex_smem));
+  // One tile per block: no bulk barriers to keep (the bulk tile retires its own).
+  run_tile<C>(DeviceBlock{}, P, static_cast<std::int64_t>(blockIdx.x), reinterpret_cast<float*>(flex_smem), nullptr);
 }
 
 using FlexKernel = void (*)(FlexArgs);

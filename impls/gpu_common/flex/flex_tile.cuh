@@ -19,6 +19,13 @@
 //                              registers, no shared memory;
 //   stream_only_bulk.cuh       the same fed by bulk copies (whole, aligned chunks).
 // The register windows give the bits of a ring of kRegP planes per sub-block.
+//
+// A block carries one thing from tile to tile: the bulk tile's mbarriers (BulkBars,
+// stream_only_bulk.cuh), which stay valid across the tiles that leave their memory
+// alone. The caller retires them before a tile that does not (bulk_bars_before_tile,
+// then run_tile) and when the block has run its last tile (bulk_bars_retire). A caller
+// without that state (fixed_kernel: one tile per block) passes none: the bulk tile
+// retires its own.
 #pragma once
 
 #include <cstdint>
@@ -33,9 +40,41 @@
 
 namespace splinebench::gpu::flex {
 
-template <int C, class Block>
-SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t tile, float* smem) {
+// Whether tile T of pass P runs the bulk tile (else a stream_only tile runs
+// stream_only_registers).
+SPLINEBENCH_HD bool takes_bulk(const PassDesc& P, const TileSpan& T) {
+  return P.kind == TileKind::stream_only && P.bulk > 0 && bulk_fits(P, T);
+}
+
+// Floats of shared memory, from the start, that tile T of pass P may use: its pass's
+// layout (SmemLayout::total), none for stream_only_registers.
+SPLINEBENCH_HD std::int32_t tile_smem_floats(const PassDesc& P, const TileSpan& T) {
+  return P.kind == TileKind::stream_only && !takes_bulk(P, T) ? 0 : P.smem.total;
+}
+
+// Before tile `tile` of pass P: retires the block's live bulk barriers (`state`) unless
+// the tile is a bulk tile of their layout or uses no shared memory at their offsets.
+// Ends with a block barrier where it retires them (bulk_bars_retire). Not inlined, and
+// called by flex_kernel before its dependency wait, not from run_tile: inlined in
+// front of the tile bodies it cost stream_x_registers 20 bytes of spills (ptxas, sm_90).
+template <class Block>
+SPLINEBENCH_HD SB_FLEX_NOINLINE void bulk_bars_before_tile(const Block& blk, const PassDesc& P, std::int64_t tile,
+                                                          float* smem, BulkBars* state) {
+  const BulkBars bars = load_bulk_bars(state);  // every thread: as the block's last tile left them
+  if (!bars.live()) return;
   const TileSpan T = decode_tile(P, tile);
+  const bool bulk = takes_bulk(P, T);
+  const bool same = bulk && bars.offset == P.smem.bars && bars.count == P.smem.fp_stages;
+  if (!same && (bulk || tile_smem_floats(P, T) > bars.offset)) bulk_bars_retire(blk, smem, bars, state);
+}
+
+// Runs tile `tile` of pass P. `state`: the block's bulk barriers, after
+// bulk_bars_before_tile (or null, no state: none live, and a bulk tile retires its own);
+// a bulk tile keeps or initialises them and records them there.
+template <int C, class Block>
+SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t tile, float* smem, BulkBars* state) {
+  const TileSpan T = decode_tile(P, tile);
+  const bool bulk = takes_bulk(P, T);
   if (P.kind == TileKind::stream_x && P.regs > 0 && P.teams > 0) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
     if (P.group > 1)
@@ -52,9 +91,9 @@ SPLINEBENCH_HD void run_tile(const Block& blk, const PassDesc& P, std::int64_t t
       stream_x_registers<C, false>(blk, P, T, smem);
     return;
   }
-  if (P.kind == TileKind::stream_only && P.bulk > 0 && bulk_fits(P, T)) {
+  if (bulk) {
     // Ends with a barrier: every thread's writes are issued before the tile's release.
-    stream_only_bulk(blk, P, T, smem);
+    stream_only_bulk(blk, P, T, smem, state);
     return;
   }
   if (P.kind == TileKind::stream_only) {
