@@ -12,7 +12,8 @@
 #             from this side's venv: NANOBIND_DIR, default .venv/lib/python3*/site-packages/
 #             nanobind/cmake) and pytest of tests/python/test_module_*.py on it, CuPy and
 #             PyTorch inputs where the machine has them; then bench/module_overhead.py and
-#             bench/module_throughput.py into the results
+#             bench/module_throughput.py into the results; built apart (build-device-module) by
+#             the PATH's g++ or $MODULE_CXX, a compiler with a shared libstdc++
 #   suites    `splinebench run` of each suite in $SUITES (any system: grid, scattered,
 #             iir2d); a suite with an unfinished run in the runs folder is resumed, one
 #             with a finished run is left alone, so the same command repeated finishes
@@ -97,19 +98,27 @@ if has module; then
   if [[ -z $nb ]]; then
     fail "module: no nanobind CMake files (carry .venv/lib/python3.*/site-packages/nanobind or set NANOBIND_DIR)"
   else
-    { cmake -S "$root" -B "$build" -DSPLINEBENCH_PYTHON_MODULE=ON -DPython_EXECUTABLE="$(command -v python3)" \
-        -Dnanobind_DIR="$nb" && cmake --build "$build" -j "$(nproc)" --target _core; } > "$logs/module-build.log" 2>&1 ||
+    # A build of its own, by the PATH's g++: the lent machine's default C++ compiler ($CXX,
+    # /opt/gcc) links libstdc++ statically, and a module carrying its own libstdc++ beside
+    # the interpreter's shared one dies on its first formatted number (two std::locale
+    # registries). The harness binary of that build is what module_throughput compares with.
+    mbuild="$root/build-device-module" mcxx=${MODULE_CXX:-$(command -v g++)}
+    { cmake -S "$root" -B "$mbuild" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_CXX_COMPILER="$mcxx" -DCMAKE_CUDA_HOST_COMPILER="$mcxx" -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF \
+        -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_INCLUDE_PATH="$deps/include" -DSPLINEBENCH_PYTHON_MODULE=ON \
+        -DPython_EXECUTABLE="$(command -v python3)" -Dnanobind_DIR="$nb" &&
+      cmake --build "$mbuild" -j "$(nproc)" --target _core splinebench; } > "$logs/module-build.log" 2>&1 ||
       fail "module build (see module-build.log)"
     # The tests import the module of SPLINEBENCH_BIN's build (tests/python/conftest.py).
-    SPLINEBENCH_BIN="$bin" timeout -k 5 "$limit" python3 -m pytest -q -p no:cacheprovider "$root"/tests/python/test_module_*.py \
-      > "$logs/module-pytest.log" 2>&1 || fail "module pytest (see module-pytest.log)"
+    SPLINEBENCH_BIN="$mbuild/bin/splinebench" timeout -k 5 "$limit" python3 -m pytest -q -p no:cacheprovider \
+      "$root"/tests/python/test_module_*.py > "$logs/module-pytest.log" 2>&1 || fail "module pytest (see module-pytest.log)"
     tail -3 "$logs/module-pytest.log" | tee -a "$summary"
     # The call overhead and the throughput against the harness's, beside CuPy's.
     mkdir -p "$stage"
-    PYTHONPATH="$build/python" timeout -k 5 "$limit" python3 "$root/bench/module_overhead.py" --machine "$machine" \
+    PYTHONPATH="$mbuild/python" timeout -k 5 "$limit" python3 "$root/bench/module_overhead.py" --machine "$machine" \
       --out "$stage" > "$logs/module_overhead.log" 2>&1 || fail "module_overhead (see module_overhead.log)"
-    PYTHONPATH="$build/python" timeout -k 5 "$limit" python3 "$root/bench/module_throughput.py" --machine "$machine" \
-      --out "$stage" --bin "$bin" > "$logs/module_throughput.log" 2>&1 || fail "module_throughput (see its log)"
+    PYTHONPATH="$mbuild/python" timeout -k 5 "$limit" python3 "$root/bench/module_throughput.py" --machine "$machine" \
+      --out "$stage" --bin "$mbuild/bin/splinebench" > "$logs/module_throughput.log" 2>&1 || fail "module_throughput (see its log)"
     tail -q -n 8 "$logs/module_overhead.log" "$logs/module_throughput.log" | tee -a "$summary"
   fi
 fi
