@@ -213,3 +213,28 @@ def test_package_has_stubs_and_examples(sb):
             assert ">>>" in (obj.__doc__ or ""), f"{name} has no example"
     failures, tried = doctest.testmod(sb, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert tried >= 5 and failures == 0
+
+
+def test_the_module_uses_the_processes_shared_libstdcxx(sb):
+    """_core carries no libstdc++ of its own: a static copy beside the interpreter's shared
+    one (NumPy's) keeps a second std::locale registry, and the module dies on its first
+    formatted number (it did on a machine whose compiler links libstdc++ statically)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("an ELF check")
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils) to list the module's symbols")
+    core = Path(sb._core.__file__)
+    defined = subprocess.run([nm, "-D", "--defined-only", str(core)], capture_output=True, text=True,
+                             check=True).stdout
+    runtime = [line.split()[-1] for line in defined.splitlines() if re.search(r" _ZNSt6locale|_ZNSt8ios_base", line)]
+    assert not runtime, f"{core.name} defines libstdc++'s own symbols (linked statically): {runtime[:5]}"
+    needed = subprocess.run(["readelf", "-d", str(core)], capture_output=True, text=True).stdout \
+        if shutil.which("readelf") else ""
+    if needed:
+        assert "libstdc++.so" in needed, f"{core.name} does not link libstdc++.so:\n{needed}"
