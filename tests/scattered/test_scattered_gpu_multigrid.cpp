@@ -35,6 +35,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -413,6 +414,42 @@ TEST_F(GpuMultigrid, PcgConvergesToTheOracle) {
           EXPECT_TRUE(times.has("solve")) << what;
         }
       }
+}
+
+// The V-cycle replayed from its CUDA graph does what its launches do: the same
+// iterations and the same bits, in the first solve (which captures it) and in a second
+// one on the same hierarchy (which only replays it).
+TEST_F(GpuMultigrid, VCycleGraphGivesTheLaunchesBits) {
+  for (const sb::GridShape& g : {sb::GridShape::make({65, 64}), sb::GridShape::make({20, 17, 14})})
+    for (sb::Mode mode : sb::kAllModes) {
+      const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::noise, g, 1, 43);
+      const std::vector<double> field(f32.begin(), f32.end());
+      const sc::Problem p = sc::problem_from_nodes(g, mode, field, sc::select_top_laplacian(g, mode, field, 0.2),
+                                                   g.dims == 2 ? 2.1 : 0.002);
+      sc::IterationControl control;
+      control.tolerance = 1e-8;
+      control.max_iterations = 500;
+      const std::string what = std::string(sb::to_string(mode)) + " " + g.to_string();
+      sc::gpu::MgPcgOptions launches, graph;
+      graph.vcycle_graph = true;
+      sb::PhaseTimes times;
+      sc::gpu::PreparedMultigrid by_launches(p, launches), by_graph(p, graph);
+      const sc::gpu::MultigridResult a = by_launches.solve(control, times);
+      const sc::gpu::MultigridResult b = by_graph.solve(control, times);
+      const sc::gpu::MultigridResult again = by_graph.solve(control, times);
+      EXPECT_EQ(a.vcycle, "launches") << what;
+      EXPECT_EQ(b.vcycle, "graph") << what;
+      EXPECT_EQ(again.vcycle, "graph") << what;
+      ASSERT_EQ(a.report.status, sc::SolveStatus::converged) << what << ": " << a.report.message;
+      for (const sc::gpu::MultigridResult* r : {&b, &again}) {
+        EXPECT_EQ(r->report.status, a.report.status) << what;
+        EXPECT_EQ(r->report.iterations, a.report.iterations) << what;
+        EXPECT_EQ(r->report.history, a.report.history) << what;
+        ASSERT_EQ(r->coeffs.size(), a.coeffs.size()) << what;
+        EXPECT_EQ(0, std::memcmp(r->coeffs.data(), a.coeffs.data(), a.coeffs.size() * sizeof(float)))
+            << what << ": the graph's coefficients differ from the launches'";
+      }
+    }
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // Image: gravel 512^2 (the datasets cache, datasets/README.md: $SPLINEBENCH_DATASETS_DIR
 // or .cache/datasets; the smooth 512^2 field when it is not there, said so), mirror,
 // lambda 1.8, 20 % top-|Laplacian| samples, MG-PCG to relres 1e-8 with the coarsest level
-// at most 64, 256 (the default) and 1024 nodes. Per variant, after one untimed run that
+// at most 64, 256 (the default) and 1024 nodes, each with its V-cycles launched one by one
+// and replayed from a CUDA graph (MgPcgOptions::vcycle_graph). Per variant, after one untimed run that
 // warms the device up, `repeat` runs each prepared from the samples and solved once:
 //   whole run    host wall time of preparing (levels on the host, upload, sort, F^T f,
 //                stencils, the coarsest's inverse, smoothers) and one solve with its
@@ -127,7 +128,8 @@ int time_pcg(const Field& f, const sc::Problem& p, const sc::gpu::MgPcgOptions& 
             << setup.get("assemble_sort") * 1e3 << " ms, F^T f " << setup.get("assemble_rhs") * 1e3 << " ms, setup "
             << setup.get("setup") * 1e3 << " ms, solve " << times.get("solve") * 1e3 << " ms, readback "
             << times.get(sb::phase::readback) * 1e3 << " ms"
-            << (last.report.message.empty() ? "" : "; " + last.report.message) << std::endl;
+            << (last.report.message.empty() ? "" : "; " + last.report.message) << "; V-cycles: " << last.vcycle
+            << std::endl;
   return last.report.iterations;
 }
 
@@ -138,13 +140,16 @@ void image_case(int repeat) {
   const sc::Problem p = problem_of(f, lambda);
   std::cout << f.name << " " << f.grid.to_string() << ", " << p.samples() << " samples (top 20 % |Laplacian|), lambda "
             << lambda << " (host problem " << seconds_since(t0) << " s)" << std::endl;
-  for (const std::int64_t coarsest : {64, 256, 1024}) {
-    sc::gpu::MgPcgOptions options;
-    options.coarsest_max_unknowns = coarsest;
-    std::cout << "  gpu_mg_pcg to 1e-8, coarsest <= " << coarsest << " nodes"
-              << (coarsest == sc::gpu::MgPcgOptions{}.coarsest_max_unknowns ? " (default)" : "") << ":" << std::endl;
-    time_pcg(f, p, options, repeat);
-  }
+  for (const std::int64_t coarsest : {64, 256, 1024})
+    for (const bool graph : {false, true}) {
+      sc::gpu::MgPcgOptions options;
+      options.coarsest_max_unknowns = coarsest;
+      options.vcycle_graph = graph;
+      std::cout << "  gpu_mg_pcg to 1e-8, coarsest <= " << coarsest << " nodes"
+                << (coarsest == sc::gpu::MgPcgOptions{}.coarsest_max_unknowns ? " (default)" : "")
+                << (graph ? ", V-cycle from a CUDA graph" : ", V-cycle by launches") << ":" << std::endl;
+      time_pcg(f, p, options, repeat);
+    }
 }
 
 void volume_case(int repeat) {

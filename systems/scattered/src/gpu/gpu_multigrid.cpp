@@ -25,6 +25,7 @@ MultigridResult convert(detail::MgDeviceOutput&& dev, const std::vector<detail::
   MultigridResult out;
   for (const auto& l : levels) out.grids.push_back(l.grid);
   out.level_iterations = dev.level_iterations;
+  out.vcycle = dev.vcycle;
   SolveReport& rep = out.report;
   rep = detail::report_from_device(dev);
   rep.relres = dev.true_relres;
@@ -77,6 +78,7 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions&
          "level is inverted as a dense matrix), not " + std::to_string(options.coarsest_max_unknowns));
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
+  s.graph = options.vcycle_graph;
   impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
   impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
   record_setup(*impl_->device, setup_);

@@ -492,6 +492,63 @@ void finish(Hierarchy& h, const float* b, const float* x, double bnorm, MgDevice
 // r.r of iteration it: four adjacent doubles, one copy.
 enum PcgSlot : int { kPap = 0, kRr = 1, kRz = 2, kZap = 3, kPcgSlot = 4 };
 
+// One V-cycle of fixed input and output as a CUDA graph: captured from the per-thread
+// default stream, on which every launch of the cycle is made (this code is compiled for
+// per-thread default streams), and replayed there. Its ~15 launches per level are the
+// same each time (fixed buffers, coefficients formed in the setup), so one replay does
+// what they do. A capture that fails (an API call a capture does not take) leaves the
+// cycle to its launches and keeps the reason.
+class VCycleGraph {
+ public:
+  VCycleGraph() = default;
+  ~VCycleGraph() {
+    if (exec_) cudaGraphExecDestroy(exec_);
+  }
+  VCycleGraph(const VCycleGraph&) = delete;
+  VCycleGraph& operator=(const VCycleGraph&) = delete;
+
+  // Enqueues the cycle from the graph, capturing `cycle` the first time; false where it
+  // could not be captured (the caller launches it then; failure() says why).
+  template <typename Cycle>
+  bool run(const Cycle& cycle) {
+    if (!exec_ && failure_.empty()) capture(cycle);
+    if (!exec_) return false;
+    SB_CUDA_CHECK(cudaGraphLaunch(exec_, cudaStreamPerThread));
+    return true;
+  }
+  const std::string& failure() const { return failure_; }
+
+ private:
+  template <typename Cycle>
+  void capture(const Cycle& cycle) {
+    SB_CUDA_CHECK(cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal));
+    std::string why;
+    try {
+      cycle();
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(cudaStreamPerThread, &graph);
+    if (why.empty() && ended != cudaSuccess) why = std::string("end of capture: ") + cudaGetErrorString(ended);
+    if (why.empty()) {
+      const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
+      if (made != cudaSuccess) {
+        why = std::string("instantiation: ") + cudaGetErrorString(made);
+        exec_ = nullptr;
+      }
+    }
+    if (graph) cudaGraphDestroy(graph);
+    if (!why.empty()) {
+      (void)cudaGetLastError();  // a failed capture's error is not the solve's
+      failure_ = why;
+    }
+  }
+
+  cudaGraphExec_t exec_ = nullptr;
+  std::string failure_;
+};
+
 void copy_on_device(float* to, const float* from, long long n) {
   SB_CUDA_CHECK(
       cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
@@ -508,6 +565,7 @@ struct MgDevice::State {
   std::optional<Breakdown> setup_failure;  // the V-cycle's preparation broke down
   DeviceBuffer<float> x, r, z, p, ap;       // the outer PCG's vectors
   DeviceBuffer<double> scalars;             // the outer PCG's dot products (PcgSlot)
+  VCycleGraph vcycle_graph;                 // z = V r on the vectors above (settings.graph)
 };
 
 MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
@@ -617,11 +675,16 @@ MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
   double* const sc = s.scalars.data();
   const auto slot = [sc](int it, PcgSlot field) { return sc + static_cast<std::ptrdiff_t>(it) * kPcgSlot + field; };
 
+  // z = V r, from the graph where asked for (captured in the first solve, inside its time).
+  const auto vcycle = [&] {
+    if (settings.graph && s.vcycle_graph.run([&] { h.vcycle(0, r, z, settings); })) return;
+    h.vcycle(0, r, z, settings);
+  };
   Event start, stop;
   start.record();
   try {
     copy_on_device(r, fine.b.data(), n);
-    h.vcycle(0, r, z, settings);
+    vcycle();
     copy_on_device(p, z, n);
     h.dot_into(n, r, z, slot(0, kRz));
     constexpr int kMaxReplacements = 5;
@@ -663,12 +726,12 @@ MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
         last_true = true_rel;
         ++replacements;
         copy_on_device(r, fine.r.data(), n);
-        h.vcycle(0, r, z, settings);
+        vcycle();
         copy_on_device(p, z, n);
         h.dot_into(n, r, z, slot(it, kRz));
         continue;
       }
-      h.vcycle(0, r, z, settings);
+      vcycle();
       h.dot_into(n, r, z, slot(it, kRz));
       h.dot_into(n, z, ap, slot(it, kZap));
       // Flexible (Polak-Ribiere) beta = z.(r_new - r_old) / rz_old = -alpha z.Ap / rz_old
@@ -686,6 +749,9 @@ MgDeviceOutput MgDevice::solve_pcg(int max_iterations, double tolerance) {
   stop.record();
   out.solve_s = stop.seconds_since(start);
   out.level_iterations = h.level_iterations;
+  out.vcycle = !settings.graph                      ? "launches"
+               : s.vcycle_graph.failure().empty() ? "graph"
+                                                  : "launches (graph capture failed: " + s.vcycle_graph.failure() + ")";
   finish(h, fine.b.data(), x, bnorm, out);
   return out;
 }

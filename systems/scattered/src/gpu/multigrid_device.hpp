@@ -33,6 +33,10 @@ struct VCycleSettings {
   double lower_fraction = 0.1;
   double upper_factor = 1.1;
   int estimate_steps = 10;
+  // Each V-cycle replayed from one CUDA graph, captured at the first (its launches are
+  // the same every time: fixed buffers and coefficients); launched one by one otherwise,
+  // or where the capture fails.
+  bool graph = false;
 };
 
 struct MgDeviceOutput {
@@ -44,6 +48,9 @@ struct MgDeviceOutput {
   std::string message;
   double true_relres = 0;  // ||b - A x|| / ||b||: A x by the f32 operator, the norms in f64
   std::vector<double> lambda_hat;  // per level, the Ritz estimate of lambda_max(D^-1 A) (PCG)
+  // How MG-PCG's V-cycles ran: "graph", "launches", or "launches (graph capture failed:
+  // why)"; empty where none ran (b = 0, a failed setup) and for the seed's schedule.
+  std::string vcycle;
   // Of the solve: CUDA events around the iterations, wall seconds of the readback.
   double solve_s = 0, readback_s = 0;
 };

@@ -57,6 +57,7 @@ struct MultigridResult {
   SolveReport report;
   std::vector<GridShape> grids;                // the levels, fine first
   std::vector<long long> level_iterations;    // CG iterations on each level (the seed's schedule; 0 for MG-PCG)
+  std::string vcycle;  // MG-PCG's V-cycles: "graph", "launches" or "launches (graph capture failed: why)"
 };
 
 // The largest coarsest level MG-PCG inverts (nodes): its n sweeps each touch two n x n
@@ -71,6 +72,9 @@ struct MgPcgOptions {
   // (16^2 from a 512^2 image, 4^3 from 256^3) for a one-off solve.
   std::int64_t coarsest_max_unknowns = 256;
   int chebyshev_degree = 3;
+  // Replay each V-cycle from one CUDA graph captured at the first instead of launching
+  // its ~15 kernels per level one by one (the same launches, the same bits).
+  bool vcycle_graph = false;
 };
 
 // The hierarchy prepared once (the levels on the host, then on the device with F^T f and,
