@@ -97,6 +97,7 @@ int time_pcg(const Field& f, const sc::Problem& p, const sc::gpu::MgPcgOptions& 
   std::vector<double> whole, solve;
   sc::gpu::MultigridResult last;
   sb::PhaseTimes setup, times;
+  std::vector<std::pair<std::string, double>> parts;
   for (int run = 0; run <= repeat; ++run) {
     const auto t0 = Clock::now();
     sc::gpu::PreparedMultigrid mg(p, options);
@@ -108,6 +109,7 @@ int time_pcg(const Field& f, const sc::Problem& p, const sc::gpu::MgPcgOptions& 
     solve.push_back(t.get("solve"));
     if (run == repeat) {
       setup = mg.setup();
+      parts = mg.setup_parts();
       times = t;
       last = std::move(r);
       sb::PhaseTimes again;
@@ -130,6 +132,9 @@ int time_pcg(const Field& f, const sc::Problem& p, const sc::gpu::MgPcgOptions& 
             << times.get(sb::phase::readback) * 1e3 << " ms"
             << (last.report.message.empty() ? "" : "; " + last.report.message) << "; V-cycles: " << last.vcycle
             << std::endl;
+  std::cout << "    last run's preparation by part (ms):";
+  for (const auto& [name, seconds] : parts) std::cout << " " << name << " " << seconds * 1e3 << ";";
+  std::cout << std::endl;
   return last.report.iterations;
 }
 

@@ -1,5 +1,7 @@
 #include "splinebench/scattered/gpu_multigrid.hpp"
 
+#include <chrono>
+
 #include "coarsest_direct.hpp"
 #include "device_report.hpp"
 #include "multigrid_device.hpp"
@@ -79,9 +81,13 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions&
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
   s.graph = options.vcycle_graph;
+  const auto t0 = std::chrono::steady_clock::now();
   impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
+  setup_parts_.emplace_back("levels on the host",
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
   record_setup(*impl_->device, setup_);
+  for (const auto& part : impl_->device->setup_parts) setup_parts_.push_back(part);
 }
 
 PreparedMultigrid::~PreparedMultigrid() = default;

@@ -196,15 +196,19 @@ class Hierarchy {
     if (pcg) require_stencil_memory(levels, 1, last);
     for (std::size_t l = 0; l <= last; ++l) {
       const auto t0 = Clock::now();
+      const std::string name = "level " + std::to_string(l) + " ";
       auto owned = std::make_unique<DeviceLevel>();
       DeviceLevel& lv = *owned;
       if (l == 0 || !pcg) lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
       else if (l < last) lv.stencil = std::make_unique<StencilOperator>(levels[l]);
+      if (lv.op || lv.stencil) part(name + (lv.stencil ? "stencil" : "samples"), t0);
       if (pcg && l == last) {
         const auto t_direct = Clock::now();
         lv.direct = std::make_unique<DirectCoarsest>(levels[l]);
+        part(name + "inverse", t_direct);
         if (l == 0) setup_s += wall_since(t_direct);  // the fine level's own time is upload and sort
       }
+      const auto t_rest = Clock::now();
       lv.n = levels[l].layout.rows;
       if (l == 0) {
         upload_s = lv.op->upload_s;
@@ -214,6 +218,7 @@ class Hierarchy {
       const auto un = static_cast<std::size_t>(lv.n);
       for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
       levels_.push_back(std::move(owned));
+      part(name + "transfer and vectors", t_rest);
       if (l > 0) {
         sync_this_thread();
         setup_s += wall_since(t0);
@@ -221,6 +226,9 @@ class Hierarchy {
     }
     level_iterations.assign(levels_.size(), 0);
   }
+
+  // The setup's wall time by part, in order (the device work of each finished within it).
+  std::vector<std::pair<std::string, double>> setup_parts;
 
   // Of the construction and prepare_vcycle: host seconds of the samples' upload, device
   // seconds of their sort on the fine level, and wall seconds of the coarse levels (their
@@ -232,6 +240,10 @@ class Hierarchy {
   std::vector<double> lambda_hat;
 
   int count() const { return static_cast<int>(levels_.size()); }
+  void part(const std::string& name, Clock::time_point t0) {
+    sync_this_thread();
+    setup_parts.emplace_back(name, wall_since(t0));
+  }
   DeviceLevel& level(int l) { return *levels_[static_cast<std::size_t>(l)]; }
   // a.b read on the host (synchronises), and a.b left in device memory at out.
   double dot(int l, const float* a, const float* b) { return dot_(level(l).n, a, b); }
@@ -326,6 +338,7 @@ class Hierarchy {
       lambda_hat.push_back(estimate);
       lv.hi = s.upper_factor * estimate;
       lv.lo = s.lower_fraction * lv.hi;
+      part("level " + std::to_string(l) + " smoother (diagonal, estimate)", t0);
       if (l > 0) setup_s += wall_since(t0);
     }
     const DeviceLevel& coarsest = level(count() - 1);
@@ -603,6 +616,7 @@ MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
   sort_s = h.sort_s;
   setup_s = h.setup_s;
   lambda_hat = h.lambda_hat;
+  setup_parts = h.setup_parts;
 }
 
 MgDevice::~MgDevice() = default;

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "multigrid_levels.hpp"
@@ -75,6 +76,9 @@ class MgDevice {
 
   // Of the preparation: as MgDeviceOutput's (setup_s: the coarse levels and smoothers).
   double upload_s = 0, sort_s = 0, rhs_s = 0, setup_s = 0;
+  // Wall seconds of the preparation's parts in order (each level's operator, inverse,
+  // transfer and vectors, smoother), for the timing tool.
+  std::vector<std::pair<std::string, double>> setup_parts;
   std::vector<double> lambda_hat;
 
   struct State;

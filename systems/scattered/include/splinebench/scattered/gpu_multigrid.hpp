@@ -44,6 +44,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "splinebench/phase_times.hpp"
@@ -90,12 +91,17 @@ class PreparedMultigrid {
   PreparedMultigrid& operator=(const PreparedMultigrid&) = delete;
   MultigridResult solve(const IterationControl& control, PhaseTimes& times);
   const PhaseTimes& setup() const { return setup_; }
+  // The preparation's wall seconds by part, in order: the levels formed on the host, then
+  // on the device each level's operator (from its samples or its stencil), the coarsest's
+  // inverse, transfers and vectors, and each smoother (for the timing tool).
+  const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
 
   struct Impl;
 
  private:
   std::unique_ptr<Impl> impl_;
   PhaseTimes setup_;
+  std::vector<std::pair<std::string, double>> setup_parts_;
 };
 
 // PreparedMultigrid's preparation and one solve (phases of both).
