@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .accuracy_table import accuracy_table
 from .call_overhead import call_overhead_table
+from .module_throughput import module_throughput_table
 from .chapter import Part, chapter_intro, chapter_source, compile_chapter
 from .citations import check_report_items, check_run_labels
 from . import provenance
@@ -107,7 +108,7 @@ def _name_runs(items: list, runs: list[Run]) -> dict[str, str]:
 def build_report(runs: list[Run], out_dir: Path, command: str = "python -m reports.build",
                  first_sections: list[tuple[str, list]] = (), studies: list[StudySection] = (),
                  chapter: bool = False, figures: bool = True, call_overhead: list[dict] = (),
-                 gpu_slabs: list = ()) -> Path:
+                 gpu_slabs: list = (), module_throughput: list[dict] = ()) -> Path:
     """`first_sections`: (heading, tables and figures) put before the usual ones
     (the nightly gate's verdict and trend). Refuses (ReportError, no table or page
     written) a report whose own tables or figures cite a run not in `runs`
@@ -116,16 +117,17 @@ def build_report(runs: list[Run], out_dir: Path, command: str = "python -m repor
     chapter.pdf (reports/chapter.py). `figures` False: tables only, each figure listed as
     not drawn (plots/style.py, tables_only). Test-only implementations are left out.
     `call_overhead`: bench/module_overhead.py's files (call_overhead.py), shown beside the
-    peer table when there are any. `gpu_slabs`: bench_gpu_slabs' files (multi_gpu.py), which with
-    any sharded suite run make the "Past one GPU" section."""
+    peer table when there are any; `module_throughput`: bench/module_throughput.py's files
+    (module_throughput.py), shown after them. `gpu_slabs`: bench_gpu_slabs' files
+    (multi_gpu.py), which with any sharded suite run make the "Past one GPU" section."""
     with contextlib.nullcontext() if figures else tables_only():
         return _build_report(runs, out_dir, command, first_sections, studies, chapter, list(call_overhead),
-                             list(gpu_slabs))
+                             list(gpu_slabs), list(module_throughput))
 
 
 def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: list[tuple[str, list]],
                   studies: list[StudySection], chapter: bool, call_overhead: list[dict],
-                  gpu_slabs: list) -> Path:
+                  gpu_slabs: list, module_throughput: list[dict]) -> Path:
     out_dir = Path(out_dir)
     plot_dir = out_dir / "plots"
     check_run_labels(runs, also=[getattr(s, "run_id", "") for s in studies])
@@ -149,7 +151,9 @@ def _build_report(runs: list[Run], out_dir: Path, command: str, first_sections: 
         # "Versus size" plots come with a table of the cases too short for a line.
         ("Speed-up and peer comparison", [*plot_speedup(runs, plot_dir, "cpu_scalar"),
                                           *plot_speedup(runs, plot_dir, "cpu_simd"), peer_speedup_table(runs),
-                                          *([call_overhead_table(call_overhead)] if call_overhead else [])]),
+                                          *([call_overhead_table(call_overhead)] if call_overhead else []),
+                                          *([module_throughput_table(module_throughput)]
+                                            if module_throughput else [])]),
         ("Throughput", [*plot_reconstruction_throughput(runs, plot_dir), *plot_prefilter_throughput(runs, plot_dir),
                         plot_prefilter_axes(runs, plot_dir)]),
         ("Accuracy", [accuracy, plot_accuracy(runs, plot_dir)]),

@@ -11,8 +11,9 @@ suites, the 2-D IIR and scattered drivers), merged into one page with every row
 labelled by its run, except the nightly gate's runs: a gate run is judged against the
 baseline, and its verdict and trend are rebuilt with `python -m reports.gate --judge
 RUN_DIR`. The baseline (baseline/), the standalone benchmarks' JSON and the
-microbenchmarks are not harness runs and are not read as runs (bench/module_overhead.py's
-and bench_gpu_slabs' files have tables of their own: call_overhead.py, multi_gpu.py). The
+microbenchmarks are not harness runs and are not read as runs (bench/module_overhead.py's,
+bench/module_throughput.py's and bench_gpu_slabs' files have tables of their own:
+call_overhead.py, module_throughput.py, multi_gpu.py). The
 accuracy studies' sections (studies/README.md) are rewritten from their committed records into
 <out-root>/<MACHINE>/studies/<run-id>/ and linked from the page.
 
@@ -30,6 +31,7 @@ from pathlib import Path
 
 from .build import build_report
 from .call_overhead import load_overhead_docs
+from .module_throughput import load_throughput_docs
 from .multi_gpu import load_slabs_files
 from .errors import ReportError
 from .index_page import StudySection
@@ -169,7 +171,8 @@ def build_machine_report(results_root: Path, machine: str, out_root: Path, chapt
             runs = load_runs([str(p) for p in selected.runs])
             build_report(runs, staging, command, studies=studies, chapter=chapter, figures=figures,
                          call_overhead=load_overhead_docs(results_root / machine),
-                         gpu_slabs=load_slabs_files(results_root / machine))
+                         gpu_slabs=load_slabs_files(results_root / machine),
+                         module_throughput=load_throughput_docs(results_root / machine))
         else:
             _studies_only_page(staging, machine, studies)
         if out.exists():
