@@ -63,9 +63,9 @@ def test_rows_and_ratios(tmp_path):
     assert ours[0].cells[0] == "2026-11-29 11:14 UTC, NVIDIA H200"
     # 0.1700 ms over the harness's 0.1630 ms; the harness's own row has no ratio.
     assert ours[0].cells[4:] == ["0.1630", ""]
-    assert ours[1].cells[4:] == ["0.1700", "1.04"]
-    assert ours[2].cells[4:] == ["0.6520", "4.00"]
-    assert ours[4].cells[4:] == ["1.2240", "1.02"]
+    assert ours[1].cells[4:] == ["0.1700", "1.043"]
+    assert ours[2].cells[4:] == ["0.6520", "4.000"]
+    assert ours[4].cells[4:] == ["1.2240", "1.020"]
     note = table.notes[0]
     for fragment in ("commit 0123456789,", "Python 3.11.2", "NumPy 2.4.6", "CuPy 14.2.0", CASE):
         assert fragment in note
@@ -115,7 +115,7 @@ def test_the_machine_report_shows_the_table(tmp_path):
                              "--no-figures", "--no-chapter"]) == 0
     report = tmp_path / "report" / "m"
     table = (report / "tables" / "module_throughput.md").read_text(encoding="utf-8")
-    assert "splinebench module (gpu_flex)" in table and "1.04" in table
+    assert "splinebench module (gpu_flex)" in table and "1.043" in table
     page = (report / "index.html").read_text(encoding="utf-8")
     assert "Throughput through the module against the harness" in page
     # In the peer comparison's section, after the call-overhead table.
