@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <vector>
 
 #include "splinebench/bspline_math.hpp"
 
@@ -98,6 +100,25 @@ LinePlan make_line_plan(std::int64_t n, Mode mode) {
     }
   }
   return plan;
+}
+
+std::shared_ptr<const LinePlan> line_plan(std::int64_t n, Mode mode) {
+  // Per thread, so that concurrent callers share nothing; a handful of entries covers the
+  // axes of the grids a thread works on in turn.
+  constexpr std::size_t kKept = 8;
+  thread_local std::vector<std::shared_ptr<const LinePlan>> kept;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i]->n == n && kept[i]->mode == mode) {
+      std::shared_ptr<const LinePlan> found = kept[i];
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+      kept.push_back(found);  // the most recent last
+      return found;
+    }
+  }
+  auto made = std::make_shared<const LinePlan>(make_line_plan(n, mode));
+  if (kept.size() == kKept) kept.erase(kept.begin());
+  kept.push_back(made);
+  return made;
 }
 
 }  // namespace splinebench::cpu

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "splinebench/bspline_math.hpp"
@@ -39,6 +40,11 @@ struct LinePlan {
 inline constexpr double kDropBelow = 5.820766091346741e-11;
 
 LinePlan make_line_plan(std::int64_t n, Mode mode);
+
+// make_line_plan's plan, kept per thread for the lengths and modes it was asked for last:
+// a call on a small array would otherwise spend a good part of its time on the weights'
+// powers of z.
+std::shared_ptr<const LinePlan> line_plan(std::int64_t n, Mode mode);
 
 // Filters one line in place with plain scalar arithmetic (element k of the line at
 // line[k * stride]), in float for leftovers the vector kernels do not cover, in double

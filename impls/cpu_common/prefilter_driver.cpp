@@ -144,24 +144,24 @@ int prefilter_blocked(const GridShape& shape, std::int64_t fields, float* data, 
   int used = 1;
   const int D = shape.dims;
   int fused_from = D;  // axes >= fused_from run in the fused slab pass
-  LinePlan plan_y, plan_x;
+  std::shared_ptr<const LinePlan> plan_y, plan_x;
   if (fuse_last_two && D >= 3) {
     const std::int64_t slab_bytes = shape.extent[D - 2] * shape.extent[D - 1] * shape.channels * 4;
-    plan_y = make_line_plan(shape.extent[D - 2], mode);
-    plan_x = make_line_plan(shape.extent[D - 1], mode);
-    if (!plan_y.identity && !plan_x.identity && slab_bytes <= kFusedSlabBytes) fused_from = D - 2;
+    plan_y = line_plan(shape.extent[D - 2], mode);
+    plan_x = line_plan(shape.extent[D - 1], mode);
+    if (!plan_y->identity && !plan_x->identity && slab_bytes <= kFusedSlabBytes) fused_from = D - 2;
   }
   for (int axis = 0; axis < fused_from; ++axis) {
     ScopedPhase axis_phase(times, phase::prefilter_axis(axis));
-    const LinePlan plan = make_line_plan(shape.extent[axis], mode);
-    if (plan.identity) continue;
-    used = std::max(used, filter_axis(shape, fields, data, axis, plan, kernels, threads));
+    const std::shared_ptr<const LinePlan> plan = line_plan(shape.extent[axis], mode);
+    if (plan->identity) continue;
+    used = std::max(used, filter_axis(shape, fields, data, axis, *plan, kernels, threads));
   }
   if (fused_from < D) {
     const auto start = std::chrono::steady_clock::now();
     int fused_used = 1;
     const auto [seconds_y, seconds_x] =
-        filter_last_two_axes(shape, fields, data, plan_y, plan_x, kernels, threads, fused_used);
+        filter_last_two_axes(shape, fields, data, *plan_y, *plan_x, kernels, threads, fused_used);
     used = std::max(used, fused_used);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // One pass, two axes: its wall time split in proportion to the kernel time of each.

@@ -93,9 +93,14 @@ void GridShape::validate() const {
   if (channels < 1) throw Error("channels must be >= 1, got " + std::to_string(channels));
 }
 
-bool Capabilities::supports(int dims, int ch, Mode mode) const { return why_not(dims, ch, mode).empty(); }
+// Answered without building the message: every call of an implementation asks it.
+bool Capabilities::supports(int dims, int ch, Mode mode) const {
+  return dims >= min_dims && dims <= max_dims && std::find(channels.begin(), channels.end(), ch) != channels.end() &&
+         std::find(modes.begin(), modes.end(), mode) != modes.end();
+}
 
 std::string Capabilities::why_not(int dims, int ch, Mode mode) const {
+  if (supports(dims, ch, mode)) return {};
   std::ostringstream msg;
   if (dims < min_dims || dims > max_dims)
     msg << "D=" << dims << " outside [" << min_dims << ", " << max_dims << "]";
