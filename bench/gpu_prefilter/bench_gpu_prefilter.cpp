@@ -5,6 +5,9 @@
 //                copy            a device-to-device cudaMemcpyAsync of the buffer (the bound),
 //                gpu_flex        the single-launch flexible-allocation prefilter,
 //                gpu_flex_fixed  its fixed-allocation baseline (one launch per pass),
+//                gpu_flex_graph  gpu_flex captured once into a CUDA graph and replayed
+//                                (what a caller that repeats the call pays),
+//                empty_launch    a kernel that does nothing (the floor of launched work),
 //              timed interleaved in the hot, cold and clean L2 states (each repetition
 //              runs every operation in every state, so drifts of the GPU hit all alike),
 //              with ratios to the copy of the same state; gpu_naive's `prefilter`
@@ -53,7 +56,6 @@ constexpr const char* kSchema = "splinebench-gpu-prefilter";
 constexpr int kSchemaVersion = 3;
 
 // The operations timed together in the prefilter benchmark, in their interleaved order.
-const std::vector<std::string> kOps = {"copy", "gpu_flex", "gpu_flex_fixed"};
 const std::vector<L2State> kStates = {L2State::hot, L2State::cold, L2State::clean};
 
 struct Config {
@@ -231,17 +233,23 @@ Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
             runner.run(v, shape, c.fields, mode, run.in.data(), run.out.data(), run.tmp.data(), stream);
           };
         };
-        const std::vector<std::pair<std::string, Region>> ops = {
+        // The floors beside them: an empty launch (what any launched work costs) and the
+        // copy; and gpu_flex replayed from a CUDA graph, as a caller that repeats it would.
+        const GraphRegion flex_graph(stream, flex_region(flex::Variant::flexible));
+        std::vector<std::pair<std::string, Region>> ops = {
             {"copy",
              [&] {
                SB_CUDA_CHECK(
                    cudaMemcpyAsync(run.out.data(), run.in.data(), bytes, cudaMemcpyDeviceToDevice, stream));
              }},
+            {"empty_launch", [&] { launch_empty(stream); }},
             {"gpu_flex", flex_region(flex::Variant::flexible)},
             {"gpu_flex_fixed", flex_region(flex::Variant::fixed)}};
+        if (flex_graph.captured()) ops.emplace_back("gpu_flex_graph", [&] { flex_graph.replay(); });
         auto m = run.timer.measure_interleaved(ops, kStates);
 
         json& row = s.row();
+        row["gpu_flex_graph"] = flex_graph.captured() ? "captured once, replayed per run" : "not captured: " + flex_graph.why();
         row["shape"] = c.extents;
         row["channels"] = c.channels;
         row["fields"] = c.fields;
@@ -386,8 +394,8 @@ void print_summary(const json& doc, const TimingSettings& timing) {
     std::printf("\nprefilter: medians of %d repetitions; ratios = median(op) / median(copy) of the same L2 state; "
                 "each cell: hot, cold, clean\n",
                 timing.repetitions);
-    std::printf("| case | copy ms | gpu_flex ms | gpu_flex / copy | gpu_flex_fixed / copy | gpu_naive ms | "
-                "rel L2 gpu_flex, fixed |\n|---|---|---|---|---|---|---|\n");
+    std::printf("| case | empty launch ms | copy ms | gpu_flex ms | gpu_flex / copy | gpu_flex graph / copy | "
+                "gpu_flex_fixed / copy | gpu_naive ms | rel L2 gpu_flex, fixed |\n|---|---|---|---|---|---|---|---|---|\n");
     for (const json& r : field(benchmarks["prefilter"], "rows")) {
       const std::string name = text(field(r, "case"));
       for (const char* end : {"error", "skipped"})
@@ -409,10 +417,11 @@ void print_summary(const json& doc, const TimingSettings& timing) {
           acc += (acc.empty() ? "" : ", ") + (e.is_number() ? fmt("%.2g", e.get<double>()) : std::string("inf"));
         }
       }
-      std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(),
-                  per_state(field(t, "copy"), "%.4f", 1e3).c_str(), per_state(field(t, "gpu_flex"), "%.4f", 1e3).c_str(),
-                  per_state(field(ratio, "gpu_flex"), "%.2f").c_str(),
-                  per_state(field(ratio, "gpu_flex_fixed"), "%.2f").c_str(), naive_ms.c_str(), acc.c_str());
+      const std::string graph = t.contains("gpu_flex_graph") ? per_state(field(ratio, "gpu_flex_graph"), "%.2f") : "-";
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(),
+                  per_state(field(t, "empty_launch"), "%.4f", 1e3).c_str(), per_state(field(t, "copy"), "%.4f", 1e3).c_str(),
+                  per_state(field(t, "gpu_flex"), "%.4f", 1e3).c_str(), per_state(field(ratio, "gpu_flex"), "%.2f").c_str(),
+                  graph.c_str(), per_state(field(ratio, "gpu_flex_fixed"), "%.2f").c_str(), naive_ms.c_str(), acc.c_str());
     }
   }
   if (benchmarks.contains("evaluate")) {
