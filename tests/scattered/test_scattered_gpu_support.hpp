@@ -18,6 +18,7 @@
 #include "splinebench/scattered/basis.hpp"
 #include "splinebench/scattered/gpu_cg.hpp"
 #include "splinebench/scattered/gpu_multigrid.hpp"
+#include "splinebench/scattered/lanczos_start.hpp"
 #include "splinebench/scattered/multigrid.hpp"
 #include "splinebench/scattered/thin_plate.hpp"
 
@@ -251,10 +252,8 @@ class VCycleModel {
   double lambda_hat(int l) const {
     const SparseMatrix& a = a_[static_cast<std::size_t>(l)];
     const Vector& dinv = inv_diag_[static_cast<std::size_t>(l)];
-    std::mt19937 rng(2024u + static_cast<unsigned>(l));
-    std::uniform_real_distribution<float> unit(-1.f, 1.f);
     Vector r(a.rows());
-    for (Eigen::Index i = 0; i < r.size(); ++i) r[i] = unit(rng);
+    for (Eigen::Index i = 0; i < r.size(); ++i) r[i] = lanczos_start_value(l, i);  // the device's values
     Vector z = dinv.cwiseProduct(r), p = z;
     double rz = r.dot(z);
     std::vector<double> alpha, beta;

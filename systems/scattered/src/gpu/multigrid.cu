@@ -10,7 +10,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <random>
 #include <sstream>
 
 #include "block_sums.cuh"
@@ -21,6 +20,7 @@
 #include "operator_device.hpp"
 #include "stencil_level.cuh"
 #include "vector_kernels.cuh"
+#include "splinebench/scattered/lanczos_start.hpp"
 
 namespace splinebench::scattered::gpu::detail {
 
@@ -28,6 +28,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double wall_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+__global__ void fill_lanczos_start(long long n, int level, float* __restrict__ r) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) r[i] = lanczos_start_value(level, i);
+}
 
 __global__ void scale(long long n, const float* __restrict__ inv_diag, const float* __restrict__ r, float* z) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -391,22 +396,20 @@ class Hierarchy {
   }
 
   // The largest Ritz value of `steps` Jacobi-preconditioned CG steps (their Lanczos
-  // tridiagonal) from a seeded random right-hand side: <= lambda_max(D^-1 A), close to it;
-  // 0 when the first step already broke down. The steps' scalars stay on the device
-  // (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1) and are read once at the end; the sequence is
+  // tridiagonal) from a hashed random right-hand side (lanczos_start.hpp, formed on the
+  // device): <= lambda_max(D^-1 A), close to it; 0 when the first step already broke
+  // down. The steps' scalars stay on the device (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1)
+  // and are read once at the end; the sequence is
   // cut at the first step whose p.Ap or r.z is not positive (its update and every later
   // one are then ignored).
   double estimate_lambda_max(int l, int steps) {
     DeviceLevel& lv = level(l);
     const long long n = lv.n;
-    std::vector<float> start(static_cast<std::size_t>(n));
-    std::mt19937 rng(2024u + static_cast<unsigned>(l));
-    std::uniform_real_distribution<float> unit(-1.f, 1.f);
-    for (float& v : start) v = unit(rng);
     DeviceBuffer<float> z(static_cast<std::size_t>(n));
     DeviceBuffer<double> scalars(2 * static_cast<std::size_t>(steps) + 2);
     double* sc = scalars.data();
-    lv.r.upload(start.data());
+    fill_lanczos_start<<<blocks_for(n), kThreads>>>(n, l, lv.r.data());
+    SB_CUDA_CHECK_LAUNCH("fill_lanczos_start");
     SB_CUDA_CHECK(cudaMemset(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float)));
     scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
     SB_CUDA_CHECK_LAUNCH("scale");
