@@ -67,7 +67,11 @@ void launch_empty(cudaStream_t stream) {
 GraphRegion::GraphRegion(cudaStream_t stream, const Region& region) : stream_(stream) {
   // Relaxed: the region's own host calls (a kernel's attributes, the device's facts) are
   // not stream work and may run while the stream is captured.
-  SB_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed));
+  if (const cudaError_t begun = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed); begun != cudaSuccess) {
+    (void)cudaGetLastError();
+    why_ = std::string("begin of capture: ") + cudaGetErrorString(begun);
+    return;
+  }
   try {
     region();
   } catch (const std::exception& e) {

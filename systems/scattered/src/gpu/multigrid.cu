@@ -537,7 +537,12 @@ class VCycleGraph {
  private:
   template <typename Cycle>
   void capture(const Cycle& cycle) {
-    SB_CUDA_CHECK(cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal));
+    if (const cudaError_t begun = cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal);
+        begun != cudaSuccess) {
+      (void)cudaGetLastError();
+      failure_ = std::string("begin of capture: ") + cudaGetErrorString(begun);
+      return;
+    }
     std::string why;
     try {
       cycle();
