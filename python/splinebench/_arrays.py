@@ -35,8 +35,11 @@ def current_stream(a: Any) -> int:
     library = _library(a)
     if library == "cupy":
         import cupy
-        with a.device:
-            return int(cupy.cuda.get_current_stream().ptr)
+        try:  # the device's current stream without making the device current (a context switch per call)
+            return int(cupy.cuda.get_current_stream(a.device.id).ptr)
+        except TypeError:  # a CuPy whose get_current_stream takes no device
+            with a.device:
+                return int(cupy.cuda.get_current_stream().ptr)
     if library == "torch":
         import torch
         return int(torch.cuda.current_stream(a.device).cuda_stream)
