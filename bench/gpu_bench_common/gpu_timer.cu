@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include "splinebench/cuda/check.hpp"
-#include "splinebench/error.hpp"
 
 namespace splinebench::bench {
 namespace {
@@ -62,42 +61,6 @@ __global__ void empty_kernel() {}
 void launch_empty(cudaStream_t stream) {
   empty_kernel<<<1, 32, 0, stream>>>();
   SB_CUDA_CHECK_LAUNCH("bench empty_kernel");
-}
-
-GraphRegion::GraphRegion(cudaStream_t stream, const Region& region) : stream_(stream) {
-  // Relaxed: the region's own host calls (a kernel's attributes, the device's facts) are
-  // not stream work and may run while the stream is captured.
-  if (const cudaError_t begun = cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed); begun != cudaSuccess) {
-    (void)cudaGetLastError();
-    why_ = std::string("begin of capture: ") + cudaGetErrorString(begun);
-    return;
-  }
-  try {
-    region();
-  } catch (const std::exception& e) {
-    why_ = e.what();
-  }
-  cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-  if (why_.empty() && ended != cudaSuccess) why_ = std::string("end of capture: ") + cudaGetErrorString(ended);
-  if (why_.empty()) {
-    const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
-    if (made != cudaSuccess) {
-      why_ = std::string("instantiation: ") + cudaGetErrorString(made);
-      exec_ = nullptr;
-    }
-  }
-  if (graph) cudaGraphDestroy(graph);
-  if (!why_.empty()) (void)cudaGetLastError();  // the failed capture's error is reported as why()
-}
-
-GraphRegion::~GraphRegion() {
-  if (exec_) cudaGraphExecDestroy(exec_);
-}
-
-void GraphRegion::replay() const {
-  if (!exec_) throw Error("a region that could not be captured was replayed: " + why_);
-  SB_CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
 }
 
 void hold_stream(cudaStream_t stream, double microseconds) {

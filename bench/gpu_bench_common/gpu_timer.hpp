@@ -27,25 +27,6 @@ void hold_stream(cudaStream_t stream, double microseconds);
 // Enqueues one kernel of one warp that does nothing: the floor of any launched work.
 void launch_empty(cudaStream_t stream);
 
-// A region captured once into a CUDA graph and replayed: what a caller that repeats the
-// same work (same buffers, same sizes) pays per call. `captured()` is false where the
-// region could not be captured (why() says why); replaying it then throws.
-class GraphRegion {
- public:
-  GraphRegion(cudaStream_t stream, const Region& region);
-  ~GraphRegion();
-  GraphRegion(const GraphRegion&) = delete;
-  GraphRegion& operator=(const GraphRegion&) = delete;
-  bool captured() const { return exec_ != nullptr; }
-  const std::string& why() const { return why_; }
-  void replay() const;
-
- private:
-  cudaStream_t stream_;
-  cudaGraphExec_t exec_ = nullptr;
-  std::string why_;
-};
-
 class GpuTimer {
  public:
   GpuTimer(cudaStream_t stream, TimingSettings settings);

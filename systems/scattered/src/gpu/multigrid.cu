@@ -20,9 +20,12 @@
 #include "operator_device.hpp"
 #include "stencil_level.cuh"
 #include "vector_kernels.cuh"
+#include "splinebench/cuda/captured_graph.hpp"
 #include "splinebench/scattered/lanczos_start.hpp"
 
 namespace splinebench::scattered::gpu::detail {
+
+using ::splinebench::gpu::CapturedGraph;
 
 namespace {
 
@@ -510,64 +513,24 @@ enum PcgSlot : int { kPap = 0, kRr = 1, kRz = 2, kZap = 3, kPcgSlot = 4 };
 
 // One V-cycle of fixed input and output as a CUDA graph: captured from the per-thread
 // default stream, on which every launch of the cycle is made (this code is compiled for
-// per-thread default streams), and replayed there. Its ~15 launches per level are the
-// same each time (fixed buffers, coefficients formed in the setup), so one replay does
-// what they do. A capture that fails (an API call a capture does not take) leaves the
-// cycle to its launches and keeps the reason.
+// per-thread default streams), at its first run, and replayed there. Its ~15 launches per
+// level are the same each time (fixed buffers, coefficients formed in the setup), so one
+// replay does what they do. A capture that fails leaves the cycle to its launches.
 class VCycleGraph {
  public:
-  VCycleGraph() = default;
-  ~VCycleGraph() {
-    if (exec_) cudaGraphExecDestroy(exec_);
-  }
-  VCycleGraph(const VCycleGraph&) = delete;
-  VCycleGraph& operator=(const VCycleGraph&) = delete;
-
   // Enqueues the cycle from the graph, capturing `cycle` the first time; false where it
   // could not be captured (the caller launches it then; failure() says why).
   template <typename Cycle>
   bool run(const Cycle& cycle) {
-    if (!exec_ && failure_.empty()) capture(cycle);
-    if (!exec_) return false;
-    SB_CUDA_CHECK(cudaGraphLaunch(exec_, cudaStreamPerThread));
+    if (!graph_) graph_ = std::make_unique<CapturedGraph>(cudaStreamPerThread, cycle);
+    if (!graph_->captured()) return false;
+    graph_->replay();
     return true;
   }
-  const std::string& failure() const { return failure_; }
+  std::string failure() const { return graph_ ? graph_->why() : std::string(); }
 
  private:
-  template <typename Cycle>
-  void capture(const Cycle& cycle) {
-    if (const cudaError_t begun = cudaStreamBeginCapture(cudaStreamPerThread, cudaStreamCaptureModeThreadLocal);
-        begun != cudaSuccess) {
-      (void)cudaGetLastError();
-      failure_ = std::string("begin of capture: ") + cudaGetErrorString(begun);
-      return;
-    }
-    std::string why;
-    try {
-      cycle();
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-    cudaGraph_t graph = nullptr;
-    const cudaError_t ended = cudaStreamEndCapture(cudaStreamPerThread, &graph);
-    if (why.empty() && ended != cudaSuccess) why = std::string("end of capture: ") + cudaGetErrorString(ended);
-    if (why.empty()) {
-      const cudaError_t made = cudaGraphInstantiate(&exec_, graph, 0);
-      if (made != cudaSuccess) {
-        why = std::string("instantiation: ") + cudaGetErrorString(made);
-        exec_ = nullptr;
-      }
-    }
-    if (graph) cudaGraphDestroy(graph);
-    if (!why.empty()) {
-      (void)cudaGetLastError();  // a failed capture's error is not the solve's
-      failure_ = why;
-    }
-  }
-
-  cudaGraphExec_t exec_ = nullptr;
-  std::string failure_;
+  std::unique_ptr<CapturedGraph> graph_;
 };
 
 void copy_on_device(float* to, const float* from, long long n) {
