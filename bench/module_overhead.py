@@ -16,7 +16,6 @@ arrays and for cupyx.scipy.ndimage."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import socket
@@ -27,6 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+
+from bench_json import write_result  # bench/, this script's folder
 
 TINY = 16          # samples of the 1-D array
 CALLS = 2000       # calls per timed loop
@@ -137,12 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     doc = {"benchmark": "module_overhead", "schema": 1, "date": stamp, "machine": args.machine,
            "context": context(args.git_sha), "rows": rows + more, "notes": [why_not] if why_not else []}
-    folder = args.out / args.machine / f"{stamp}-module-overhead"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "module_overhead.json"
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    path = write_result(args.out, args.machine, stamp, "module-overhead", doc)
     for row in doc["rows"]:
         print(f"{row['library']:28} {row['device']:4} {row['call']:16} {row['us_median']:9.2f} us  ({row['array']})")
     for note in doc["notes"]:

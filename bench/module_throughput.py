@@ -34,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bench_json import write_result  # bench/, this script's folder
+
 EDGE = 256
 QUERIES = 1 << 24
 IMPL = "gpu_flex"
@@ -165,12 +167,7 @@ def main(argv: list[str] | None = None) -> int:
            "context": {"git_commit": args.git_sha, "python": platform.python_version(), "numpy": np.__version__,
                        "module": str(Path(splinebench.__file__).parent), "host": socket.gethostname(), **versions},
            "rows": rows}
-    folder = args.out / args.machine / f"{stamp}-module-throughput"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "module_throughput.json"
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    path = write_result(args.out, args.machine, stamp, "module-throughput", doc)
     for row in rows:
         ratio = f"  {row['over_harness']:.3f}x the harness" if "over_harness" in row else ""
         print(f"{row['library']:34} {row['phase']:9} {row['ms_median']:9.4f} ms{ratio}")
