@@ -14,6 +14,8 @@
 #             PyTorch inputs where the machine has them; then bench/module_overhead.py and
 #             bench/module_throughput.py into the results; built apart (build-device-module) by
 #             the PATH's g++ or $MODULE_CXX, a compiler with a shared libstdc++
+#   mg        scattered_gpu_multigrid_timing --image-only (MG-PCG's whole run at 512^2 by
+#             coarsest size, V-cycle by launches and from its graph, the setup by part)
 #   suites    `splinebench run` of each suite in $SUITES (any system: grid, scattered,
 #             iir2d); a suite with an unfinished run in the runs folder is resumed, one
 #             with a finished run is left alone, so the same command repeated finishes
@@ -121,6 +123,13 @@ if has module; then
       --out "$stage" --bin "$mbuild/bin/splinebench" > "$logs/module_throughput.log" 2>&1 || fail "module_throughput (see its log)"
     tail -q -n 8 "$logs/module_overhead.log" "$logs/module_throughput.log" | tee -a "$summary"
   fi
+fi
+if has mg; then
+  say "== MG-PCG timing ($(date +%T))"
+  SPLINEBENCH_DATASETS_DIR=${SPLINEBENCH_DATASETS_DIR:-$root/.cache/datasets} timeout -k 5 "$limit" \
+    "$build/bin/scattered_gpu_multigrid_timing" --image-only --repeat 3 > "$logs/mg_timing.log" 2>&1 ||
+    fail "scattered_gpu_multigrid_timing (see mg_timing.log)"
+  grep -E "coarsest|whole run|V-cycles|preparation" "$logs/mg_timing.log" | cut -c1-400 >> "$summary"
 fi
 # A run folder with its context but no results yet: cut off, to be resumed.
 unfinished_run() { [[ -f $1/run.json && ! -f $1/results.json && ! -f $1/results.json.gz ]]; }
