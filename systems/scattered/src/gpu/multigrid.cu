@@ -402,9 +402,8 @@ class Hierarchy {
   // tridiagonal) from a hashed random right-hand side (lanczos_start.hpp, formed on the
   // device): <= lambda_max(D^-1 A), close to it; 0 when the first step already broke
   // down. The steps' scalars stay on the device (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1)
-  // and are read once at the end; the sequence is
-  // cut at the first step whose p.Ap or r.z is not positive (its update and every later
-  // one are then ignored).
+  // and are read once at the end; the sequence is cut at the first step whose p.Ap or
+  // r.z is not positive (its update and every later one are then ignored).
   double estimate_lambda_max(int l, int steps) {
     DeviceLevel& lv = level(l);
     const long long n = lv.n;
