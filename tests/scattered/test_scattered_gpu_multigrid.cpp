@@ -44,6 +44,7 @@
 #include <Eigen/SparseCholesky>
 
 #include "splinebench/datasets.hpp"
+#include "splinebench/scattered/lanczos_start.hpp"
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/condition.hpp"
 #include "splinebench/scattered/gpu_multigrid.hpp"
@@ -150,6 +151,31 @@ TEST(GpuMultigridLevels, RediscretizedLevelIsGalerkinWhereExact) {
       if (exact_grid(mode, g)) EXPECT_LE(rel, 1e-12) << sb::to_string(mode) << " " << g.to_string();
       else std::cout << "  " << sb::to_string(mode) << " " << g.to_string() << ": |level - P^T A P|_F / |P^T A P|_F = " << rel << "\n";
     }
+}
+
+// The Lanczos estimates' start vectors (lanczos_start.hpp; the device forms them, the
+// host model above the same): uniform on [-1, 1) in steps of 2^-23, centred, and another
+// vector on every level. On the host, no device needed.
+TEST(GpuMultigridDesign, LanczosStartIsUniformAndPerLevel) {
+  constexpr long long n = 1 << 20;
+  for (int level = 0; level < 3; ++level) {
+    double sum = 0, sum_sq = 0, agree = 0;
+    for (long long i = 0; i < n; ++i) {
+      const float v = sc::lanczos_start_value(level, i);
+      ASSERT_GE(v, -1.f);
+      ASSERT_LT(v, 1.f);
+      ASSERT_EQ(std::ldexp(v + 1.f, 23), std::floor(std::ldexp(v + 1.f, 23))) << "not a multiple of 2^-23";
+      ASSERT_EQ(v, sc::lanczos_start_value(level, i)) << "not a function of (level, i)";
+      sum += v;
+      sum_sq += static_cast<double>(v) * v;
+      agree += static_cast<double>(v) * sc::lanczos_start_value(level + 1, i);
+    }
+    // Mean 0 and variance 1/3 within 5 standard errors (0.577 / sqrt(n) for the mean);
+    // the next level's vector uncorrelated with this one likewise.
+    EXPECT_LT(std::abs(sum / n), 5 * 0.578 / std::sqrt(double(n))) << level;
+    EXPECT_NEAR(sum_sq / n, 1.0 / 3, 5 * 0.3 / std::sqrt(double(n))) << level;
+    EXPECT_LT(std::abs(agree / n), 5 * 0.34 / std::sqrt(double(n))) << level;
+  }
 }
 
 class GpuMultigrid : public testing::Test {

@@ -17,7 +17,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "common/printers.hpp"
@@ -88,4 +90,28 @@ TEST(LinePlan, ShortLinesAreExactLongLinesAreShort) {
     EXPECT_LE(long_plan.anticausal.size(), 24u) << to_string(mode);
     EXPECT_GE(long_plan.causal.size(), 15u) << to_string(mode) << ": too few terms for float accuracy";
   }
+}
+
+// line_plan keeps the plans a thread asked for last: the same object again (so a call on
+// a small array forms no weights), make_line_plan's weights, per thread, and a plan
+// handed out stays valid after the cache lets it go.
+TEST(LinePlan, KeptPlansAreMakeLinePlansPerThread) {
+  const auto first = cpu::line_plan(16, Mode::mirror);
+  EXPECT_EQ(cpu::line_plan(16, Mode::mirror), first);
+  EXPECT_NE(cpu::line_plan(16, Mode::half), first);
+  const cpu::LinePlan made = cpu::make_line_plan(16, Mode::mirror);
+  ASSERT_EQ(first->causal.size(), made.causal.size());
+  for (std::size_t i = 0; i < made.causal.size(); ++i) {
+    EXPECT_EQ(first->causal[i].index, made.causal[i].index);
+    EXPECT_EQ(first->causal[i].weight, made.causal[i].weight);
+  }
+  ASSERT_EQ(first->anticausal.size(), made.anticausal.size());
+  for (std::size_t i = 0; i < made.anticausal.size(); ++i) EXPECT_EQ(first->anticausal[i].weight, made.anticausal[i].weight);
+  // Twenty other lengths push it out of the cache; the caller's copy stays whole.
+  for (std::int64_t n = 100; n < 120; ++n) cpu::line_plan(n, Mode::periodic);
+  EXPECT_EQ(first->n, 16);
+  EXPECT_NE(cpu::line_plan(16, Mode::mirror), first);  // formed again
+  std::shared_ptr<const cpu::LinePlan> other;
+  std::thread([&] { other = cpu::line_plan(16, Mode::mirror); }).join();
+  EXPECT_NE(other, cpu::line_plan(16, Mode::mirror));  // each thread its own
 }
