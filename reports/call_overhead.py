@@ -6,28 +6,15 @@ This table shows every such file of a machine; the harness's adapter cost per re
 (the route by which the suite drives SciPy and CuPy) is in the peer table's notes."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from .errors import ReportError
+from .bench_files import load_bench_docs
 from .table_model import Column, Row, Table
-
-FILE_NAME = "module_overhead.json"
-FOLDER_SUFFIX = "-module-overhead"
 
 
 def load_overhead_docs(machine_folder: Path) -> list[dict]:
     """Every module_overhead.json of a machine's results folder, oldest first."""
-    docs = []
-    for path in sorted(Path(machine_folder).glob(f"*{FOLDER_SUFFIX}/{FILE_NAME}")):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ReportError(f"{path}: unreadable call-overhead file: {exc}") from exc
-        if doc.get("benchmark") != "module_overhead" or not isinstance(doc.get("rows"), list):
-            raise ReportError(f"{path}: not a bench/module_overhead.py file")
-        docs.append(doc)
-    return docs
+    return load_bench_docs(machine_folder, "module_overhead", "call-overhead")
 
 
 def _when(stamp: str) -> str:

@@ -6,31 +6,17 @@ such file of a machine, each row's median over the harness's (the target: the mo
 1.05x); the cost of one call where the work is nothing is call_overhead.py's table."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 # The same rendering of a measurement's time: one that names no run (the citation check).
 from .call_overhead import _when
-from .errors import ReportError
+from .bench_files import load_bench_docs
 from .table_model import Column, Row, Table
-
-FILE_NAME = "module_throughput.json"
-FOLDER_SUFFIX = "-module-throughput"
 
 
 def load_throughput_docs(machine_folder: Path) -> list[dict]:
     """Every module_throughput.json of a machine's results folder, oldest first."""
-    docs = []
-    for path in sorted(Path(machine_folder).glob(f"*{FOLDER_SUFFIX}/{FILE_NAME}")):
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ReportError(f"{path}: unreadable module-throughput file: {exc}") from exc
-        if not isinstance(doc, dict) or doc.get("benchmark") != "module_throughput" \
-                or not isinstance(doc.get("rows"), list):
-            raise ReportError(f"{path}: not a bench/module_throughput.py file")
-        docs.append(doc)
-    return docs
+    return load_bench_docs(machine_folder, "module_throughput", "module-throughput")
 
 
 def module_throughput_table(docs: list[dict]) -> Table:
