@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::size_t kBytes = 1 << 20;
 
-class CapturedGraphTest : public testing::Test {
+class CapturedGraphTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SB_REQUIRE_CUDA_DEVICE();
