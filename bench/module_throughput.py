@@ -113,7 +113,7 @@ def library_rows(repetitions: int, warmups: int) -> tuple[dict, dict]:
     # The module's results are the implementation's: the same check as the harness's
     # against CuPy's f32 result would only restate the tolerance tests; shapes and
     # finiteness catch a call that did nothing.
-    y = splinebench.map_coordinates(c, x[:, :4096], impl=IMPL, mode="mirror", prefilter=False)
+    y = splinebench.map_coordinates(c, cupy.ascontiguousarray(x[:, :4096]), impl=IMPL, mode="mirror", prefilter=False)
     if y.shape != (4096,) or not bool(cupy.isfinite(y).all()):
         raise BenchError("the module's lookups came back malformed")
     versions = {"cupy": cupy.__version__, "cuda_runtime": cupy.cuda.runtime.runtimeGetVersion(),

@@ -92,8 +92,10 @@ def _host(a: Any, what: str) -> np.ndarray:
     return _arrays.host_array(a, what)
 
 
-def _stream(a: Any, stream: Any) -> int:
-    return _arrays.current_stream(a) if stream is None else _arrays.stream_value(stream)
+def _stream(a: Any, stream: Any) -> tuple[int, int]:
+    """The stream the work goes on and its capsules' stream argument (_arrays.capsule_order)."""
+    s = _arrays.current_stream(a) if stream is None else _arrays.stream_value(stream)
+    return s, _arrays.capsule_order(a, s, stream is not None)
 
 
 def spline_filter(input: Any, order: int = 3, *, mode: str = "mirror", impl: str | None = None, threads: int = 0,
@@ -125,9 +127,10 @@ def spline_filter(input: Any, order: int = 3, *, mode: str = "mirror", impl: str
     mode = _SCIPY_MODES.get(mode, mode)
     if type(input) is not np.ndarray and _arrays.cuda_device(input) is not None:
         name = impl or _DEFAULT_IMPL.get(("cuda", _arrays.dtype_name(input)), "gpu_flex")
-        s = _stream(input, stream)
+        s, order = _stream(input, stream)
         out = _arrays.empty(input, tuple(input.shape))
-        _core.prefilter(name, _arrays.dlpack(input, s), _arrays.dlpack(out, s), mode, channels, batch, threads, s)
+        _core.prefilter(name, _arrays.dlpack(input, order), _arrays.dlpack(out, order), mode, channels, batch, threads,
+                        s)
         return out
     a = _host(input, "the input")
     name = impl or _DEFAULT_IMPL["host", a.dtype.name]
@@ -190,12 +193,13 @@ def _map_device(input: Any, coordinates: Any, mode: str, prefilter: bool, impl: 
     name = impl or _DEFAULT_IMPL.get(("cuda", dtype), "gpu_flex")
     if _where(coordinates) is None:
         raise Error(f"the input is on cuda:{_where(input)} but the coordinates on the host; put both on one device")
-    s = _stream(input, stream)
+    s, order = _stream(input, stream)
     coeffs = input
     if prefilter:
         coeffs = _arrays.empty(input, tuple(input.shape))
-        _core.prefilter(name, _arrays.dlpack(input, s), _arrays.dlpack(coeffs, s), mode, channels, batch, threads, s)
+        _core.prefilter(name, _arrays.dlpack(input, order), _arrays.dlpack(coeffs, order), mode, channels, batch,
+                        threads, s)
     out = _arrays.empty(input, _values_shape(tuple(input.shape), tuple(coordinates.shape), channels, batch))
-    _core.evaluate(name, _arrays.dlpack(coeffs, s), _arrays.dlpack(coordinates, s), _arrays.dlpack(out, s), mode,
-                   False, channels, batch, threads, s)
+    _core.evaluate(name, _arrays.dlpack(coeffs, order), _arrays.dlpack(coordinates, order), _arrays.dlpack(out, order),
+                   mode, False, channels, batch, threads, s)
     return out

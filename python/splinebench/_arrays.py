@@ -55,10 +55,20 @@ def stream_value(stream: Any) -> int:
     return int(stream)
 
 
-def dlpack(a: Any, stream: int) -> Any:
-    """a's DLPack capsule for work on `stream`: the producer orders its pending work on a
-    before that stream (nothing to do when it is the producer's own current stream)."""
-    return a.__dlpack__(stream=stream if stream else _LEGACY_DEFAULT_STREAM)
+def dlpack(a: Any, order: int) -> Any:
+    """a's DLPack capsule; `order` is the capsule's stream argument from `capsule_order`."""
+    return a.__dlpack__(stream=order)
+
+
+def capsule_order(a: Any, stream: int, given: bool) -> int:
+    """The stream argument of a's capsules for work on `stream`: -1 (no synchronisation) when
+    the work goes on the producer's own current stream, where its pending work on a already
+    lies before ours; otherwise `stream` (1 for the legacy default), so that the producer
+    orders its pending work before that stream. An unknown producer's current stream is not
+    known, so it is always asked to order."""
+    if not given and _library(a) in ("cupy", "torch"):
+        return -1
+    return stream if stream else _LEGACY_DEFAULT_STREAM
 
 
 def empty(a: Any, shape: tuple[int, ...]) -> Any:

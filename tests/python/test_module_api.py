@@ -238,3 +238,20 @@ def test_the_module_uses_the_processes_shared_libstdcxx(sb):
         if shutil.which("readelf") else ""
     if needed:
         assert "libstdc++.so" in needed, f"{core.name} does not link libstdc++.so:\n{needed}"
+
+
+def test_capsules_synchronise_only_across_streams(sb):
+    """The DLPack stream argument (_arrays.capsule_order): work on the producer's own current
+    stream asks for no synchronisation (-1); a stream the caller names, or any stream of a
+    producer whose current stream is unknown, asks the producer to order its pending work
+    before it (1 stands for the legacy default stream, 0 being no stream in DLPack)."""
+    from splinebench import _arrays
+
+    def producer(module):
+        return type("Array", (), {"__module__": module})()
+
+    for library in ("cupy._core.core", "torch"):
+        assert _arrays.capsule_order(producer(library), 12345, given=False) == -1
+        assert _arrays.capsule_order(producer(library), 12345, given=True) == 12345
+        assert _arrays.capsule_order(producer(library), 0, given=True) == 1
+    assert _arrays.capsule_order(producer("jax"), 0, given=False) == 1

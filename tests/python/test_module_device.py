@@ -100,6 +100,42 @@ def test_work_is_on_the_callers_stream(sb, library):
         assert np.array_equal(got, want), f"{name}: the work did not follow the caller's stream"
 
 
+def test_a_named_stream_waits_for_the_producers_pending_work(sb, library):
+    """The input is written by a slow kernel on the producer's current stream; the module,
+    told to work on another non-blocking stream (stream=), must order the input's capsule
+    after that pending work and so see the written values."""
+    rng = np.random.default_rng(7)
+    for row in device_implementations(sb):
+        name, real = row["name"], dtype_of(row)
+        f = rng.standard_normal((256, 256)).astype(real)
+        want = sb.spline_filter(2 * f, impl=name)
+        if library.name == "cupy":
+            import cupy
+            a = cupy.asarray(f)
+            cupy.cuda.Device().synchronize()
+            producer, ours = cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)
+            with producer:
+                _spin_cupy(cupy)
+                a *= 2
+                c = sb.spline_filter(a, impl=name, stream=ours)
+            ours.synchronize()
+            got = cupy.asnumpy(c)
+            producer.synchronize()
+        else:
+            import torch
+            a = torch.from_numpy(f).cuda()
+            torch.cuda.synchronize()
+            producer, ours = torch.cuda.Stream(), torch.cuda.Stream()
+            with torch.cuda.stream(producer):
+                torch.cuda._sleep(200_000_000)
+                a.mul_(2)
+                c = sb.spline_filter(a, impl=name, stream=ours)
+            ours.synchronize()
+            got = c.cpu().numpy()
+            producer.synchronize()
+        assert np.array_equal(got, want), f"{name}: the work on the named stream did not wait for the input"
+
+
 def _spin_cupy(cupy):
     """About 0.1 s of one thread spinning on the current stream."""
     kernel = cupy.RawKernel(r"""
