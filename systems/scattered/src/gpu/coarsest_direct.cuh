@@ -52,37 +52,19 @@ __global__ void direct_apply_kernel(long long n, const float* __restrict__ inv, 
 
 class DirectCoarsest {
  public:
-  // Forms and inverts the level's matrix (synchronises once, to read the pivot check).
+  // Forms and inverts the level's matrix from its samples (synchronises once, to read the
+  // pivot check).
   explicit DirectCoarsest(const Level& level) : geo_(stencil_geometry(level.layout)), n_(geo_.nodes) {
-    if (n_ > kMaxDirectRows)
-      fail("GPU MG-PCG: the coarsest level (" + level.grid.to_string() + ", " + std::to_string(n_) +
-           " nodes) exceeds the direct solve's " + std::to_string(kMaxDirectRows));
-    const auto n = static_cast<std::size_t>(n_);
-    const long long count = n_ * n_;
-    {
-      DeviceBuffer<double> value(n * static_cast<std::size_t>(geo_.entries));
-      DeviceBuffer<double> ping(n * n), pong(n * n);
-      double* m[2] = {ping.data(), pong.data()};
-      DeviceBuffer<int> bad(1);
-      form_stencil_device(level, value.data());
-      SB_CUDA_CHECK(cudaMemset(m[0], 0, n * n * sizeof(double)));
-      dense_from_stencil_kernel<<<blocks_for(n_), kThreads>>>(geo_, value.data(), m[0]);
-      SB_CUDA_CHECK_LAUNCH("dense_from_stencil_kernel");
-      const int none = INT_MAX;
-      bad.upload(&none);
-      // Sweep k reads m[k % 2] and writes m[(k + 1) % 2]: the launches on one stream run
-      // in order, so each sees the whole previous sweep.
-      for (long long k = 0; k < n_; ++k) {
-        sweep_kernel<<<blocks_for(count), kThreads>>>(n_, k, m[k % 2], m[(k + 1) % 2], bad.data());
-        SB_CUDA_CHECK_LAUNCH("sweep_kernel");
-      }
-      inverse_.resize(n * n);
-      finish_inverse_kernel<<<blocks_for(count), kThreads>>>(count, m[n_ % 2], inverse_.data());
-      SB_CUDA_CHECK_LAUNCH("finish_inverse_kernel");
-      int first_bad = INT_MAX;
-      bad.download(&first_bad);  // synchronises: the buffers above are freed after this
-      bad_pivot_ = first_bad == INT_MAX ? -1 : first_bad;
-    }
+    check_size(level.grid.to_string());
+    DeviceBuffer<double> value(static_cast<std::size_t>(n_) * static_cast<std::size_t>(geo_.entries));
+    form_stencil_device(level, value.data());
+    invert(value.data());
+  }
+  // Inverts the matrix of the f64 stencil `value` (device memory, geometry g: a Galerkin
+  // level; synchronises once, to read the pivot check).
+  DirectCoarsest(const StencilGeometry& g, const double* value) : geo_(g), n_(g.nodes) {
+    check_size(std::to_string(g.n[0]) + "x" + std::to_string(g.n[1]) + "x" + std::to_string(g.n[2]));
+    invert(value);
   }
 
   long long rows() const { return n_; }
@@ -98,6 +80,37 @@ class DirectCoarsest {
   }
 
  private:
+  void check_size(const std::string& grid) const {
+    if (n_ > kMaxDirectRows)
+      fail("GPU MG-PCG: the coarsest level (" + grid + ", " + std::to_string(n_) + " nodes) exceeds the direct solve's " +
+           std::to_string(kMaxDirectRows));
+  }
+
+  void invert(const double* value) {
+    const auto n = static_cast<std::size_t>(n_);
+    const long long count = n_ * n_;
+    DeviceBuffer<double> ping(n * n), pong(n * n);
+    double* m[2] = {ping.data(), pong.data()};
+    DeviceBuffer<int> bad(1);
+    SB_CUDA_CHECK(cudaMemset(m[0], 0, n * n * sizeof(double)));
+    dense_from_stencil_kernel<<<blocks_for(n_), kThreads>>>(geo_, value, m[0]);
+    SB_CUDA_CHECK_LAUNCH("dense_from_stencil_kernel");
+    const int none = INT_MAX;
+    bad.upload(&none);
+    // Sweep k reads m[k % 2] and writes m[(k + 1) % 2]: the launches on one stream run
+    // in order, so each sees the whole previous sweep.
+    for (long long k = 0; k < n_; ++k) {
+      sweep_kernel<<<blocks_for(count), kThreads>>>(n_, k, m[k % 2], m[(k + 1) % 2], bad.data());
+      SB_CUDA_CHECK_LAUNCH("sweep_kernel");
+    }
+    inverse_.resize(n * n);
+    finish_inverse_kernel<<<blocks_for(count), kThreads>>>(count, m[n_ % 2], inverse_.data());
+    SB_CUDA_CHECK_LAUNCH("finish_inverse_kernel");
+    int first_bad = INT_MAX;
+    bad.download(&first_bad);  // synchronises: the buffers above are freed after this
+    bad_pivot_ = first_bad == INT_MAX ? -1 : first_bad;
+  }
+
   StencilGeometry geo_;
   long long n_ = 0;
   long long bad_pivot_ = -1;

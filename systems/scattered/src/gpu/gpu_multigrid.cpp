@@ -4,6 +4,7 @@
 
 #include "coarsest_direct.hpp"
 #include "device_report.hpp"
+#include "galerkin_level.hpp"
 #include "multigrid_device.hpp"
 #include "stencil_level.hpp"
 #include "splinebench/error.hpp"
@@ -81,8 +82,11 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions&
   detail::VCycleSettings s;
   s.degree = options.chebyshev_degree;
   s.graph = options.vcycle_graph;
+  s.first_stencil = options.fine_stencil && fine_stencil_bytes(problem.grid) <= kFineStencilMaxBytes ? 0 : 1;
   const auto t0 = std::chrono::steady_clock::now();
-  impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns);
+  // Samples on the levels formed from them: the fine one, and the next where it is the
+  // first stencil level.
+  impl_->levels = detail::make_levels(problem, -1, options.coarsest_max_unknowns, s.first_stencil + 1);
   setup_parts_.emplace_back("levels on the host",
                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
@@ -190,11 +194,8 @@ const detail::Level& direct_level(const std::vector<detail::Level>& levels, int 
 }
 }  // namespace
 
-SparseMatrix level_matrix_host(const Problem& problem, int coarsenings, int level) {
-  problem.validate();
-  const auto levels = detail::make_levels(problem, coarsenings, 0);
-  detail::StencilGeometry geo;
-  const std::vector<double> value = detail::form_stencil_host(level_of(levels, level, false), geo);
+namespace {
+SparseMatrix stencil_matrix(const detail::StencilGeometry& geo, const std::vector<double>& value) {
   std::vector<Eigen::Triplet<double, int>> entries;
   for (long long node = 0; node < geo.nodes; ++node) {
     int k[3];
@@ -212,6 +213,45 @@ SparseMatrix level_matrix_host(const Problem& problem, int coarsenings, int leve
   SparseMatrix m(static_cast<int>(geo.nodes), static_cast<int>(geo.nodes));
   m.setFromTriplets(entries.begin(), entries.end());
   return m;
+}
+
+// Level `level`'s Galerkin stencil on the host (geometry geo), from level 0's.
+std::vector<double> galerkin_host(const std::vector<detail::Level>& levels, int level, detail::StencilGeometry& geo) {
+  std::vector<double> value = detail::form_stencil_host(levels[0], geo);
+  for (int l = 0; l < level; ++l) value = detail::galerkin_level_host(levels[static_cast<std::size_t>(l)], geo, value);
+  return value;
+}
+}  // namespace
+
+SparseMatrix level_matrix_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0);
+  detail::StencilGeometry geo;
+  return stencil_matrix(geo, detail::form_stencil_host(level_of(levels, level, false), geo));
+}
+
+std::vector<double> galerkin_level_stencil_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0, 1);
+  level_of(levels, level, false);
+  detail::StencilGeometry geo;
+  return galerkin_host(levels, level, geo);
+}
+
+SparseMatrix galerkin_level_matrix_host(const Problem& problem, int coarsenings, int level) {
+  problem.validate();
+  const auto levels = detail::make_levels(problem, coarsenings, 0, 1);
+  level_of(levels, level, false);
+  detail::StencilGeometry geo;
+  const std::vector<double> value = galerkin_host(levels, level, geo);
+  return stencil_matrix(geo, value);
+}
+
+std::vector<double> galerkin_level_stencil_device(const Problem& problem, int coarsenings, int level) {
+  require_device(problem, "multigrid Galerkin level");
+  const auto levels = detail::make_levels(problem, coarsenings, 0, 1);
+  level_of(levels, level, false);
+  return detail::galerkin_level_stencil(levels, level);
 }
 
 std::vector<double> level_matrix_dense_host(const Problem& problem, int coarsenings, int level) {

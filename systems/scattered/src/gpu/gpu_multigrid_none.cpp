@@ -10,6 +10,9 @@ namespace {
 }  // namespace
 
 SparseMatrix level_matrix_host(const Problem&, int, int) { no_cuda(); }
+std::vector<double> galerkin_level_stencil_host(const Problem&, int, int) { no_cuda(); }
+std::vector<double> galerkin_level_stencil_device(const Problem&, int, int) { no_cuda(); }
+SparseMatrix galerkin_level_matrix_host(const Problem&, int, int) { no_cuda(); }
 std::vector<double> level_matrix_dense_host(const Problem&, int, int) { no_cuda(); }
 std::vector<double> coarsest_inverse_host(const Problem&, int, int) { no_cuda(); }
 std::vector<float> apply_coarsest_host(const Problem&, int, int, const std::vector<float>&) { no_cuda(); }

@@ -11,7 +11,7 @@ namespace splinebench::scattered::gpu::detail {
 
 namespace {
 
-AxisLayout make_axis(Mode mode, int n, bool padding) {
+AxisLayout make_axis(Mode mode, int n, bool padding, bool integrals) {
   AxisLayout ax;
   ax.n = n;
   ax.mode = static_cast<int>(mode);
@@ -21,9 +21,10 @@ AxisLayout make_axis(Mode mode, int n, bool padding) {
   if (padding) {
     // The constant basis of a padding axis: T0 = 1, T1 = T2 = 0 (as the CPU assembly).
     ax.integral = {std::vector<double>{1.0}, std::vector<double>{0.0}, std::vector<double>{0.0}};
+  } else if (integrals) {
+    ax.integral = AxisIntegrals::make(mode, pattern).table;
   } else {
-    const AxisIntegrals integrals = AxisIntegrals::make(mode, pattern);
-    ax.integral = integrals.table;
+    ax.integral.fill(std::vector<double>(pattern.node.size(), 0.0));
   }
   if (ax.integral[0].size() != ax.node.size()) fail("scattered GPU: integral tables not aligned with the pattern");
   std::vector<std::vector<int>> touch(static_cast<std::size_t>(n)), mask(static_cast<std::size_t>(n));
@@ -66,14 +67,15 @@ AxisLayout make_axis(Mode mode, int n, bool padding) {
 
 }  // namespace
 
-GridLayout make_grid_layout(const GridShape& grid, Mode mode, double lambda) {
+GridLayout make_grid_layout(const GridShape& grid, Mode mode, double lambda, bool integrals) {
   if (grid.dims < 1 || grid.dims > kMaxReconstructionDims)
     fail("scattered GPU: dims must be 1, 2 or 3, got " + std::to_string(grid.dims));
   GridLayout g;
   g.pad = 3 - grid.dims;
   for (int a = 0; a < 3; ++a) {
     const bool padding = a < g.pad;
-    g.axis[a] = make_axis(padding ? Mode::mirror : mode, padding ? 1 : static_cast<int>(grid.extent[a - g.pad]), padding);
+    g.axis[a] = make_axis(padding ? Mode::mirror : mode, padding ? 1 : static_cast<int>(grid.extent[a - g.pad]), padding,
+                          integrals);
   }
   for (const ThinPlateTerm& term : thin_plate_terms(grid.dims)) {
     for (int d = 0; d < grid.dims; ++d) g.term_order[g.terms][g.pad + d] = term.order[d];

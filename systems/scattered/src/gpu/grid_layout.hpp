@@ -50,7 +50,9 @@ struct GridLayout {
 };
 
 // Throws splinebench::Error for dims outside 1..3 (the problem's validate() names the rest).
-GridLayout make_grid_layout(const GridShape& grid, Mode mode, double lambda);
+// integrals = false leaves the thin-plate tables zero (a level whose operator is not formed
+// from them: MG-PCG's Galerkin levels), which saves their quadrature.
+GridLayout make_grid_layout(const GridShape& grid, Mode mode, double lambda, bool integrals = true);
 
 struct SampleArrays {
   std::array<std::vector<double>, 3> coord;  // on the padded axes (0 on a padding axis)

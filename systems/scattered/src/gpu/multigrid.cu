@@ -15,6 +15,7 @@
 #include "block_sums.cuh"
 #include "coarsest_direct.cuh"
 #include "cuda_support.cuh"
+#include "galerkin_level.cuh"
 #include "multigrid_device.hpp"
 #include "multigrid_transfer.cuh"
 #include "operator_device.hpp"
@@ -196,25 +197,48 @@ struct DeviceLevel {
 
 class Hierarchy {
  public:
-  // pcg: MG-PCG's levels (the fine one matrix-free, stencils between, the coarsest's
-  // direct solve formed here); otherwise every level matrix-free (the seed's schedule).
-  Hierarchy(const std::vector<Level>& levels, bool pcg) {
+  // pcg: MG-PCG's levels. The fine one keeps its matrix-free operator (its samples: the
+  // right-hand side); the first stencil level `first_stencil` (0: the fine level too, 1:
+  // the one below it) is formed from its samples in f64, every level below it from the one
+  // above by Galerkin's P^T A P (galerkin_level.cuh), so no coarse level touches the
+  // samples; each stencil level but the coarsest keeps its f32 rounding, the coarsest its
+  // inverse. Otherwise every level is matrix-free (the seed's schedule).
+  Hierarchy(const std::vector<Level>& levels, bool pcg, int first_stencil = 1) {
     if (levels.empty()) fail("GPU multigrid: no levels");
     const std::size_t last = levels.size() - 1;
-    if (pcg) require_stencil_memory(levels, 1, last);
+    const auto first = static_cast<std::size_t>(std::min<long long>(first_stencil, static_cast<long long>(last)));
+    if (pcg && (first_stencil < 0 || first_stencil > 1)) fail("GPU multigrid: the first stencil level is 0 or 1");
+    if (pcg) require_stencil_memory(levels, first, last);
+    DeviceBuffer<double> exact;  // MG-PCG: the current level's f64 stencil
+    StencilGeometry exact_geo;
     for (std::size_t l = 0; l <= last; ++l) {
       const auto t0 = Clock::now();
       const std::string name = "level " + std::to_string(l) + " ";
       auto owned = std::make_unique<DeviceLevel>();
       DeviceLevel& lv = *owned;
-      if (l == 0 || !pcg) lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
-      else if (l < last) lv.stencil = std::make_unique<StencilOperator>(levels[l]);
-      if (lv.op || lv.stencil) part(name + (lv.stencil ? "stencil" : "samples"), t0);
-      if (pcg && l == last) {
-        const auto t_direct = Clock::now();
-        lv.direct = std::make_unique<DirectCoarsest>(levels[l]);
-        part(name + "inverse", t_direct);
-        if (l == 0) setup_s += wall_since(t_direct);  // the fine level's own time is upload and sort
+      if (l == 0 || !pcg) {
+        lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
+        part(name + "samples", t0);
+      }
+      if (pcg && l >= first) {
+        const auto t_stencil = Clock::now();
+        if (l == first) {
+          exact_geo = stencil_geometry(levels[l].layout);
+          exact.resize(static_cast<std::size_t>(exact_geo.nodes) * static_cast<std::size_t>(exact_geo.entries));
+          form_stencil_device(levels[l], exact.data());
+        } else {
+          exact = galerkin_level_device(levels[l - 1], exact_geo, std::move(exact));
+        }
+        const std::string how = l == first ? "stencil from the samples" : "stencil by Galerkin";
+        if (l < last) {
+          lv.stencil = std::make_unique<StencilOperator>(exact_geo, exact.data());
+          part(name + how, t_stencil);
+        } else {
+          lv.direct = std::make_unique<DirectCoarsest>(exact_geo, exact.data());
+          part(name + how + " and inverse", t_stencil);
+          exact.reset();
+        }
+        if (l == 0) setup_s += wall_since(t_stencil);  // the fine level's own time is upload and sort
       }
       const auto t_rest = Clock::now();
       lv.n = levels[l].layout.rows;
@@ -540,7 +564,8 @@ void copy_on_device(float* to, const float* from, long long n) {
 }  // namespace
 
 struct MgDevice::State {
-  State(const std::vector<Level>& levels, bool pcg) : h(levels, pcg) {}
+  State(const std::vector<Level>& levels, const VCycleSettings* pcg)
+      : h(levels, pcg != nullptr, pcg ? pcg->first_stencil : 1) {}
   Hierarchy h;
   double bnorm = 0;
   bool pcg = false;
@@ -552,7 +577,7 @@ struct MgDevice::State {
 };
 
 MgDevice::MgDevice(const std::vector<Level>& levels, const VCycleSettings* pcg)
-    : s_(std::make_unique<State>(levels, pcg != nullptr)) {
+    : s_(std::make_unique<State>(levels, pcg)) {
   State& s = *s_;
   Hierarchy& h = s.h;
   DeviceLevel& fine = h.level(0);
@@ -755,6 +780,17 @@ std::vector<float> level_stencil(const Level& level) {
   const StencilGeometry& g = op.geometry();
   std::vector<float> out(static_cast<std::size_t>(g.nodes) * static_cast<std::size_t>(g.entries));
   SB_CUDA_CHECK(cudaMemcpy(out.data(), op.values(), out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+std::vector<double> galerkin_level_stencil(const std::vector<Level>& levels, int level) {
+  StencilGeometry geo = stencil_geometry(levels[0].layout);
+  DeviceBuffer<double> value(static_cast<std::size_t>(geo.nodes) * static_cast<std::size_t>(geo.entries));
+  form_stencil_device(levels[0], value.data());
+  for (int l = 0; l < level; ++l)
+    value = galerkin_level_device(levels[static_cast<std::size_t>(l)], geo, std::move(value));
+  std::vector<double> out(value.size());
+  value.download(out.data());
   return out;
 }
 

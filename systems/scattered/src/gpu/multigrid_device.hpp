@@ -38,6 +38,10 @@ struct VCycleSettings {
   // the same every time: fixed buffers and coefficients); launched one by one otherwise,
   // or where the capture fails.
   bool graph = false;
+  // The first level held as a stencil: 0, the fine level too (its V-cycle smoothing and the
+  // outer CG apply the stencil; the levels below are Galerkin products of it), or 1 (the
+  // fine level matrix-free, the next formed from its samples).
+  int first_stencil = 1;
 };
 
 struct MgDeviceOutput {
@@ -95,6 +99,9 @@ std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v
 // that stencil applied to p on the device.
 std::vector<float> level_stencil(const Level& level);
 std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p);
+// For tests: level `level`'s f64 stencil by Galerkin passes on the device from level 0's,
+// formed on the device from its samples (levels[0] sampled).
+std::vector<double> galerkin_level_stencil(const std::vector<Level>& levels, int level);
 // For tests: a level solved directly as MG-PCG's coarsest (coarsest_direct.hpp): its f32
 // inverse formed on the device (row-major), and x = A^-1 b by the device's product (x
 // poisoned before). Both throw when a pivot is not positive.

@@ -72,7 +72,8 @@ std::array<std::vector<double>, 3> level_axis_integrals(Mode mode, int n, double
   return table;
 }
 
-std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int64_t coarsest_max_unknowns) {
+std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int64_t coarsest_max_unknowns,
+                               int sampled_levels) {
   std::vector<Level> levels(1);
   levels[0].grid = problem.grid;
   levels[0].layout = make_grid_layout(problem.grid, problem.mode, problem.lambda);
@@ -96,11 +97,17 @@ std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int
     }
     Level coarse;
     coarse.grid = GridShape::make(extents);
-    coarse.layout = make_grid_layout(coarse.grid, problem.mode, problem.lambda);
+    const bool sampled = static_cast<int>(levels.size()) < sampled_levels;
+    coarse.layout = make_grid_layout(coarse.grid, problem.mode, problem.lambda, false);
     coarse.scale = fine.scale;
+    for (int a = 0; a < 3; ++a)
+      if (a >= pad && !fine.to_coarser[a].identity()) coarse.scale[a] *= 2;
+    if (!sampled) {
+      levels.push_back(std::move(coarse));
+      continue;
+    }
     coarse.samples.value = fine.samples.value;
     for (int a = 0; a < 3; ++a) {
-      if (a >= pad && !fine.to_coarser[a].identity()) coarse.scale[a] *= 2;
       coarse.samples.coord[a] = levels[0].samples.coord[a];
       for (double& x : coarse.samples.coord[a]) x /= coarse.scale[a];
       if (a >= pad)

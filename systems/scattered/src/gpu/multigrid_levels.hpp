@@ -24,6 +24,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "grid_layout.hpp"
@@ -58,7 +59,10 @@ std::array<std::vector<double>, 3> level_axis_integrals(Mode mode, int n, double
 // Level 0 is the problem; each further level halves every axis of >= 5 nodes, until
 // `coarsenings` levels were added (>= 0: an error when the grid cannot be halved that
 // often) or, with coarsenings < 0, until the coarsest has at most `coarsest_max_unknowns`
-// nodes or no axis can be halved.
-std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int64_t coarsest_max_unknowns);
+// nodes or no axis can be halved. Levels from `sampled_levels` on carry neither samples nor
+// thin-plate tables (MG-PCG's Galerkin levels, formed from the level above): their grid,
+// layout shape and transfer only.
+std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int64_t coarsest_max_unknowns,
+                               int sampled_levels = std::numeric_limits<int>::max());
 
 }  // namespace splinebench::scattered::gpu::detail

@@ -38,6 +38,11 @@ __global__ void __launch_bounds__(kThreads)
   if (node < g.nodes) y[node] = stencil_row<W0, W1, W2>(g, value, x, node);
 }
 
+__global__ void round_stencil_kernel(long long count, const double* __restrict__ exact, float* __restrict__ value) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) value[i] = static_cast<float>(exact[i]);
+}
+
 __global__ void stencil_centre_kernel(long long nodes, const float* __restrict__ centre, float* __restrict__ d) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < nodes) d[i] = centre[i];
@@ -103,6 +108,14 @@ class StencilOperator {
   explicit StencilOperator(const Level& level) : geo_(stencil_geometry(level.layout)) {
     value_.resize(static_cast<std::size_t>(geo_.nodes) * static_cast<std::size_t>(geo_.entries));
     form_stencil_device(level, value_.data());
+  }
+  // From the f64 entries of a level formed otherwise (device memory, geometry g: a Galerkin
+  // level, galerkin_level.cuh), each rounded once to f32; queued, not waited for.
+  StencilOperator(const StencilGeometry& g, const double* exact) : geo_(g) {
+    const long long count = geo_.nodes * geo_.entries;
+    value_.resize(static_cast<std::size_t>(count));
+    round_stencil_kernel<<<blocks_for(count), kThreads>>>(count, exact, value_.data());
+    SB_CUDA_CHECK_LAUNCH("round_stencil_kernel");
   }
 
   long long rows() const { return geo_.nodes; }

@@ -76,7 +76,23 @@ struct MgPcgOptions {
   // Replay each V-cycle from one CUDA graph captured at the first instead of launching
   // its ~15 kernels per level one by one (the same launches, the same bits).
   bool vcycle_graph = false;
+  // Hold the fine level as a per-node stencil too, where its f64 entries fit in
+  // kFineStencilMaxBytes (a 2-D image; a volume up to about 78^3): the V-cycle's smoothing
+  // and the outer CG apply it instead of the matrix-free operator, and every coarse level
+  // is a Galerkin product of it. Off, or where it does not fit, the level below the fine
+  // one is formed from the samples and the rest from it.
+  bool fine_stencil = true;
 };
+
+// The most bytes the fine level's f64 stencil may take for MgPcgOptions::fine_stencil (its
+// f32 copy, kept, takes half).
+inline constexpr std::uint64_t kFineStencilMaxBytes = std::uint64_t{1} << 30;
+// Bytes of a grid's f64 stencil (7 entries per axis of >= 2 nodes, per node).
+inline std::uint64_t fine_stencil_bytes(const GridShape& grid) {
+  std::uint64_t entries = 1;
+  for (int d = 0; d < grid.dims; ++d) entries *= grid.extent[d] > 1 ? 7 : 1;
+  return static_cast<std::uint64_t>(grid.points()) * entries * sizeof(double);
+}
 
 // The hierarchy prepared once (the levels on the host, then on the device with F^T f and,
 // for MG-PCG, the smoothers): setup phases "upload", "assemble_sort", "assemble_rhs",
@@ -146,6 +162,13 @@ std::vector<double> coarsest_inverse_host(const Problem& problem, int coarsening
 std::vector<float> apply_coarsest_host(const Problem& problem, int coarsenings, int level, const std::vector<float>& b);
 std::vector<float> coarsest_inverse_device(const Problem& problem, int coarsenings, int level);
 std::vector<float> apply_coarsest(const Problem& problem, int coarsenings, int level, const std::vector<float>& b);
+// For tests, MG-PCG's Galerkin levels (src/gpu/galerkin_level.hpp): level `level`'s f64
+// stencil (entry-major) from level 0's formed on the host from the samples, taken down by
+// Galerkin passes on the host or on the device; and the host one as a matrix (as
+// level_matrix_host). The host ones need no device but a CUDA build.
+std::vector<double> galerkin_level_stencil_host(const Problem& problem, int coarsenings, int level);
+std::vector<double> galerkin_level_stencil_device(const Problem& problem, int coarsenings, int level);
+SparseMatrix galerkin_level_matrix_host(const Problem& problem, int coarsenings, int level);
 // The per-axis thin-plate tables of a level (host arithmetic, multigrid_levels.hpp):
 // T_0, T_1, T_2 aligned with AxisPattern::make(mode, n).node.
 std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale);
