@@ -4,8 +4,9 @@
 // Image: gravel 512^2 (the datasets cache, datasets/README.md: $SPLINEBENCH_DATASETS_DIR
 // or .cache/datasets; the smooth 512^2 field when it is not there, said so), mirror,
 // lambda 1.8, 20 % top-|Laplacian| samples, MG-PCG to relres 1e-8 with the coarsest level
-// at most 64, 256 (the default) and 1024 nodes, each with its V-cycles launched one by one
-// and replayed from a CUDA graph (MgPcgOptions::vcycle_graph). Per variant, after one untimed run that
+// at most 256 (the default), then with one option changed each: the V-cycles launched one
+// by one or replayed from a CUDA graph (MgPcgOptions::vcycle_graph), the fine level
+// matrix-free (MgPcgOptions::fine_stencil off), the coarsest at most 64 and 1024 nodes. Per variant, after one untimed run that
 // warms the device up, `repeat` runs each prepared from the samples and solved once:
 //   whole run    host wall time of preparing (levels on the host, upload, sort, F^T f,
 //                stencils, the coarsest's inverse, smoothers) and one solve with its
@@ -145,16 +146,32 @@ void image_case(int repeat) {
   const sc::Problem p = problem_of(f, lambda);
   std::cout << f.name << " " << f.grid.to_string() << ", " << p.samples() << " samples (top 20 % |Laplacian|), lambda "
             << lambda << " (host problem " << seconds_since(t0) << " s)" << std::endl;
-  for (const std::int64_t coarsest : {64, 256, 1024})
-    for (const bool graph : {false, true}) {
-      sc::gpu::MgPcgOptions options;
-      options.coarsest_max_unknowns = coarsest;
-      options.vcycle_graph = graph;
-      std::cout << "  gpu_mg_pcg to 1e-8, coarsest <= " << coarsest << " nodes"
-                << (coarsest == sc::gpu::MgPcgOptions{}.coarsest_max_unknowns ? " (default)" : "")
-                << (graph ? ", V-cycle from a CUDA graph" : ", V-cycle by launches") << ":" << std::endl;
-      time_pcg(f, p, options, repeat);
-    }
+  struct Variant {
+    std::int64_t coarsest;
+    bool graph, fine_stencil;
+  };
+  // The default first, then one change each: V-cycles by launches, the fine level
+  // matrix-free (the level below it from the samples), a smaller and a larger coarsest.
+  const sc::gpu::MgPcgOptions defaults;
+  for (const Variant v : {Variant{defaults.coarsest_max_unknowns, defaults.vcycle_graph, defaults.fine_stencil},
+                          Variant{defaults.coarsest_max_unknowns, !defaults.vcycle_graph, defaults.fine_stencil},
+                          Variant{defaults.coarsest_max_unknowns, defaults.vcycle_graph, !defaults.fine_stencil},
+                          Variant{64, defaults.vcycle_graph, defaults.fine_stencil},
+                          Variant{1024, defaults.vcycle_graph, defaults.fine_stencil}}) {
+    sc::gpu::MgPcgOptions options;
+    options.coarsest_max_unknowns = v.coarsest;
+    options.vcycle_graph = v.graph;
+    options.fine_stencil = v.fine_stencil;
+    std::cout << "  gpu_mg_pcg to 1e-8, coarsest <= " << v.coarsest << " nodes"
+              << (v.graph ? ", V-cycle from a CUDA graph" : ", V-cycle by launches")
+              << (v.fine_stencil ? ", fine level as a stencil" : ", fine level matrix-free")
+              << (v.coarsest == defaults.coarsest_max_unknowns && v.graph == defaults.vcycle_graph &&
+                          v.fine_stencil == defaults.fine_stencil
+                      ? " (default)"
+                      : "")
+              << ":" << std::endl;
+    time_pcg(f, p, options, repeat);
+  }
 }
 
 void volume_case(int repeat) {

@@ -74,8 +74,9 @@ struct MgPcgOptions {
   std::int64_t coarsest_max_unknowns = 256;
   int chebyshev_degree = 3;
   // Replay each V-cycle from one CUDA graph captured at the first instead of launching
-  // its ~15 kernels per level one by one (the same launches, the same bits).
-  bool vcycle_graph = false;
+  // its ~15 kernels per level one by one (the same launches, the same bits; where the
+  // capture fails the launches run, and the result's `vcycle` says why).
+  bool vcycle_graph = true;
   // Hold the fine level as a per-node stencil too, where its f64 entries fit in
   // kFineStencilMaxBytes (a 2-D image; a volume up to about 78^3): the V-cycle's smoothing
   // and the outer CG apply it instead of the matrix-free operator, and every coarse level
