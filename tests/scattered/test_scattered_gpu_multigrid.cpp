@@ -457,6 +457,7 @@ TEST_F(GpuMultigrid, VCycleGraphGivesTheLaunchesBits) {
       control.max_iterations = 500;
       const std::string what = std::string(sb::to_string(mode)) + " " + g.to_string();
       sc::gpu::MgPcgOptions launches, graph;
+      launches.vcycle_graph = false;
       graph.vcycle_graph = true;
       sb::PhaseTimes times;
       sc::gpu::PreparedMultigrid by_launches(p, launches), by_graph(p, graph);

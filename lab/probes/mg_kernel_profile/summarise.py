@@ -11,7 +11,7 @@ for row in csv.DictReader(rows):
     if row.get("Metric Name") != "gpu__time_duration.sum":
         continue
     name = row["Kernel Name"].split("(")[0][:70]
-    total[name] += float(row["Metric Value"]) / 1e3  # ns -> us
+    total[name] += float(row["Metric Value"].replace(",", "")) / 1e3  # ns -> us
     count[name] += 1
 grand = sum(total.values())
 print(f"{sum(count.values())} launches, {grand:.1f} us of kernels")

@@ -16,31 +16,27 @@ __global__ void galerkin_pass_kernel(StencilGeometry in_geo, const double* __res
   out[i] = galerkin_entry(in_geo, in, out_geo, t, i % out_geo.nodes, static_cast<int>(i / out_geo.nodes));
 }
 
-// One axis's P and P^T rows in device memory.
+// One axis's pass terms in device memory.
 class DeviceGalerkinAxis {
  public:
   explicit DeviceGalerkinAxis(const GalerkinAxisHost& h) : host_(h) {
     auto up = [](auto& buffer, const auto& v) {
       buffer.resize(v.size());
-      buffer.upload(v.data());
+      if (!v.empty()) buffer.upload(v.data());
     };
-    up(r_offset_, h.r_offset);
-    up(r_index_, h.r_index);
-    up(r_weight_, h.r_weight);
-    up(p_offset_, h.p_offset);
-    up(p_index_, h.p_index);
-    up(p_weight_, h.p_weight);
+    up(offset_, h.term_offset);
+    up(node_, h.term_node);
+    up(shift_, h.term_shift);
+    up(weight_, h.term_weight);
   }
-  const GalerkinAxisHost& host() const { return host_; }
   GalerkinAxis view() const {
-    return {host_.axis,       host_.fine,        host_.coarse,     host_.mode,       r_offset_.data(),
-            r_index_.data(),  r_weight_.data(),  p_offset_.data(), p_index_.data(), p_weight_.data()};
+    return {host_.axis, host_.fine, host_.coarse, offset_.data(), node_.data(), shift_.data(), weight_.data()};
   }
 
  private:
   GalerkinAxisHost host_;
-  DeviceBuffer<int> r_offset_, r_index_, p_offset_, p_index_;
-  DeviceBuffer<double> r_weight_, p_weight_;
+  DeviceBuffer<int> offset_, node_, shift_;
+  DeviceBuffer<double> weight_;
 };
 
 // The next level's f64 stencil from `fine`'s (device, geometry geo: updated to the coarse

@@ -8,15 +8,16 @@
 // on that axis by the coarse pair (I, J),
 //   B(.., I, .. ; .., J, ..) = sum_i sum_j P_a(i, I) A(.., i, .. ; .., j, ..) P_a(j, J),
 // the other axes' indices and offsets untouched. In the stencil layout a coupling on an
-// axis sits at its canonical offset alone (canonical_offset), per axis, so the pass sums,
-// for output entry (I, D) with J = fold(I + D) on the coarse line (0 unless D is J's
-// canonical offset from I), over the fine nodes i of P's column I (P^T's row) and the
-// offsets d of i's canonical couplings j = fold(i + d) on the fine line, with P_a(j, J)
-// from P's row j. Every (i, j) pair enters once, so the product is exact up to the f64
-// rounding of its sum, and the order is fixed (the same bits every run). A coarse coupling
-// reaches no farther than |I - J| <= (2 + 3 + 2) / 2, so 7 offsets hold it; a pair that
-// folds outside them is counted by the pass (lost) and the tests compare the result with
-// the dense P^T A P.
+// axis sits at its canonical offset alone (canonical_offset), per axis, so the pass's
+// output entry (I, D), J = fold(I + D) on the coarse line, is 0 unless D is J's canonical
+// offset from I, and otherwise sums the fine pairs (i, j = fold(i + d)) with i in P's
+// column I and d i's canonical offset to j, weighted by P_a(i, I) P_a(j, J) (exact: the
+// weights are multiples of 1/64). The terms of every (I, D) are listed once per axis on
+// the host (galerkin_axis), so a pass is a short sum per entry. Every (i, j) pair enters
+// once, so the product is exact up to the f64 rounding of its sum, and the order is fixed
+// (the same bits every run). A coarse coupling reaches no farther than
+// |I - J| <= (2 + 3 + 2) / 2, so 7 offsets hold it; the tests compare every level with the
+// dense P^T A P, which would show a coupling the offsets miss.
 //
 // This header is host code plus SPLINEBENCH_HD functions (the tests run the passes on the
 // host); galerkin_level.cuh runs them on the device.
@@ -30,18 +31,17 @@
 
 namespace splinebench::scattered::gpu::detail {
 
-// One axis's P for a pass: P^T's rows (the fine nodes of coarse node I with P(i, I)) and
-// P's rows (the coarse nodes of fine node j with P(j, J)); the weights are multiples of
-// 1/64 (AxisTransfer), exact in f64.
+// One axis's pass as a list of terms per output (I, D): the fine pairs (i, j = fold(i + d))
+// it sums, as (i, d, P(i, I) P(j, J)), i in P^T's row order and d ascending; empty where D
+// is not J's canonical offset from I. The weights are products of multiples of 1/64
+// (AxisTransfer), exact in f64.
 struct GalerkinAxis {
   int axis = 0;  // the padded axis halved
-  int fine = 1, coarse = 1, mode = 0;
-  const int* r_offset = nullptr;
-  const int* r_index = nullptr;
-  const double* r_weight = nullptr;
-  const int* p_offset = nullptr;
-  const int* p_index = nullptr;
-  const double* p_weight = nullptr;
+  int fine = 1, coarse = 1;
+  const int* term_offset = nullptr;  // coarse * kStencilTaps + 1
+  const int* term_node = nullptr;    // i
+  const int* term_shift = nullptr;   // d
+  const double* term_weight = nullptr;
 };
 
 // Entry index of per-axis offsets d (each in -3..3 on an axis of width 7, 0 on a line).
@@ -59,43 +59,59 @@ SPLINEBENCH_HD double galerkin_entry(const StencilGeometry& in_geo, const double
   out.unflat(node, k);
   out.offsets(e, d);
   const int a = t.axis;
-  const int big_i = k[a], big_d = d[a];
-  const int big_j = fold_near(t.mode, big_i + big_d, t.coarse);
-  if (canonical_offset(t.mode, t.coarse, big_i, big_j) != big_d) return 0.0;
+  const int slot = k[a] * kStencilTaps + d[a] + kStencilTaps / 2;
   double sum = 0;
-  for (int q = t.r_offset[big_i]; q < t.r_offset[big_i + 1]; ++q) {
-    const int i = t.r_index[q];
-    const double wi = t.r_weight[q];
-    int kin[3] = {k[0], k[1], k[2]};
-    kin[a] = i;
-    const long long in_node = (static_cast<long long>(kin[0]) * in_geo.n[1] + kin[1]) * in_geo.n[2] + kin[2];
-    for (int dd = -kStencilTaps / 2; dd <= kStencilTaps / 2; ++dd) {
-      const int j = fold_near(t.mode, i + dd, t.fine);
-      if (canonical_offset(t.mode, t.fine, i, j) != dd) continue;
-      double wj = 0;
-      for (int u = t.p_offset[j]; u < t.p_offset[j + 1]; ++u)
-        if (t.p_index[u] == big_j) wj = t.p_weight[u];
-      if (wj == 0) continue;
-      int din[3] = {d[0], d[1], d[2]};
-      din[a] = dd;
-      sum += wi * in[static_cast<long long>(stencil_entry_index(in_geo, din)) * in_geo.nodes + in_node] * wj;
-    }
+  for (int u = t.term_offset[slot]; u < t.term_offset[slot + 1]; ++u) {
+    k[a] = t.term_node[u];
+    d[a] = t.term_shift[u];
+    const long long in_node = (static_cast<long long>(k[0]) * in_geo.n[1] + k[1]) * in_geo.n[2] + k[2];
+    sum += t.term_weight[u] * in[static_cast<long long>(stencil_entry_index(in_geo, d)) * in_geo.nodes + in_node];
   }
   return sum;
 }
 
 // ---- Host: the passes' host parts (shared by the device's and the tests') ----
 
-// A transfer's P and P^T rows with f64 weights (what a pass reads, before upload).
+// A pass's terms on the host (what the device's pass reads, before upload).
 struct GalerkinAxisHost {
-  int axis = 0, fine = 1, coarse = 1, mode = 0;
-  std::vector<int> r_offset, r_index, p_offset, p_index;
-  std::vector<double> r_weight, p_weight;
+  int axis = 0, fine = 1, coarse = 1;
+  std::vector<int> term_offset, term_node, term_shift;
+  std::vector<double> term_weight;
   GalerkinAxis view() const {
-    return {axis, fine, coarse, mode, r_offset.data(), r_index.data(), r_weight.data(),
-            p_offset.data(), p_index.data(), p_weight.data()};
+    return {axis, fine, coarse, term_offset.data(), term_node.data(), term_shift.data(), term_weight.data()};
   }
 };
+
+// The terms of one axis's pass from its transfer (P's rows: fine -> coarse; P^T's rows:
+// coarse -> fine).
+inline GalerkinAxisHost galerkin_axis(int axis, int mode, const AxisTransfer& t) {
+  GalerkinAxisHost h;
+  h.axis = axis;
+  h.fine = t.fine;
+  h.coarse = t.coarse;
+  h.term_offset.assign(1, 0);
+  for (int big_i = 0; big_i < t.coarse; ++big_i)
+    for (int big_d = -kStencilTaps / 2; big_d <= kStencilTaps / 2; ++big_d) {
+      const int big_j = fold_near(mode, big_i + big_d, t.coarse);
+      if (canonical_offset(mode, t.coarse, big_i, big_j) == big_d)
+        for (int q = t.r_offset[big_i]; q < t.r_offset[big_i + 1]; ++q) {
+          const int i = t.r_index[q];
+          for (int d = -kStencilTaps / 2; d <= kStencilTaps / 2; ++d) {
+            const int j = fold_near(mode, i + d, t.fine);
+            if (canonical_offset(mode, t.fine, i, j) != d) continue;
+            double wj = 0;
+            for (int u = t.p_offset[j]; u < t.p_offset[j + 1]; ++u)
+              if (t.p_index[u] == big_j) wj += t.p_weight[u];
+            if (wj == 0) continue;
+            h.term_node.push_back(i);
+            h.term_shift.push_back(d);
+            h.term_weight.push_back(static_cast<double>(t.r_weight[q]) * wj);
+          }
+        }
+      h.term_offset.push_back(static_cast<int>(h.term_node.size()));
+    }
+  return h;
+}
 
 // The passes that take a level to the next: one per halved padded axis, in axis order.
 inline std::vector<GalerkinAxisHost> galerkin_axes(const Level& fine) {
@@ -106,18 +122,7 @@ inline std::vector<GalerkinAxisHost> galerkin_axes(const Level& fine) {
     if (t.fine != fine.layout.axis[a].n)
       fail("GPU MG-PCG Galerkin: axis " + std::to_string(a) + "'s transfer has " + std::to_string(t.fine) +
            " fine nodes, the level " + std::to_string(fine.layout.axis[a].n));
-    GalerkinAxisHost h;
-    h.axis = a;
-    h.fine = t.fine;
-    h.coarse = t.coarse;
-    h.mode = fine.layout.axis[a].mode;
-    h.r_offset = t.r_offset;
-    h.r_index = t.r_index;
-    h.r_weight.assign(t.r_weight.begin(), t.r_weight.end());
-    h.p_offset = t.p_offset;
-    h.p_index = t.p_index;
-    h.p_weight.assign(t.p_weight.begin(), t.p_weight.end());
-    axes.push_back(std::move(h));
+    axes.push_back(galerkin_axis(a, fine.layout.axis[a].mode, t));
   }
   return axes;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <sstream>
+#include <type_traits>
 
 #include "device_grid.cuh"
 #include "stencil_level.hpp"
@@ -28,6 +29,102 @@ __global__ void form_stencil_kernel(StencilInputs in, T* __restrict__ value) {
   const long long nodes = in.geo.nodes;
   if (t >= nodes * in.geo.entries) return;
   value[t] = static_cast<T>(stencil_entry(in, t % nodes, static_cast<int>(t / nodes)));
+}
+
+// The same entries as form_stencil_kernel, bit for bit, with the work per sample shared:
+// one thread per (node, axis-0 offset) keeps the W1 x W2 entries of axes 1 and 2 in
+// registers and visits each sample of the cells reaching its node once (instead of once
+// per entry). Per cell and axis the touch bits of the offsets' nodes are found once; per
+// sample each axis's pair weights are formed as stencil_pair_weight forms them (the taps
+// of each node summed in tap order, then their product); each entry adds
+// (p0 * p1) * p2 in stencil_entry's cell and sample order, a cell that does not reach the
+// entry's node adding an exact 0 where stencil_entry skips it. Entries at offsets that
+// are not their coupling's canonical one are 0, as stencil_entry's.
+template <int W1, int W2>
+__global__ void __launch_bounds__(kThreads) form_stencil_rows_kernel(StencilInputs in, double* __restrict__ value) {
+  const StencilGeometry& g = in.geo;
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= g.nodes * g.width[0]) return;
+  const long long node = t % g.nodes;
+  const int e0 = static_cast<int>(t / g.nodes);
+  int k[3];
+  g.unflat(node, k);
+  const int d0 = g.width[0] == 1 ? 0 : e0 - kStencilTaps / 2;
+  const int k2_0 = fold_near(g.mode[0], k[0] + d0, g.n[0]);
+  const bool canon0 = canonical_offset(g.mode[0], g.n[0], k[0], k2_0) == d0;
+  int k2_1[W1], k2_2[W2];
+  bool canon1[W1], canon2[W2];
+  SB_STENCIL_UNROLL
+  for (int i = 0; i < W1; ++i) {
+    const int d = W1 == 1 ? 0 : i - kStencilTaps / 2;
+    k2_1[i] = fold_near(g.mode[1], k[1] + d, g.n[1]);
+    canon1[i] = canonical_offset(g.mode[1], g.n[1], k[1], k2_1[i]) == d;
+  }
+  SB_STENCIL_UNROLL
+  for (int i = 0; i < W2; ++i) {
+    const int d = W2 == 1 ? 0 : i - kStencilTaps / 2;
+    k2_2[i] = fold_near(g.mode[2], k[2] + d, g.n[2]);
+    canon2[i] = canonical_offset(g.mode[2], g.n[2], k[2], k2_2[i]) == d;
+  }
+  double acc[W1][W2];
+  SB_STENCIL_UNROLL
+  for (int i = 0; i < W1; ++i)
+    SB_STENCIL_UNROLL
+    for (int j = 0; j < W2; ++j) acc[i][j] = 0.0;
+  const StencilAxisData* ax = in.axis;
+  if (canon0) {
+    for (int j0 = ax[0].touch_offset[k[0]]; j0 < ax[0].touch_offset[k[0] + 1]; ++j0) {
+      const int c0 = ax[0].touch_cell[j0];
+      const int a0 = ax[0].touch_mask[j0], b0 = stencil_touch_bits(ax[0], k2_0, c0);
+      if (b0 == 0) continue;
+      for (int j1 = ax[1].touch_offset[k[1]]; j1 < ax[1].touch_offset[k[1] + 1]; ++j1) {
+        const int c1 = ax[1].touch_cell[j1];
+        const int a1 = ax[1].touch_mask[j1];
+        int b1[W1];
+        SB_STENCIL_UNROLL
+        for (int i = 0; i < W1; ++i) b1[i] = canon1[i] ? stencil_touch_bits(ax[1], k2_1[i], c1) : 0;
+        for (int j2 = ax[2].touch_offset[k[2]]; j2 < ax[2].touch_offset[k[2] + 1]; ++j2) {
+          const int c2 = ax[2].touch_cell[j2];
+          const int a2 = ax[2].touch_mask[j2];
+          int b2[W2];
+          SB_STENCIL_UNROLL
+          for (int i = 0; i < W2; ++i) b2[i] = canon2[i] ? stencil_touch_bits(ax[2], k2_2[i], c2) : 0;
+          const long long cell = (static_cast<long long>(c0) * g.n[1] + c1) * g.n[2] + c2;
+          for (int s = in.cell_start[cell]; s < in.cell_start[cell + 1]; ++s) {
+            const double p0 = stencil_pair_weight(g.n[0], in.x[0][s] - c0, a0, b0);
+            double p1[W1], p2[W2];
+            SB_STENCIL_UNROLL
+            for (int i = 0; i < W1; ++i) p1[i] = stencil_pair_weight(g.n[1], in.x[1][s] - c1, a1, b1[i]);
+            SB_STENCIL_UNROLL
+            for (int i = 0; i < W2; ++i) p2[i] = stencil_pair_weight(g.n[2], in.x[2][s] - c2, a2, b2[i]);
+            SB_STENCIL_UNROLL
+            for (int i = 0; i < W1; ++i)
+              SB_STENCIL_UNROLL
+              for (int j = 0; j < W2; ++j) acc[i][j] += p0 * p1[i] * p2[j];
+          }
+        }
+      }
+    }
+  }
+  SB_STENCIL_UNROLL
+  for (int i = 0; i < W1; ++i)
+    SB_STENCIL_UNROLL
+    for (int j = 0; j < W2; ++j) {
+      const int e = (e0 * W1 + i) * W2 + j;
+      double v = 0.0;
+      if (canon0 && canon1[i] && canon2[j]) {
+        const int d[3] = {d0, W1 == 1 ? 0 : i - kStencilTaps / 2, W2 == 1 ? 0 : j - kStencilTaps / 2};
+        double r = 0;
+        for (int q = 0; q < in.terms; ++q) {
+          double prod = in.term_weight[q];
+          for (int a = 0; a < 3; ++a)
+            prod *= in.axis[a].table[(k[a] * 3 + in.term_order[q][a]) * kStencilTaps + d[a] + 3];
+          r += prod;
+        }
+        v = acc[i][j] + r;
+      }
+      value[static_cast<long long>(e) * g.nodes + node] = v;
+    }
 }
 
 template <int W0, int W1, int W2>
@@ -97,8 +194,19 @@ void form_stencil_device(const Level& level, T* value) {
   }
   in.cell_start = sorted.cell_start.data();
   set_stencil_terms(level.layout, in);
-  form_stencil_kernel<T><<<blocks_for(count), kThreads>>>(in, value);
-  SB_CUDA_CHECK_LAUNCH("form_stencil_kernel");
+  if constexpr (std::is_same_v<T, double>) {
+    // f64 entries (MG-PCG's first stencil level): a thread per node row of axes 1 and 2.
+    const long long rows = geo.nodes * geo.width[0];
+    const bool w1 = geo.width[1] > 1, w2 = geo.width[2] > 1;
+    if (w1 && w2) form_stencil_rows_kernel<kStencilTaps, kStencilTaps><<<blocks_for(rows), kThreads>>>(in, value);
+    else if (w2) form_stencil_rows_kernel<1, kStencilTaps><<<blocks_for(rows), kThreads>>>(in, value);
+    else if (w1) form_stencil_rows_kernel<kStencilTaps, 1><<<blocks_for(rows), kThreads>>>(in, value);
+    else form_stencil_rows_kernel<1, 1><<<blocks_for(rows), kThreads>>>(in, value);
+    SB_CUDA_CHECK_LAUNCH("form_stencil_rows_kernel");
+  } else {
+    form_stencil_kernel<T><<<blocks_for(count), kThreads>>>(in, value);
+    SB_CUDA_CHECK_LAUNCH("form_stencil_kernel");
+  }
   sync_this_thread();  // before the inputs are freed
 }
 
