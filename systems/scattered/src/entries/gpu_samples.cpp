@@ -102,7 +102,7 @@ class Multigrid final : public PreparedSolver {
       : in_(in),
         mg_(kind == MgKind::seed ? std::make_unique<gpu::PreparedMultigrid>(*in.problem, in.seed_mg)
                                  : std::make_unique<gpu::PreparedMultigrid>(*in.problem, gpu::MgPcgOptions{})),
-        assembly_(kind == MgKind::seed ? "matrix_free" : "matrix_free_coarse_stencils") {
+        assembly_(kind == MgKind::seed ? "matrix_free" : "galerkin_stencils") {
     setup_phases = matrix_free_setup(mg_->setup());
   }
   NamedSolve solve(const IterationControl& control) override {

@@ -45,7 +45,9 @@ struct NamedSolve {
   Vector x;
   SolveReport report;
   // Where A and b were formed: "cpu" (the caller's eq), "gpu_atomic", "gpu_gather",
-  // "matrix_free" (never formed).
+  // "matrix_free" (never formed), "galerkin_stencils" (MG-PCG: per-node stencils, the
+  // first from the samples, the coarser ones Galerkin products of it; the fine level
+  // matrix-free where its stencil does not fit).
   std::string assembly = "cpu";
   // Device phases of this solve, in seconds (GPU solvers): "assemble" (the device work
   // forming A and b; its parts as "assemble_sort", "assemble_pattern", "assemble_values",
