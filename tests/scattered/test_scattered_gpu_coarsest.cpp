@@ -63,9 +63,7 @@ struct Case {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (sb::Mode mode : sb::kAllModes)
-    for (const sb::GridShape& g : {sb::GridShape::make({13, 11}), sb::GridShape::make({12, 10}),
-                                   sb::GridShape::make({10, 4}), sb::GridShape::make({9, 8, 7}),
-                                   sb::GridShape::make({10, 6, 9})})
+    for (const sb::GridShape& g : sct::level_test_grids())
       for (int level = g.dims == 2 ? 0 : 1; level <= kCoarsenings; ++level) out.push_back({mode, g, level});
   return out;
 }

@@ -40,10 +40,7 @@ struct Case {
 std::vector<Case> cases() {
   std::vector<Case> out;
   for (sb::Mode mode : sb::kAllModes)
-    for (const sb::GridShape& g : {sb::GridShape::make({13, 11}), sb::GridShape::make({12, 10}),
-                                   sb::GridShape::make({10, 4}), sb::GridShape::make({9, 8, 7}),
-                                   sb::GridShape::make({10, 6, 9})})
-      out.push_back({mode, g});
+    for (const sb::GridShape& g : sct::level_test_grids()) out.push_back({mode, g});
   return out;
 }
 

@@ -24,6 +24,14 @@
 
 namespace splinebench::scattered::test {
 
+// The level tests' grids: each halves twice in every mode; odd and even extents (even
+// mirror and half extents are where the coarse space does not nest in the fine one), an
+// axis too short to halve, 2-D and 3-D.
+inline std::vector<GridShape> level_test_grids() {
+  return {GridShape::make({13, 11}), GridShape::make({12, 10}), GridShape::make({10, 4}), GridShape::make({9, 8, 7}),
+          GridShape::make({10, 6, 9})};
+}
+
 inline Problem random_problem(const GridShape& grid, Mode mode, double lambda, double samples_per_node,
                               std::uint64_t seed) {
   Problem p;
