@@ -6,10 +6,14 @@
 // fine one), levels 1 and 2:
 //  - the stencil's matrix is P^T A P of the dense level-0 matrix A (level_matrix_host) and
 //    the CPU multigrid's P (multigrid.hpp: prolongation), entry by entry within
-//    1e-13 (|P|^T |A| |P|)(i, j): the passes lose no coupling and add none;
+//    1e-13 (|P|^T |A| |P|)(i, j): the passes lose no coupling and add none. The bound:
+//    both sides sum the same exact-weight products in f64 in different orders, each within
+//    gamma_m sum |terms| <= m eps64 (|P|^T |A| |P|)(i, j) of the exact sum, m <= 35 terms
+//    per pass and at most 3 passes per level, 2 levels deep (about 3e-14 together);
 //  - it is symmetric to the same bound.
 // Device (skipped without one): the device's passes give the host's stencil within
-//  1e-13 of the row's largest entry (FMA contraction is the only difference).
+//  1e-13 of the row's largest entry (FMA contraction is the only difference: one rounding
+//  fewer per term, within the same gamma_m bound, the row's largest entry bounding its terms).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
