@@ -8,11 +8,7 @@
 
 namespace splinebench::scattered {
 
-namespace {
-
-// Values of the order-th derivative of the four tap functions at fraction a in [0, 1]:
-// tap t is beta3(a + 1 - t) (order 0 is bspline::weights).
-void tap_derivatives(double a, int order, double w[4]) {
+void cell_tap_values(double a, int order, double w[4]) {
   const double b = 1 - a;
   switch (order) {
     case 0:
@@ -35,12 +31,10 @@ void tap_derivatives(double a, int order, double w[4]) {
   }
 }
 
-}  // namespace
-
 AxisTaps axis_taps(Mode mode, std::int64_t n, double x, int order) {
   const double fl = std::floor(x);
   double w[4];
-  tap_derivatives(x - fl, order, w);
+  cell_tap_values(x - fl, order, w);
   const auto cell = static_cast<std::int64_t>(fl);
   AxisTaps taps;
   for (int t = 0; t < 4; ++t) {
@@ -73,6 +67,11 @@ AxisPattern AxisPattern::make(Mode mode, std::int64_t n) {
 }
 
 int AxisPattern::position(std::int64_t k, std::int64_t k2) const {
+  // A row away from the ends lists k - 3 .. k + 3 in order: k2 sits at k2 - k + 3. The
+  // check keeps this exact for every row (a row's nodes are distinct), so only rows that
+  // a boundary folds need the search.
+  const std::int64_t guess = k2 - k + 3;
+  if (guess >= 0 && guess < offset[k + 1] - offset[k] && node[offset[k] + guess] == k2) return static_cast<int>(guess);
   for (std::int64_t j = offset[k]; j < offset[k + 1]; ++j)
     if (node[j] == k2) return static_cast<int>(j - offset[k]);
   fail("AxisPattern: nodes " + std::to_string(k) + " and " + std::to_string(k2) + " do not couple");

@@ -1,6 +1,8 @@
 #include "splinebench/scattered/thin_plate.hpp"
 
+#include "splinebench/bspline_math.hpp"
 #include "splinebench/error.hpp"
+#include "splinebench/scattered/basis.hpp"
 
 namespace splinebench::scattered {
 
@@ -12,20 +14,30 @@ constexpr double kGaussWeight[4] = {0.1739274225687269287, 0.3260725774312730713
                                     0.1739274225687269287};
 }  // namespace
 
+std::array<std::array<double, 4>, 4> cell_products(int order, double width) {
+  std::array<std::array<double, 4>, 4> m{};
+  for (int g = 0; g < 4; ++g) {
+    double w[4];
+    cell_tap_values(width * kGaussNode[g], order, w);
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) m[a][b] += width * kGaussWeight[g] * w[a] * w[b];
+  }
+  return m;
+}
+
 AxisIntegrals AxisIntegrals::make(Mode mode, const AxisPattern& pattern) {
   AxisIntegrals out;
   const std::int64_t n = pattern.n;
   for (int p = 0; p < 3; ++p) {
     auto& t = out.table[p];
     t.assign(pattern.node.size(), 0.0);
-    for (std::int64_t cell = 0; cell + 1 < n; ++cell)
-      for (int g = 0; g < 4; ++g) {
-        const AxisTaps taps = axis_taps(mode, n, static_cast<double>(cell) + kGaussNode[g], p);
-        for (int a = 0; a < taps.count; ++a)
-          for (int b = 0; b < taps.count; ++b)
-            t[pattern.offset[taps.node[a]] + pattern.position(taps.node[a], taps.node[b])] +=
-                kGaussWeight[g] * taps.weight[a] * taps.weight[b];
-      }
+    const auto cell = cell_products(p);
+    for (std::int64_t c = 0; c + 1 < n; ++c) {
+      std::int64_t k[4];
+      for (int a = 0; a < 4; ++a) k[a] = bspline::fold_index(static_cast<int>(mode), c + a - 1, n);
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) t[pattern.offset[k[a]] + pattern.position(k[a], k[b])] += cell[a][b];
+    }
   }
   return out;
 }

@@ -40,6 +40,7 @@ SPLINEBENCH_HD std::int64_t mode_period(int mode, std::int64_t n) {
 
 // Folds any integer index k into [0, n-1] by the extension rule of `mode`.
 SPLINEBENCH_HD std::int64_t fold_index(int mode, std::int64_t k, std::int64_t n) {
+  if (k >= 0 && k < n) return k;  // inside the line every mode is the identity; spares the division
   const std::int64_t p = mode_period(mode, n);
   std::int64_t r = k % p;
   if (r < 0) r += p;

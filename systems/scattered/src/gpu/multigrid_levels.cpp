@@ -6,16 +6,11 @@
 #include "splinebench/error.hpp"
 #include "splinebench/scattered/basis.hpp"
 #include "splinebench/scattered/multigrid.hpp"
+#include "splinebench/scattered/thin_plate.hpp"
 
 namespace splinebench::scattered::gpu::detail {
 
 namespace {
-
-// 4-point Gauss-Legendre on [0, 1] (as thin_plate.cpp).
-constexpr double kGaussNode[4] = {0.5 - 0.4305681557970262876, 0.5 - 0.1699905217924281324,
-                                  0.5 + 0.1699905217924281324, 0.5 + 0.4305681557970262876};
-constexpr double kGaussWeight[4] = {0.1739274225687269287, 0.3260725774312730713, 0.3260725774312730713,
-                                    0.1739274225687269287};
 
 AxisTransfer make_transfer(Mode mode, int n) {
   GridShape coarse;
@@ -58,15 +53,14 @@ std::array<std::vector<double>, 3> level_axis_integrals(Mode mode, int n, double
     auto& t = table[p];
     t.assign(pattern.node.size(), 0.0);
     const double factor = std::pow(scale, 1 - 2 * p);
+    const auto whole = cell_products(p);
     for (int cell = 0; cell < length; ++cell) {
       const double width = std::min(1.0, length - cell);
-      for (int g = 0; g < 4; ++g) {
-        const AxisTaps taps = axis_taps(mode, n, cell + width * kGaussNode[g], p);
-        for (int a = 0; a < taps.count; ++a)
-          for (int b = 0; b < taps.count; ++b)
-            t[pattern.offset[taps.node[a]] + pattern.position(taps.node[a], taps.node[b])] +=
-                factor * width * kGaussWeight[g] * taps.weight[a] * taps.weight[b];
-      }
+      const auto part = width < 1 ? cell_products(p, width) : whole;
+      std::int64_t k[4];
+      for (int a = 0; a < 4; ++a) k[a] = bspline::fold_index(static_cast<int>(mode), cell + a - 1, n);
+      for (int a = 0; a < 4; ++a)
+        for (int b = 0; b < 4; ++b) t[pattern.offset[k[a]] + pattern.position(k[a], k[b])] += factor * part[a][b];
     }
   }
   return table;

@@ -23,6 +23,10 @@ struct AxisTaps {
 // n nodes. x must be finite; any x folds correctly, [0, n-1] is what the problem uses.
 AxisTaps axis_taps(Mode mode, std::int64_t n, double x, int order = 0);
 
+// The `order`-th derivative (0, 1 or 2) of the four unfolded taps at fraction a in [0, 1]
+// of a cell: tap t (node cell + t - 1) is beta3^(order)(a + 1 - t).
+void cell_tap_values(double a, int order, double w[4]);
+
 // The nodes a node couples with: B_k and B_k' overlap on [0, n-1] only if
 // k' = fold(k + delta) for some |delta| <= 3 (the symmetry of the extension that maps an
 // image of k back onto k maps the overlapping image of k' to k +- delta). Per node, the

@@ -21,6 +21,12 @@ namespace splinebench::scattered {
 // T_0, T_1, T_2 of one axis, each aligned with pattern.node (value of entry (k, node[j])
 // at j in [offset[k], offset[k+1])). A line of one node (n = 1) has a domain of length 0
 // and all-zero tables.
+// The integrals over [0, width] of a cell (0 < width <= 1) of the products of its four
+// taps' order-th derivatives: entry [t][t'] = int_0^width B_t^(p) B_t'^(p) (4-point
+// Gauss-Legendre: exact, the integrand is a polynomial of degree <= 6). Every whole cell
+// of a line has the same table; folding only decides which nodes its entries land on.
+std::array<std::array<double, 4>, 4> cell_products(int order, double width = 1.0);
+
 struct AxisIntegrals {
   std::array<std::vector<double>, 3> table;
   static AxisIntegrals make(Mode mode, const AxisPattern& pattern);
