@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "splinebench/error.hpp"
+#include "splinebench/iir2d/strip_order.hpp"
 
 namespace splinebench::iir2d {
 
@@ -47,6 +48,8 @@ int gpu_sum_depth(int M) {
 
 int sequential_sum_depth(int M) { return M * M; }
 
+int strip_sum_depth(int M) { return M + strip_terms_per_warp(M) + 2 + (1 + (M - 1 + 31) / 32) + 3; }
+
 Tolerance gpu_tolerance(int M, double gain) {
   Tolerance t;
   const int d = gpu_sum_depth(M);
@@ -55,6 +58,18 @@ Tolerance gpu_tolerance(int M, double gain) {
   b << "worst case gamma_d (1 + 2g) / (1 - g) with summation depth d = " << d
     << " (32 lanes x 4 accumulators, warp tree, + x) and g = sum|b| = " << gain
     << " (systems/iir2d/include/splinebench/iir2d/accuracy.hpp)";
+  t.basis = b.str();
+  return t;
+}
+
+Tolerance strip_tolerance(int M, double gain) {
+  Tolerance t;
+  const int d = strip_sum_depth(M);
+  t.max_rel = error_bound(d, gain);
+  std::ostringstream b;
+  b << "worst case gamma_d (1 + 2g) / (1 - g) with summation depth d = " << d
+    << " (per-row fma chains, 4 warps' ranges, strips top-down, + x and the two chain terms) and g = sum|b| = "
+    << gain << " (systems/iir2d/include/splinebench/iir2d/accuracy.hpp)";
   t.basis = b.str();
   return t;
 }

@@ -1,8 +1,10 @@
 #include "splinebench/iir2d/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "splinebench/error.hpp"
+#include "splinebench/iir2d/strip_order.hpp"
 
 namespace splinebench::iir2d {
 
@@ -99,6 +101,49 @@ std::vector<float> filter_f32_warp_order(const Shape& s, const std::vector<float
         if (d < terms)
           for (int lane = 0; lane < d; ++lane) lanes[lane] += lanes[lane + d];
       y[static_cast<std::size_t>(i * W + j)] = x[static_cast<std::size_t>(i * W + j)] + lanes[0];
+    }
+  return y;
+}
+
+// strip_order.hpp spells the order out; this follows it literally, one output at a time.
+std::vector<float> filter_f32_strip_order(const Shape& s, const std::vector<float>& x, const Window& w) {
+  validate(s, w);
+  if (static_cast<std::int64_t>(x.size()) != s.pixels())
+    throw Error("iir2d: x has " + std::to_string(x.size()) + " values, H x W = " + std::to_string(s.pixels()));
+  const int M = w.M, K = strip_terms_per_warp(M);
+  const std::int64_t H = s.rows, W = s.cols, R = kStripRows;
+  std::vector<float> y(x.size());
+  auto at = [&](std::int64_t i, std::int64_t j) {
+    return i >= 0 && j >= 0 ? y[static_cast<std::size_t>(i * W + j)] : 0.f;
+  };
+  // P(m) of source row `src` for target column j: the row's terms, chain terms left out.
+  auto row_terms = [&](std::int64_t src, int m, std::int64_t j) {
+    float p = 0.f;
+    for (int l = m == 0 ? 2 : (m == 1 ? 1 : 0); l < M; ++l) p = std::fma(w.at(m, l), at(src, j - l), p);
+    return p;
+  };
+  for (std::int64_t t = 0; t < H; ++t)
+    for (std::int64_t j = 0; j < W; ++j) {
+      float pre = 0.f;
+      const std::int64_t top = std::max<std::int64_t>(0, t - (M - 1)) / R;
+      for (std::int64_t k = top; k <= t / R; ++k) {  // strips holding a source row, top-down
+        float d[kStripWarps];
+        for (int wi = 0; wi < kStripWarps; ++wi) {
+          d[wi] = 0.f;
+          for (int m = wi * K; m < std::min(wi * K + K, M); ++m) {
+            const std::int64_t src = t - m;
+            if (src >= k * R && src < k * R + R) d[wi] += row_terms(src, m, j);
+          }
+        }
+        static_assert(kStripWarps == 4, "the strip sum below is written for four warps");
+        pre += (d[0] + d[1]) + (d[2] + d[3]);
+      }
+      float v = x[static_cast<std::size_t>(t * W + j)] + pre;
+      if (M >= 2) {
+        v = std::fma(w.at(0, 1), at(t, j - 1), v);
+        v = std::fma(w.at(1, 0), at(t - 1, j), v);
+      }
+      y[static_cast<std::size_t>(t * W + j)] = v;
     }
   return y;
 }

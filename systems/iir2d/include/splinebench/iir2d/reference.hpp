@@ -23,6 +23,11 @@ std::vector<float> filter_f32(const Shape& shape, const std::vector<float>& x, c
 // with fused multiply-adds: the schemes' results bit for bit. ++ quadrant only.
 std::vector<float> filter_f32_warp_order(const Shape& shape, const std::vector<float>& x, const Window& window);
 
+// float32 in flex_strips' summation order (strip_order.hpp: terms grouped by source row,
+// per-warp ranges of source rows, strips added top-down, the two chain terms last), with
+// fused multiply-adds where the kernel has them: its results bit for bit. ++ quadrant only.
+std::vector<float> filter_f32_strip_order(const Shape& shape, const std::vector<float>& x, const Window& window);
+
 // The image flipped along axis 0 and/or axis 1 (for the quadrant checks).
 template <typename T>
 std::vector<T> flip(const Shape& shape, const std::vector<T>& a, bool axis0, bool axis1);
