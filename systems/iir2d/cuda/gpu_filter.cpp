@@ -9,6 +9,7 @@
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/iir2d/gpu.hpp"
+#include "splinebench/iir2d/strip_order.hpp"
 
 namespace splinebench::iir2d {
 
@@ -37,6 +38,8 @@ struct GpuFilter::Impl {
   gpu::DeviceBuffer<int> progress, locks;  // locks scheme (progress with its guard word)
   gpu::DeviceBuffer<unsigned long long> ticket;
   gpu::DeviceBuffer<int> row_progress;
+  gpu::DeviceBuffer<long long> strip_progress;  // flex_strips: steps done per strip
+  gpu::DeviceBuffer<float> carry;               // flex_strips: 2 x (M - 1) x W (H > 32 only)
   std::map<int, gpu::DeviceBuffer<std::int64_t>> orders;  // T -> wavefront order
   gpu::DeviceBuffer<std::int64_t> custom_order;
   gpu::DeviceBuffer<std::uint32_t> counts;
@@ -76,8 +79,11 @@ GpuFilter::GpuFilter(const Shape& shape, const Window& window) : impl_(std::make
   const std::size_t px = static_cast<std::size_t>(shape.pixels());
   std::size_t free_b = 0, total_b = 0;
   SB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  // x, y, and the tile order (8 B per 16 x 16 tile at most), with 5 % to spare.
-  const std::size_t need = px * 8 + px / 32 + (std::size_t{64} << 20);
+  // x, y, the tile order (8 B per 16 x 16 tile at most) and the strips' carries (2 (M - 1)
+  // rows of W floats when there is more than one strip), with 5 % to spare.
+  const std::size_t carry_floats =
+      shape.rows > kStripRows ? 2 * static_cast<std::size_t>(window.M - 1) * static_cast<std::size_t>(shape.cols) : 0;
+  const std::size_t need = px * 8 + px / 32 + carry_floats * 4 + (std::size_t{64} << 20);
   if (need > free_b * 0.95)
     throw Unsupported("iir2d: " + std::to_string(shape.rows) + " x " + std::to_string(shape.cols) + " needs about " +
                       std::to_string(need >> 20) + " MiB of device memory, " + std::to_string(free_b >> 20) +
@@ -95,6 +101,8 @@ GpuFilter::GpuFilter(const Shape& shape, const Window& window) : impl_(std::make
   s.locks.resize(static_cast<std::size_t>(shape.rows));
   s.ticket.resize(1);
   s.row_progress.resize(static_cast<std::size_t>((shape.rows + 15) / 16));
+  s.strip_progress.resize(static_cast<std::size_t>((shape.rows + kStripRows - 1) / kStripRows));
+  if (carry_floats) s.carry.resize(carry_floats);
   s.oob.resize(1);
   s.abort.resize(1);
 }
@@ -169,6 +177,8 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
   }
   if (info.launch == Launch::graph && !s.graph) s.graph = s.capture(false);
   const int tile_grid = info.launch == Launch::tiles ? kern::prepare_tiles(T, s.window.M, TH * TW) : 0;
+  const std::int64_t strips = (s.shape.rows + kStripRows - 1) / kStripRows;
+  const int strip_grid = info.launch == Launch::strips ? kern::prepare_strips(s.window.M, strips) : 0;
 
   SB_CUDA_CHECK(cudaEventRecord(s.e0, s.stream));
   switch (info.launch) {
@@ -188,6 +198,13 @@ double GpuFilter::run(Scheme scheme, const TestHooks* hooks) {
       SB_CUDA_CHECK(cudaMemsetAsync(s.ticket.data(), 0, sizeof(unsigned long long), s.stream));
       SB_CUDA_CHECK(cudaMemsetAsync(s.row_progress.data(), 0, static_cast<std::size_t>(TH) * sizeof(int), s.stream));
       kern::launch_tiles(s.image(), T, tile_grid, order, s.ticket.data(), s.row_progress.data(), w, s.stream);
+      break;
+    case Launch::strips:
+      SB_CUDA_CHECK(cudaMemsetAsync(s.ticket.data(), 0, sizeof(unsigned long long), s.stream));
+      SB_CUDA_CHECK(cudaMemsetAsync(s.strip_progress.data(), 0, static_cast<std::size_t>(strips) * sizeof(long long),
+                                    s.stream));
+      kern::launch_strips(s.image(), s.window.b.data(), strip_grid, s.ticket.data(), s.strip_progress.data(),
+                          s.carry.data(), w, s.stream);
       break;
   }
   SB_CUDA_CHECK(cudaGetLastError());

@@ -43,4 +43,12 @@ void launch_tiles(const Image& im, int T, int grid, const std::int64_t* order, u
                   int* row_progress, const Watch& w, cudaStream_t stream);
 int prepare_tiles(int T, int M, std::int64_t tiles);  // the grid: resident blocks, at most one per tile
 
+// flex_strips: strips of 32 rows. `progress` has one 64-bit counter per strip, `ticket`
+// one; both zeroed by the caller. `carry` holds 2 x (M - 1) x W floats (unused, may be
+// null, when H <= 32). `b_host`: the M x M coefficients, passed as a kernel parameter.
+// `grid` from prepare_strips (called before timing, as prepare_tiles).
+void launch_strips(const Image& im, const float* b_host, int grid, unsigned long long* ticket, long long* progress,
+                   float* carry, const Watch& w, cudaStream_t stream);
+int prepare_strips(int M, std::int64_t strips);  // the grid: resident blocks, at most one per strip
+
 }  // namespace splinebench::iir2d::kern

@@ -1,13 +1,14 @@
 // The scheme registry (schemes.def) as the rest of the code reads it.
 #include "splinebench/error.hpp"
 #include "splinebench/iir2d/gpu.hpp"
+#include "splinebench/iir2d/reference.hpp"
 
 namespace splinebench::iir2d {
 
 const std::vector<SchemeInfo>& scheme_registry() {
   static const std::vector<SchemeInfo> r{
-#define SPLINEBENCH_IIR2D_SCHEME(name, launch, tile, model, deterministic, any_m, shapes, tolerance) \
-  {Scheme::name, #name, Launch::launch, tile, model, deterministic, any_m, shapes, &tolerance},
+#define SPLINEBENCH_IIR2D_SCHEME(name, launch, tile, model, deterministic, any_m, shapes, tolerance, emulation) \
+  {Scheme::name, #name, Launch::launch, tile, model, deterministic, any_m, shapes, &tolerance, &emulation},
 #include "splinebench/iir2d/schemes.def"
 #undef SPLINEBENCH_IIR2D_SCHEME
   };

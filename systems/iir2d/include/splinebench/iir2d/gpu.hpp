@@ -11,6 +11,9 @@
 //   flex_tiles    ours: T x T tiles taken from a ticket counter in wavefront order,
 //   flex_tiles16  per-tile-row progress (release/acquire), the tile and its M - 1 halo in
 //                 shared memory (T = 32 and T = 16)
+//   flex_strips   ours: strips of 32 rows from a ticket counter, one lane per row, a skewed
+//                 wavefront along the strip; each row's terms summed a step ahead by four
+//                 warps, the rows below the strip fed through per-column carries (strips.cu)
 // The list itself is schemes.def: everything here that enumerates schemes derives from it.
 #pragma once
 
@@ -36,6 +39,7 @@ enum class Launch {
   graph,  // the same launches, captured once as a CUDA Graph
   locks,  // one launch per stage of rows claimed with locks
   tiles,  // one launch, T x T tiles from a ticket counter
+  strips, // one launch, strips of 32 rows from a ticket counter
 };
 
 // A line of schemes.def.
@@ -49,6 +53,8 @@ struct SchemeInfo {
   bool any_m;
   const char* shapes;
   Tolerance (*tolerance)(int M, double gain);  // the bound its verdict uses
+  // Its summation order on the host (reference.hpp): the scheme's bits, for the tests.
+  std::vector<float> (*emulation)(const Shape& shape, const std::vector<float>& x, const Window& window);
 };
 
 const std::vector<SchemeInfo>& scheme_registry();  // in schemes.def order
@@ -77,6 +83,7 @@ struct TestHooks {
   unsigned lock_defects = 0;      // LockDefect bits (flex_locks only)
   bool instrument = false;        // count writes per element and out-of-array progress reads
   bool stalls = false;            // random pauses (up to 200 us) before tickets, claims and publishing
+                                  // (flex_strips: before tickets and every 32nd progress release)
   std::uint64_t stall_seed = 1;
   std::vector<std::int64_t> tile_order;  // flex_tiles*: ticket -> tile (row-major tile index);
                                          // must be a topological order; empty: wavefront order
