@@ -44,14 +44,14 @@ TEST(Iir2dGpu, EverySchemeMatchesTheEmulationBitwiseAndTheOracleWithinItsBound) 
   for (const Case& c : cases) {
     const Window w = make_window(c.family, c.M, 17);
     const auto x = noise(c.shape, 1000 + c.M);
-    const auto want_bits = filter_f32_warp_order(c.shape, x, w);
     const auto ref = filter_f64(c.shape, x, w);
-    const Tolerance tol = gpu_tolerance(c.M, w.abs_sum());
     GpuFilter f(c.shape, w);
     f.upload(x.data());
     for (Scheme s : all_schemes()) {
       SCOPED_TRACE(std::string(scheme_name(s)) + " " + std::to_string(c.shape.rows) + "x" +
                    std::to_string(c.shape.cols) + " M=" + std::to_string(c.M) + " " + c.family);
+      const auto want_bits = scheme_info(s).emulation(c.shape, x, w);  // the scheme's own order
+      const Tolerance tol = scheme_info(s).tolerance(c.M, w.abs_sum());
       const auto y = filtered(f, c.shape, s);
       const Accuracy a = compare(y, ref);
       EXPECT_EQ(a.unwritten, 0);
@@ -74,7 +74,7 @@ TEST(Iir2dGpu, AdversarialOrdersAndStallsWriteEveryElementOnce) {
   const auto x = noise(s, 5);
   GpuFilter f(s, w);
   f.upload(x.data());
-  const auto plain = filter_f32_warp_order(s, x, w);  // every scheme's bits
+  const auto plain = filter_f32_warp_order(s, x, w);  // the tile and lock schemes' bits
   for (Scheme scheme : schemes_with(Launch::tiles)) {
     const int T = scheme_info(scheme).tile;
     const std::int64_t TH = (s.rows + T - 1) / T, TW = (s.cols + T - 1) / T;
@@ -103,6 +103,21 @@ TEST(Iir2dGpu, AdversarialOrdersAndStallsWriteEveryElementOnce) {
         for (auto c : d.write_counts) not_once += c != 1;
         EXPECT_EQ(not_once, 0u);
       }
+    }
+  }
+  for (Scheme scheme : schemes_with(Launch::strips)) {
+    const auto want = scheme_info(scheme).emulation(s, x, w);
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      TestHooks h;
+      h.instrument = true;
+      h.stalls = true;
+      h.stall_seed = seed;
+      const auto y = filtered(f, s, scheme, &h);
+      const Diagnostics d = f.diagnostics();
+      SCOPED_TRACE(std::string(scheme_name(scheme)) + " seed " + std::to_string(seed));
+      EXPECT_FALSE(d.watchdog_fired);
+      EXPECT_TRUE(bitwise_equal(y, want));
+      EXPECT_EQ(not_written_once(d), 0u);
     }
   }
   for (Scheme scheme : schemes_with(Launch::locks))
@@ -242,6 +257,7 @@ TEST(Iir2dGpu, MoreThanTwoToThe31Pixels) {
   // their own; the fixed steps index through the same 64-bit element arithmetic.
   std::vector<Scheme> flexible = schemes_with(Launch::tiles);
   for (Scheme l : schemes_with(Launch::locks)) flexible.push_back(l);
+  for (Scheme l : schemes_with(Launch::strips)) flexible.push_back(l);
   for (Scheme scheme : flexible) {
     f->poison_output();
     f->run(scheme);
@@ -274,5 +290,36 @@ TEST(Iir2dGpu, PinnedRowsDeadlockWithoutCoResidency) {
   const auto x = noise(s, 9);
   GpuFilter f(s, w);
   f.upload(x.data());
-  EXPECT_TRUE(bitwise_equal(filtered(f, s, all_schemes().front()), filter_f32_warp_order(s, x, w)));
+  const Scheme first = all_schemes().front();
+  EXPECT_TRUE(bitwise_equal(filtered(f, s, first), scheme_info(first).emulation(s, x, w)));
+}
+
+// flex_strips' own edges: many strips (more than the resident blocks at a small grid, so
+// blocks take several tickets), a strip of one row below a full one (H = 33), one row, one
+// column, windows reaching two strips up (M = 64 > 33), each bit for bit against its
+// emulation, every element written once.
+TEST(Iir2dGpu, StripsAtTheirEdges) {
+  IIR2D_REQUIRE_GPU();
+  if (schemes_with(Launch::strips).empty()) GTEST_SKIP() << "schemes.def has no strip scheme";
+  const std::vector<Case> cases = {{{33, 40}, 3, "gauss"},    {{33, 40}, 31, "random"},  {{1, 2048}, 31, "gauss"},
+                                   {{2048, 1}, 31, "gauss"},  {{4096, 24}, 5, "random"}, {{130, 70}, 64, "random"},
+                                   {{97, 50}, 34, "gauss"},   {{64, 64}, 32, "random"},  {{40, 3}, 17, "gauss"}};
+  for (Scheme scheme : schemes_with(Launch::strips))
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(scheme_name(scheme)) + " " + std::to_string(c.shape.rows) + "x" +
+                   std::to_string(c.shape.cols) + " M=" + std::to_string(c.M));
+      const Window w = make_window(c.family, c.M, 29);
+      const auto x = noise(c.shape, 2000 + c.M);
+      GpuFilter f(c.shape, w);
+      f.upload(x.data());
+      TestHooks h;
+      h.instrument = true;
+      const auto y = filtered(f, c.shape, scheme, &h);
+      const Diagnostics d = f.diagnostics();
+      EXPECT_FALSE(d.watchdog_fired);
+      EXPECT_EQ(not_written_once(d), 0u);
+      EXPECT_TRUE(bitwise_equal(y, scheme_info(scheme).emulation(c.shape, x, w)));
+      const Accuracy a = compare(y, filter_f64(c.shape, x, w));
+      EXPECT_LE(a.max_rel, scheme_info(scheme).tolerance(c.M, w.abs_sum()).max_rel);
+    }
 }

@@ -268,6 +268,78 @@ TEST(Iir2dReference, WarpOrderFloat32WithinTheGpuBound) {
   }
 }
 
+// flex_strips' summation order (emulated on the host, bit for bit what its kernel computes:
+// test_iir2d_gpu) within its own bound and the target, on the shapes where strips and
+// windows meet their edges: one pixel, one row, one column, H not a multiple of 32, W < M,
+// M > min(H, W), windows reaching one and two strips up (M = 33, 34, 64) and the bucket
+// sizes past 32 (40).
+TEST(Iir2dReference, StripOrderFloat32WithinItsBound) {
+  const std::vector<Shape> shapes = {{1, 1}, {1, 90}, {90, 1}, {70, 45}, {100, 20}, {45, 7}, {5, 3}};
+  for (int M : {1, 2, 3, 17, 31, 33, 34, 40, 64}) {
+    for (const char* family : {"gauss", "random"}) {
+      for (const Shape& s : shapes) {
+        SCOPED_TRACE(std::string(family) + " M = " + std::to_string(M) + " " + std::to_string(s.rows) + "x" +
+                     std::to_string(s.cols));
+        const Window w = make_window(family, M, 7);
+        const auto x = noise(s, 400 + M, 0.f, 1.f);
+        const auto y = filter_f32_strip_order(s, x, w);
+        const auto a = compare(y, filter_f64(s, x, w));
+        EXPECT_EQ(a.unwritten, 0);
+        EXPECT_EQ(a.nonfinite, 0);
+        EXPECT_LE(a.max_rel, strip_tolerance(M, w.abs_sum()).max_rel);
+        if (M <= 31) {
+          EXPECT_LE(a.max_rel, kTargetRel);
+        }
+        if (M == 1) {
+          EXPECT_EQ(y, x);
+        }
+      }
+    }
+  }
+}
+
+// The four quadrants: the strip order run on the flipped image, flipped back, against the
+// oracle's quadrant (the GPU schemes run ++ on a flipped image the same way).
+TEST(Iir2dReference, StripOrderInEveryQuadrant) {
+  const Shape s{70, 45};
+  const Window w = random_window(9, 5, 0.9);
+  const auto x = noise(s, 17, 0.f, 1.f);
+  for (Quadrant q : {Quadrant::pp, Quadrant::pm, Quadrant::mp, Quadrant::mm}) {
+    const bool f0 = q == Quadrant::mp || q == Quadrant::mm, f1 = q == Quadrant::pm || q == Quadrant::mm;
+    const auto y = flip(s, filter_f32_strip_order(s, flip(s, x, f0, f1), w), f0, f1);
+    const auto a = compare(y, filter_f64(s, x, w, q));
+    EXPECT_LE(a.max_rel, kTargetRel) << quadrant_name(q);
+  }
+}
+
+// Families where float arithmetic is exact: the product window's impulse response p^a q^b
+// (dyadic, every sum exact) comes out exactly across strip borders; the separable window
+// (dyadic, M <= 9) equals the oracle to rounding; the B-spline quadrant is within bound.
+TEST(Iir2dReference, StripOrderOnExactFamilies) {
+  const Shape s{70, 40};
+  const double p = 0.5, q = -0.5;
+  std::vector<float> x(static_cast<std::size_t>(s.pixels()), 0.f);
+  x[static_cast<std::size_t>(20 * s.cols + 3)] = 1.f;  // rows 20 .. 69 cross the strip borders at 32 and 64
+  const auto y = filter_f32_strip_order(s, x, impulse_pq_window(p, q));
+  for (std::int64_t i = 0; i < s.rows; ++i)
+    for (std::int64_t j = 0; j < s.cols; ++j) {
+      const double want = (i >= 20 && j >= 3) ? std::pow(p, i - 20) * std::pow(q, j - 3) : 0.0;
+      ASSERT_EQ(y[static_cast<std::size_t>(i * s.cols + j)], static_cast<float>(want)) << i << "," << j;
+    }
+  for (int M : {2, 3, 5, 9}) {
+    const SeparableWindow sw = separable_window(M);
+    const auto xs = noise(s, 600 + M, -1.f, 1.f);
+    const auto a = compare(filter_f32_strip_order(s, xs, sw.window), filter_f64(s, xs, sw.window));
+    EXPECT_LE(a.max_rel, 1e-4) << "separable M = " << M;  // sum|b| > 1: no bound applies; rounding only
+  }
+  const Window bq = bspline_quadrant_window();
+  const auto xb = noise(s, 77, 0.f, 1.f);
+  const auto a = compare(filter_f32_strip_order(s, xb, bq), filter_f64(s, xb, bq));
+  EXPECT_LE(a.max_rel, strip_tolerance(2, bq.abs_sum()).max_rel);
+  EXPECT_EQ(strip_sum_depth(31), 46);  // 31 + K 8 + 2 + 2 strips + 3
+  EXPECT_EQ(strip_sum_depth(64), 88);  // 64 + 16 + 2 + 3 + 3
+}
+
 TEST(Iir2dReference, CoefficientFamilies) {
   for (int M : {1, 2, 7, 31, 64}) {
     const Window g = gauss_window(M), r = random_window(M, 1);
@@ -340,7 +412,8 @@ TEST(Iir2dReference, SchemesAreNamed) {
   ASSERT_EQ(all_schemes().size(), scheme_registry().size());
   std::set<std::string> names;
   std::size_t by_launch = 0;
-  for (Launch l : {Launch::steps, Launch::graph, Launch::locks, Launch::tiles}) by_launch += schemes_with(l).size();
+  for (Launch l : {Launch::steps, Launch::graph, Launch::locks, Launch::tiles, Launch::strips})
+    by_launch += schemes_with(l).size();
   EXPECT_EQ(by_launch, all_schemes().size());
   for (std::size_t k = 0; k < all_schemes().size(); ++k) {
     const Scheme s = all_schemes()[k];
@@ -354,6 +427,7 @@ TEST(Iir2dReference, SchemesAreNamed) {
     ASSERT_NE(info.tolerance, nullptr);
     EXPECT_GT(info.tolerance(31, 0.9).max_rel, 0.0);
     EXPECT_NE(info.tolerance(31, 0.9).basis, "");
+    ASSERT_NE(info.emulation, nullptr);
     if (info.launch == Launch::tiles) {
       EXPECT_TRUE(info.tile == 16 || info.tile == 32) << "the tile kernel is built for T = 16 and 32";
     } else {
