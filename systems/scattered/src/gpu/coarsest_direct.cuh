@@ -52,8 +52,7 @@ __global__ void direct_apply_kernel(long long n, const float* __restrict__ inv, 
 
 class DirectCoarsest {
  public:
-  // Forms and inverts the level's matrix from its samples (synchronises once, to read the
-  // pivot check).
+  // Forms and inverts the level's matrix from its samples (queued; bad_pivot() waits).
   explicit DirectCoarsest(const Level& level) : geo_(stencil_geometry(level.layout)), n_(geo_.nodes) {
     check_size(level.grid.to_string());
     DeviceBuffer<double> value(static_cast<std::size_t>(n_) * static_cast<std::size_t>(geo_.entries));
@@ -61,15 +60,24 @@ class DirectCoarsest {
     invert(value.data());
   }
   // Inverts the matrix of the f64 stencil `value` (device memory, geometry g: a Galerkin
-  // level; synchronises once, to read the pivot check).
+  // level; queued, bad_pivot() waits for it).
   DirectCoarsest(const StencilGeometry& g, const double* value) : geo_(g), n_(g.nodes) {
     check_size(std::to_string(g.n[0]) + "x" + std::to_string(g.n[1]) + "x" + std::to_string(g.n[2]));
     invert(value);
   }
 
   long long rows() const { return n_; }
-  // The first pivot that was not positive (-1: none, the inverse is valid).
-  long long bad_pivot() const { return bad_pivot_; }
+  // The first pivot that was not positive (-1: none, the inverse is valid); the first call
+  // waits for the inversion.
+  long long bad_pivot() const {
+    if (!pivot_read_) {
+      int first_bad = INT_MAX;
+      bad_.download(&first_bad);
+      bad_pivot_ = first_bad == INT_MAX ? -1 : first_bad;
+      pivot_read_ = true;
+    }
+    return bad_pivot_;
+  }
   const float* inverse() const { return inverse_.data(); }
 
   // x = A^-1 b (device pointers, rows() each, not aliased).
@@ -91,29 +99,28 @@ class DirectCoarsest {
     const long long count = n_ * n_;
     DeviceBuffer<double> ping(n * n), pong(n * n);
     double* m[2] = {ping.data(), pong.data()};
-    DeviceBuffer<int> bad(1);
-    SB_CUDA_CHECK(cudaMemset(m[0], 0, n * n * sizeof(double)));
+    bad_.resize(1);
+    SB_CUDA_CHECK(cudaMemsetAsync(m[0], 0, n * n * sizeof(double), cudaStreamPerThread));
     dense_from_stencil_kernel<<<blocks_for(n_), kThreads>>>(geo_, value, m[0]);
     SB_CUDA_CHECK_LAUNCH("dense_from_stencil_kernel");
     const int none = INT_MAX;
-    bad.upload(&none);
+    bad_.upload(&none);
     // Sweep k reads m[k % 2] and writes m[(k + 1) % 2]: the launches on one stream run
     // in order, so each sees the whole previous sweep.
     for (long long k = 0; k < n_; ++k) {
-      sweep_kernel<<<blocks_for(count), kThreads>>>(n_, k, m[k % 2], m[(k + 1) % 2], bad.data());
+      sweep_kernel<<<blocks_for(count), kThreads>>>(n_, k, m[k % 2], m[(k + 1) % 2], bad_.data());
       SB_CUDA_CHECK_LAUNCH("sweep_kernel");
     }
     inverse_.resize(n * n);
     finish_inverse_kernel<<<blocks_for(count), kThreads>>>(count, m[n_ % 2], inverse_.data());
     SB_CUDA_CHECK_LAUNCH("finish_inverse_kernel");
-    int first_bad = INT_MAX;
-    bad.download(&first_bad);  // synchronises: the buffers above are freed after this
-    bad_pivot_ = first_bad == INT_MAX ? -1 : first_bad;
-  }
+  }  // ping and pong return to the pool behind the kernels
 
   StencilGeometry geo_;
   long long n_ = 0;
-  long long bad_pivot_ = -1;
+  mutable long long bad_pivot_ = -1;
+  mutable bool pivot_read_ = false;
+  DeviceBuffer<int> bad_;  // the first bad pivot (INT_MAX: none), read once
   DeviceBuffer<float> inverse_;
 };
 

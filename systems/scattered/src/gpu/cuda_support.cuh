@@ -1,7 +1,8 @@
 // What every scattered-reconstruction CUDA file needs: checked calls (an allocation
 // failure is Unsupported, as a problem too large for the device), owning device buffers
-// and events (the project's one copy of each, splinebench/cuda/), the launch shape, and
-// f64 dot products of f32 vectors summed in a fixed order (so a solve repeats bit for bit).
+// from the system's stream-ordered pool (pooled_buffer.hpp), events (the project's,
+// splinebench/cuda/), the launch shape, and f64 dot products of f32 vectors summed in a
+// fixed order (so a solve repeats bit for bit).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,17 +11,18 @@
 #include <string>
 #include <vector>
 
+#include "pooled_buffer.hpp"
 #include "splinebench/cuda/check.hpp"
-#include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/cuda/event.hpp"
 #include "splinebench/error.hpp"
 
 namespace splinebench::scattered::gpu::detail {
 
 // Inside splinebench::scattered::gpu, "gpu::" names this system's namespace: the shared
-// helpers are brought in by name.
+// helpers are brought in by name. Every buffer here is a pooled one.
 using ::splinebench::gpu::check_cuda;
-using ::splinebench::gpu::DeviceBuffer;
+template <typename T>
+using DeviceBuffer = PooledBuffer<T>;
 using ::splinebench::gpu::Event;
 
 // Waits for this host thread's device work: its default stream, which is its own (the

@@ -41,7 +41,7 @@ class DeviceGalerkinAxis {
 
 // The next level's f64 stencil from `fine`'s (device, geometry geo: updated to the coarse
 // level's). The passes queue on the calling thread's stream; the returned buffer holds the
-// result once they have run (the host waits for nothing here but the small uploads).
+// result once they have run (the host waits for nothing here).
 DeviceBuffer<double> galerkin_level_device(const Level& fine, StencilGeometry& geo, DeviceBuffer<double> value) {
   for (const GalerkinAxisHost& h : galerkin_axes(fine)) {
     const DeviceGalerkinAxis t(h);
@@ -50,7 +50,7 @@ DeviceBuffer<double> galerkin_level_device(const Level& fine, StencilGeometry& g
     galerkin_pass_kernel<<<blocks_for(out_geo.nodes * out_geo.entries), kThreads>>>(geo, value.data(), out_geo,
                                                                                     t.view(), out.data());
     SB_CUDA_CHECK_LAUNCH("galerkin_pass_kernel");
-    value = std::move(out);  // frees the input (cudaFree waits for the pass)
+    value = std::move(out);  // the input returns to the pool behind the pass
     geo = out_geo;
   }
   return value;

@@ -83,6 +83,7 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions&
   s.degree = options.chebyshev_degree;
   s.graph = options.vcycle_graph;
   s.first_stencil = options.fine_stencil && fine_stencil_bytes(problem.grid) <= kFineStencilMaxBytes ? 0 : 1;
+  s.time_parts = options.time_setup_parts;
   const auto t0 = std::chrono::steady_clock::now();
   // Samples on the levels formed from them: the fine one, and the next where it is the
   // first stencil level.

@@ -203,7 +203,8 @@ class Hierarchy {
   // above by Galerkin's P^T A P (galerkin_level.cuh), so no coarse level touches the
   // samples; each stencil level but the coarsest keeps its f32 rounding, the coarsest its
   // inverse. Otherwise every level is matrix-free (the seed's schedule).
-  Hierarchy(const std::vector<Level>& levels, bool pcg, int first_stencil = 1) {
+  Hierarchy(const std::vector<Level>& levels, bool pcg, int first_stencil = 1, bool time_parts = false)
+      : time_parts_(time_parts) {
     if (levels.empty()) fail("GPU multigrid: no levels");
     const std::size_t last = levels.size() - 1;
     const auto first = static_cast<std::size_t>(std::min<long long>(first_stencil, static_cast<long long>(last)));
@@ -211,6 +212,7 @@ class Hierarchy {
     if (pcg) require_stencil_memory(levels, first, last);
     DeviceBuffer<double> exact;  // MG-PCG: the current level's f64 stencil
     StencilGeometry exact_geo;
+    Clock::time_point t_levels{};  // after the fine level's operator: what setup_s counts from
     for (std::size_t l = 0; l <= last; ++l) {
       const auto t0 = Clock::now();
       const std::string name = "level " + std::to_string(l) + " ";
@@ -220,12 +222,14 @@ class Hierarchy {
         lv.op = std::make_unique<MatrixFreeOperator>(levels[l].layout, levels[l].samples);
         part(name + "samples", t0);
       }
+      if (l == 0) t_levels = Clock::now();
       if (pcg && l >= first) {
         const auto t_stencil = Clock::now();
         if (l == first) {
           exact_geo = stencil_geometry(levels[l].layout);
           exact.resize(static_cast<std::size_t>(exact_geo.nodes) * static_cast<std::size_t>(exact_geo.entries));
-          form_stencil_device(levels[l], exact.data());
+          if (lv.op) form_stencil_device(levels[l], lv.op->device_grid(), lv.op->sorted_samples(), exact.data());
+          else form_stencil_device(levels[l], exact.data());
         } else {
           exact = galerkin_level_device(levels[l - 1], exact_geo, std::move(exact));
         }
@@ -238,7 +242,6 @@ class Hierarchy {
           part(name + how + " and inverse", t_stencil);
           exact.reset();
         }
-        if (l == 0) setup_s += wall_since(t_stencil);  // the fine level's own time is upload and sort
       }
       const auto t_rest = Clock::now();
       lv.n = levels[l].layout.rows;
@@ -251,15 +254,15 @@ class Hierarchy {
       for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
       levels_.push_back(std::move(owned));
       part(name + "transfer and vectors", t_rest);
-      if (l > 0) {
-        sync_this_thread();
-        setup_s += wall_since(t0);
-      }
     }
+    sync_this_thread();
+    setup_s = wall_since(t_levels);  // the fine level's own time is upload and sort
     level_iterations.assign(levels_.size(), 0);
   }
 
-  // The setup's wall time by part, in order (the device work of each finished within it).
+  // The setup's wall time by part, in order (the device work of each finished within it);
+  // only where asked for (time_parts): each part then waits for its device work, which the
+  // setup otherwise leaves queued while the host prepares the next.
   std::vector<std::pair<std::string, double>> setup_parts;
 
   // Of the construction and prepare_vcycle: host seconds of the samples' upload, device
@@ -273,6 +276,7 @@ class Hierarchy {
 
   int count() const { return static_cast<int>(levels_.size()); }
   void part(const std::string& name, Clock::time_point t0) {
+    if (!time_parts_) return;
     sync_this_thread();
     setup_parts.emplace_back(name, wall_since(t0));
   }
@@ -343,35 +347,44 @@ class Hierarchy {
   }
 
   // MG-PCG's smoothers: D^-1 and the Chebyshev interval of every level but the coarsest;
-  // and the coarsest's pivot check. Throws Breakdown for a non-positive diagonal entry
-  // or pivot.
+  // and the coarsest's pivot check. Every level's diagonal, inversion and Lanczos steps
+  // queue one after another; the host reads their counts and scalars once, at the end.
+  // Throws Breakdown for a non-positive diagonal entry or pivot (the first level's first).
   void prepare_vcycle(const VCycleSettings& s) {
-    for (int l = 0; l + 1 < count(); ++l) {
+    const int smoothed = count() - 1;
+    const auto per_level = 2 * static_cast<std::size_t>(s.estimate_steps) + 2;
+    const auto slots = static_cast<std::size_t>(std::max(smoothed, 1));
+    DeviceBuffer<int> bad(slots);
+    DeviceBuffer<double> scalars(per_level * slots);
+    SB_CUDA_CHECK(cudaMemsetAsync(bad.data(), 0, bad.bytes(), cudaStreamPerThread));
+    for (int l = 0; l < smoothed; ++l) {
       const auto t0 = Clock::now();
       DeviceLevel& lv = level(l);
       const auto un = static_cast<std::size_t>(lv.n);
       lv.d.resize(un);
       lv.inv_diag.resize(un);
       lv.diagonal(lv.d.data());
-      DeviceBuffer<int> bad(1);
-      SB_CUDA_CHECK(cudaMemset(bad.data(), 0, sizeof(int)));
-      invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.data(), lv.inv_diag.data(), bad.data());
+      invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.data(), lv.inv_diag.data(), bad.data() + l);
       SB_CUDA_CHECK_LAUNCH("invert");
-      // The estimate's launches queue behind the inversion; its read synchronises, after
-      // which the count is read at no further wait.
-      const double estimate = estimate_lambda_max(l, s.estimate_steps);
-      int nonpositive = 0;
-      bad.download(&nonpositive);
-      if (nonpositive > 0)
-        throw Breakdown{MgDeviceOutput::singular, std::to_string(nonpositive) + " non-positive diagonal entries on level " +
-                                                      std::to_string(l) + " (lambda = 0 with nodes no sample reaches)"};
+      queue_lanczos(l, s.estimate_steps, scalars.data() + static_cast<std::size_t>(l) * per_level);
+      part("level " + std::to_string(l) + " smoother (diagonal, estimate)", t0);
+    }
+    std::vector<int> nonpositive(bad.size());
+    bad.download(nonpositive.data());  // waits for every level's work
+    std::vector<double> host(scalars.size());
+    scalars.download(host.data());
+    for (int l = 0; l < smoothed; ++l) {
+      if (nonpositive[static_cast<std::size_t>(l)] > 0)
+        throw Breakdown{MgDeviceOutput::singular, std::to_string(nonpositive[static_cast<std::size_t>(l)]) +
+                                                      " non-positive diagonal entries on level " + std::to_string(l) +
+                                                      " (lambda = 0 with nodes no sample reaches)"};
+      const double estimate = ritz_max(host.data() + static_cast<std::size_t>(l) * per_level, s.estimate_steps);
       if (!(estimate > 0) || !std::isfinite(estimate))
         throw Breakdown{MgDeviceOutput::singular, "the spectral estimate on level " + std::to_string(l) + " broke down"};
       lambda_hat.push_back(estimate);
+      DeviceLevel& lv = level(l);
       lv.hi = s.upper_factor * estimate;
       lv.lo = s.lower_fraction * lv.hi;
-      part("level " + std::to_string(l) + " smoother (diagonal, estimate)", t0);
-      if (l > 0) setup_s += wall_since(t0);
     }
     const DeviceLevel& coarsest = level(count() - 1);
     if (coarsest.direct && coarsest.direct->bad_pivot() >= 0)
@@ -422,21 +435,16 @@ class Hierarchy {
     }
   }
 
-  // The largest Ritz value of `steps` Jacobi-preconditioned CG steps (their Lanczos
-  // tridiagonal) from a hashed random right-hand side (lanczos_start.hpp, formed on the
-  // device): <= lambda_max(D^-1 A), close to it; 0 when the first step already broke
-  // down. The steps' scalars stay on the device (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1)
-  // and are read once at the end; the sequence is cut at the first step whose p.Ap or
-  // r.z is not positive (its update and every later one are then ignored).
-  double estimate_lambda_max(int l, int steps) {
+  // Queues `steps` Jacobi-preconditioned CG steps on level l from a hashed random
+  // right-hand side (lanczos_start.hpp, formed on the device), their scalars into sc on
+  // the device (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1, 2 steps + 2 doubles), for ritz_max.
+  void queue_lanczos(int l, int steps, double* sc) {
     DeviceLevel& lv = level(l);
     const long long n = lv.n;
-    DeviceBuffer<float> z(static_cast<std::size_t>(n));
-    DeviceBuffer<double> scalars(2 * static_cast<std::size_t>(steps) + 2);
-    double* sc = scalars.data();
+    DeviceBuffer<float> z(static_cast<std::size_t>(n));  // returns to the pool behind the steps
     fill_lanczos_start<<<blocks_for(n), kThreads>>>(n, l, lv.r.data());
     SB_CUDA_CHECK_LAUNCH("fill_lanczos_start");
-    SB_CUDA_CHECK(cudaMemset(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float)));
+    SB_CUDA_CHECK(cudaMemsetAsync(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float), cudaStreamPerThread));
     scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
     SB_CUDA_CHECK_LAUNCH("scale");
     SB_CUDA_CHECK(cudaMemcpyAsync(lv.p.data(), z.data(), static_cast<std::size_t>(n) * sizeof(float),
@@ -454,8 +462,13 @@ class Hierarchy {
       update_p_ratio<<<blocks_for(n), kThreads>>>(n, sc + 2 * j, sc + 2 * (j - 1), 1.0, z.data(), lv.p.data());
       SB_CUDA_CHECK_LAUNCH("update_p_ratio");
     }
-    std::vector<double> host(scalars.size());
-    scalars.download(host.data());
+  }
+
+  // The largest Ritz value of the steps' Lanczos tridiagonal from queue_lanczos's scalars
+  // (a host copy): <= lambda_max(D^-1 A), close to it; 0 when the first step already broke
+  // down. The sequence is cut at the first step whose p.Ap or r.z is not positive (its
+  // update and every later one are then ignored).
+  static double ritz_max(const double* host, int steps) {
     std::vector<double> alpha, beta;
     for (int j = 1; j <= steps; ++j) {
       const double rz = host[2 * static_cast<std::size_t>(j - 1)], pap = host[2 * static_cast<std::size_t>(j) + 1];
@@ -473,7 +486,8 @@ class Hierarchy {
     return tridiagonal_max_eigenvalue(diag, off);
   }
 
-  std::vector<std::unique_ptr<DeviceLevel>> levels_;  // DeviceBuffer does not move
+  bool time_parts_ = false;
+  std::vector<std::unique_ptr<DeviceLevel>> levels_;  // levels are held by pointer: views of their buffers stay valid
   DotProduct dot_;
   DeviceDot device_dot_;
 };
@@ -565,7 +579,7 @@ void copy_on_device(float* to, const float* from, long long n) {
 
 struct MgDevice::State {
   State(const std::vector<Level>& levels, const VCycleSettings* pcg)
-      : h(levels, pcg != nullptr, pcg ? pcg->first_stencil : 1) {}
+      : h(levels, pcg != nullptr, pcg ? pcg->first_stencil : 1, pcg && pcg->time_parts) {}
   Hierarchy h;
   double bnorm = 0;
   bool pcg = false;

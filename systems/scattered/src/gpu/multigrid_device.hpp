@@ -42,6 +42,9 @@ struct VCycleSettings {
   // outer CG apply the stencil; the levels below are Galerkin products of it), or 1 (the
   // fine level matrix-free, the next formed from its samples).
   int first_stencil = 1;
+  // The setup timed by part (setup_parts): each part waits for its device work, which
+  // otherwise stays queued while the host prepares the next part.
+  bool time_parts = false;
 };
 
 struct MgDeviceOutput {

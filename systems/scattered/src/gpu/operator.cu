@@ -151,6 +151,9 @@ long long MatrixFreeOperator::rows() const { return impl_->rows(); }
 long long MatrixFreeOperator::samples() const { return impl_->sorted.count; }
 const GridLayout& MatrixFreeOperator::layout() const { return impl_->grid.layout(); }
 
+const DeviceGrid& MatrixFreeOperator::device_grid() const { return impl_->grid; }
+const DeviceSamples& MatrixFreeOperator::sorted_samples() const { return impl_->sorted; }
+
 void MatrixFreeOperator::apply(const float* p, float* ap, cudaStream_t stream) {
   impl_->sample_values(p, stream);
   impl_->apply_rows(p, ap, stream);

@@ -16,6 +16,9 @@ using cudaStream_t = CUstream_st*;  // as cuda_runtime_api.h declares it
 
 namespace splinebench::scattered::gpu::detail {
 
+class DeviceGrid;
+struct DeviceSamples;
+
 class MatrixFreeOperator {
  public:
   // Uploads and sorts the samples (throws Unsupported when the device lacks the memory).
@@ -34,6 +37,11 @@ class MatrixFreeOperator {
   void diagonal(float* d, cudaStream_t stream = nullptr);
   // b = F^T f summed in f64, rounded once; returns ||F^T f|| of the f64 vector (synchronises).
   double rhs(float* b, cudaStream_t stream = nullptr);
+
+  // The grid and the samples sorted by cell that the operator holds (device_grid.cuh), for
+  // the level's stencil formed from the same samples (stencil_level.cuh).
+  const DeviceGrid& device_grid() const;
+  const DeviceSamples& sorted_samples() const;
 
   double upload_s = 0;  // host to device copy of the samples (wall)
   double sort_s = 0;    // sort by cell and the fractions (device)

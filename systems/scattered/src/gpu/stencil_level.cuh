@@ -171,16 +171,14 @@ void require_stencil_memory(const std::vector<Level>& levels, std::size_t first,
 }
 
 // Forms a level's stencil into `value` (device memory, stencil_geometry(level.layout)'s
-// nodes * entries values, entry-major): the level's samples uploaded and sorted by cell,
-// one thread per entry; returns after the kernel has finished (the samples and tables it
-// reads are freed on return).
+// nodes * entries values, entry-major) from the level's samples on the device (`grid` of
+// level.layout and the samples sorted by cell: a matrix-free operator's, or uploaded and
+// sorted for this alone): f64 entries a thread per node row, others a thread per entry.
+// Queued on the calling thread's stream; the tables it reads return to the pool behind it.
 template <typename T>
-void form_stencil_device(const Level& level, T* value) {
+void form_stencil_device(const Level& level, const DeviceGrid& grid, const DeviceSamples& sorted, T* value) {
   const StencilGeometry geo = stencil_geometry(level.layout);
   const long long count = geo.nodes * geo.entries;
-  const DeviceGrid grid(level.layout);
-  DeviceSamples sorted;
-  upload_and_sort(grid, level.samples, sorted);
   DeviceBuffer<double> tables[3];
   StencilInputs in;
   in.geo = geo;
@@ -207,7 +205,16 @@ void form_stencil_device(const Level& level, T* value) {
     form_stencil_kernel<T><<<blocks_for(count), kThreads>>>(in, value);
     SB_CUDA_CHECK_LAUNCH("form_stencil_kernel");
   }
-  sync_this_thread();  // before the inputs are freed
+}
+
+// The same, the level's samples uploaded and sorted for it (they return to the pool behind
+// the kernel).
+template <typename T>
+void form_stencil_device(const Level& level, T* value) {
+  const DeviceGrid grid(level.layout);
+  DeviceSamples sorted;
+  upload_and_sort(grid, level.samples, sorted);
+  form_stencil_device(level, grid, sorted, value);
 }
 
 // A level's operator from its per-node stencil.

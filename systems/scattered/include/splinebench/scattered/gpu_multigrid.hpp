@@ -83,6 +83,10 @@ struct MgPcgOptions {
   // is a Galerkin product of it. Off, or where it does not fit, the level below the fine
   // one is formed from the samples and the rest from it.
   bool fine_stencil = true;
+  // Time the preparation by part (PreparedMultigrid::setup_parts): each part then waits
+  // for its device work, which otherwise stays queued while the host prepares the next, so
+  // a timed preparation is slower than an untimed one.
+  bool time_setup_parts = false;
 };
 
 // The most bytes the fine level's f64 stencil may take for MgPcgOptions::fine_stencil (its
@@ -109,8 +113,8 @@ class PreparedMultigrid {
   MultigridResult solve(const IterationControl& control, PhaseTimes& times);
   const PhaseTimes& setup() const { return setup_; }
   // The preparation's wall seconds by part, in order: the levels formed on the host, then
-  // on the device each level's operator (from its samples or its stencil), the coarsest's
-  // inverse, transfers and vectors, and each smoother (for the timing tool).
+  // (MgPcgOptions::time_setup_parts) on the device each level's operator (from its samples
+  // or its stencil), the coarsest's inverse, transfers and vectors, and each smoother.
   const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
 
   struct Impl;
