@@ -136,6 +136,11 @@ class DeviceDot {
   DeviceBuffer<double> partial_;
 };
 
+void copy_on_device(float* to, const float* from, long long n) {
+  SB_CUDA_CHECK(
+      cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
+}
+
 // Largest eigenvalue of the symmetric tridiagonal (diag a, off-diagonal e) by bisection on
 // Sturm counts, to the interval's round-off.
 double tridiagonal_max_eigenvalue(const std::vector<double>& a, const std::vector<double>& e) {
@@ -181,6 +186,7 @@ struct DeviceLevel {
   std::unique_ptr<DeviceTransfer> transfer;  // to the next level (null on the coarsest)
   long long n = 0;
   DeviceBuffer<float> b, x, r, p, ap, d, inv_diag;
+  DeviceBuffer<float> other;  // a stencil level's smoothing writes each step here or to its x: never in place
   double lo = 0, hi = 0;  // the Chebyshev interval of D^-1 A
 
   void apply(const float* in, float* out) {
@@ -252,6 +258,7 @@ class Hierarchy {
       if (l < last) lv.transfer = std::make_unique<DeviceTransfer>(levels[l].to_coarser);
       const auto un = static_cast<std::size_t>(lv.n);
       for (DeviceBuffer<float>* v : {&lv.b, &lv.x, &lv.r, &lv.p, &lv.ap}) v->resize(un);
+      if (lv.stencil) lv.other.resize(un);
       levels_.push_back(std::move(owned));
       part(name + "transfer and vectors", t_rest);
     }
@@ -402,9 +409,13 @@ class Hierarchy {
       return;
     }
     smooth(l, b, z, s.degree, true);
-    lv.apply(z, lv.ap.data());
-    residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.data(), lv.r.data());
-    SB_CUDA_CHECK_LAUNCH("residual");
+    if (lv.stencil) {
+      lv.stencil->residual(z, b, lv.r.data());
+    } else {
+      lv.apply(z, lv.ap.data());
+      residual<<<blocks_for(lv.n), kThreads>>>(lv.n, b, lv.ap.data(), lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("residual");
+    }
     DeviceLevel& next = level(l + 1);
     lv.transfer->restrict_to_coarse(lv.r.data(), next.b.data());
     vcycle(l + 1, next.b.data(), next.x.data(), s);
@@ -419,6 +430,10 @@ class Hierarchy {
     const long long n = lv.n;
     const double theta = 0.5 * (lv.hi + lv.lo), delta = 0.5 * (lv.hi - lv.lo), sigma = theta / delta;
     double rho = 1 / sigma;
+    if (lv.stencil) {
+      smooth_stencil(lv, b, x, degree, zero_start, theta, delta, sigma);
+      return;
+    }
     if (!zero_start) lv.apply(x, lv.ap.data());
     chebyshev_first<<<blocks_for(n), kThreads>>>(n, static_cast<float>(1 / theta), b,
                                                  zero_start ? nullptr : lv.ap.data(), lv.inv_diag.data(), lv.d.data(),
@@ -433,6 +448,35 @@ class Hierarchy {
       SB_CUDA_CHECK_LAUNCH("chebyshev_next");
       rho = rho_next;
     }
+  }
+  // smooth() on a stencil level, each step's product and update in one pass
+  // (StencilOperator::chebyshev_step): the same steps and bits. A step cannot write the x it
+  // reads, so the iterate alternates between x and lv.other, starting where it ends in x;
+  // a start from x with an odd step count ends in lv.other and is copied back.
+  void smooth_stencil(DeviceLevel& lv, const float* b, float* x, int degree, bool zero_start, double theta,
+                      double delta, double sigma) {
+    const long long n = lv.n;
+    const int fused = zero_start ? degree - 1 : degree;  // steps with a product
+    float* buf[2] = {x, lv.other.data()};
+    int cur = zero_start ? fused % 2 : 0;  // where the iterate is before the fused steps
+    double rho = 1 / sigma;
+    if (zero_start) {
+      chebyshev_first<<<blocks_for(n), kThreads>>>(n, static_cast<float>(1 / theta), b, nullptr,
+                                                   lv.inv_diag.data(), lv.d.data(), buf[cur], true);
+      SB_CUDA_CHECK_LAUNCH("chebyshev_first");
+    } else {
+      lv.stencil->chebyshev_step(buf[0], buf[1], b, lv.inv_diag.data(), lv.d.data(), 0.f,
+                                 static_cast<float>(1 / theta), true);
+      cur = 1;
+    }
+    for (int k = 1; k < degree; ++k) {
+      const double rho_next = 1 / (2 * sigma - rho);
+      lv.stencil->chebyshev_step(buf[cur], buf[1 - cur], b, lv.inv_diag.data(), lv.d.data(),
+                                 static_cast<float>(rho_next * rho), static_cast<float>(2 * rho_next / delta), false);
+      cur = 1 - cur;
+      rho = rho_next;
+    }
+    if (cur != 0) copy_on_device(x, buf[cur], n);
   }
 
   // Queues `steps` Jacobi-preconditioned CG steps on level l from a hashed random
@@ -569,11 +613,6 @@ class VCycleGraph {
  private:
   std::unique_ptr<CapturedGraph> graph_;
 };
-
-void copy_on_device(float* to, const float* from, long long n) {
-  SB_CUDA_CHECK(
-      cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
-}
 
 }  // namespace
 

@@ -135,6 +135,34 @@ __global__ void __launch_bounds__(kThreads)
   if (node < g.nodes) y[node] = stencil_row<W0, W1, W2>(g, value, x, node);
 }
 
+// The smoother's Chebyshev step with its product in one pass (multigrid.cu's
+// chebyshev_first / chebyshev_next after stencil_apply_kernel, the same arithmetic, so the
+// same bits): ap = A x_in stays in a register, d = c2 D^-1 (b - ap) (first: D^-1 (b - ap)
+// c2, c2 = 1 / theta) or d = c1 d + c2 D^-1 (b - ap), x_out = x_in + d. x_out is another
+// buffer than x_in: the product reads x_in's neighbours while other threads write.
+template <int W0, int W1, int W2>
+__global__ void __launch_bounds__(kThreads)
+    stencil_chebyshev_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x_in,
+                             float* __restrict__ x_out, const float* __restrict__ b,
+                             const float* __restrict__ inv_diag, float* __restrict__ d, float c1, float c2,
+                             bool first) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= g.nodes) return;
+  const float ap = stencil_row<W0, W1, W2>(g, value, x_in, i);
+  const float di = first ? inv_diag[i] * (b[i] - ap) * c2 : fmaf(c1, d[i], c2 * inv_diag[i] * (b[i] - ap));
+  d[i] = di;
+  x_out[i] = x_in[i] + di;
+}
+
+// r = b - A x in one pass (vector_kernels.cuh's residual after the product: the same bits).
+template <int W0, int W1, int W2>
+__global__ void __launch_bounds__(kThreads)
+    stencil_residual_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x,
+                            const float* __restrict__ b, float* __restrict__ r) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < g.nodes) r[i] = b[i] - stencil_row<W0, W1, W2>(g, value, x, i);
+}
+
 __global__ void round_stencil_kernel(long long count, const double* __restrict__ exact, float* __restrict__ value) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < count) value[i] = static_cast<float>(exact[i]);
@@ -246,6 +274,30 @@ class StencilOperator {
       stencil_apply_kernel<W0, W1, W2><<<blocks, kThreads, 0, stream>>>(g, v, p, ap);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_apply_kernel");
+  }
+
+  // One Chebyshev step with its product (stencil_chebyshev_kernel; x_in and x_out distinct).
+  void chebyshev_step(const float* x_in, float* x_out, const float* b, const float* inv_diag, float* d, float c1,
+                      float c2, bool first, cudaStream_t stream = nullptr) const {
+    const int blocks = blocks_for(geo_.nodes);
+    const StencilGeometry& g = geo_;
+    const float* v = value_.data();
+    with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
+      stencil_chebyshev_kernel<W0, W1, W2>
+          <<<blocks, kThreads, 0, stream>>>(g, v, x_in, x_out, b, inv_diag, d, c1, c2, first);
+    });
+    SB_CUDA_CHECK_LAUNCH("stencil_chebyshev_kernel");
+  }
+
+  // r = b - A x (device pointers, rows() each, r aliasing neither).
+  void residual(const float* x, const float* b, float* r, cudaStream_t stream = nullptr) const {
+    const int blocks = blocks_for(geo_.nodes);
+    const StencilGeometry& g = geo_;
+    const float* v = value_.data();
+    with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
+      stencil_residual_kernel<W0, W1, W2><<<blocks, kThreads, 0, stream>>>(g, v, x, b, r);
+    });
+    SB_CUDA_CHECK_LAUNCH("stencil_residual_kernel");
   }
 
   // d = diag(A): the centre entries (the f64 sum rounded once, as the matrix-free diagonal).
