@@ -343,11 +343,13 @@ __global__ void __launch_bounds__(kThreads, 1) strips_kernel(const StripArgs a, 
       }
       __syncthreads();
     }
-    if (warp == kIoWarp && lane == 0) {
-      cp_async_wait<0>();
-      __threadfence();
-      cuda::atomic_ref<long long, cuda::thread_scope_device> done(a.progress[n]);
-      done.store(kDone, cuda::memory_order_release);
+    if (warp == kIoWarp) {
+      cp_async_wait<0>();  // every lane: no copy of this strip may land in the next one's stages
+      if (lane == 0) {
+        __threadfence();
+        cuda::atomic_ref<long long, cuda::thread_scope_device> done(a.progress[n]);
+        done.store(kDone, cuda::memory_order_release);
+      }
     }
   }
 }
