@@ -81,20 +81,6 @@ __global__ void chebyshev_next(long long n, float c1, float c2, const float* __r
 
 constexpr int kDotBlocks = 264;  // two waves of an H100's 132 SMs
 
-__global__ void __launch_bounds__(kThreads)
-    dot_partial_kernel(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial) {
-  double s = 0;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  store_block_sum<kThreads>(s, partial);
-}
-
-__global__ void dot_final_kernel(const double* __restrict__ partial, double* out) {
-  const double t = warp_sum_of_partials<kDotBlocks>(partial);
-  if (threadIdx.x == 0) *out = t;
-}
-
 // x += alpha p, r -= alpha A p with alpha = *num / *den formed in f64 and rounded to f32.
 // Nothing when the two are not both positive (CG's breakdown: the host reads them and
 // stops, and x keeps the last iterate).
@@ -121,19 +107,51 @@ __global__ void update_p_ratio(long long n, const double* __restrict__ num, cons
   if (i < n) p[i] = fmaf(beta, p[i], z[i]);
 }
 
-// a.b into a double in device memory (two launches, no host round trip).
+// a.b in one launch: each block sums a grid-stride share into its partial, then the last
+// block to finish (a ticket counter, which it resets for the next call) sums the partials
+// as warp_sum_of_partials does (block_sums.cuh): the order of DotProduct's two launches.
+__global__ void __launch_bounds__(kThreads)
+    dot_kernel(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial,
+               unsigned* done, double* out) {
+  double s = 0;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  store_block_sum<kThreads>(s, partial);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    __threadfence();  // this block's partial is visible before its ticket is
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  __threadfence();  // every other block's partial is visible to the loads below
+  const int lane = static_cast<int>(threadIdx.x);
+  double t = 0;
+#pragma unroll
+  for (int i = 0; i < (kDotBlocks + 31) / 32; ++i)
+    if (i * 32 + lane < kDotBlocks) t += __ldcg(partial + i * 32 + lane);  // from L2: other SMs wrote them
+  for (int off = 16; off > 0; off /= 2) t += __shfl_xor_sync(0xffffffffu, t, off);
+  if (lane == 0) {
+    *out = t;
+    *done = 0;
+  }
+}
+
+// a.b into a double in device memory (one launch, no host round trip).
 class DeviceDot {
  public:
-  DeviceDot() : partial_(kDotBlocks) {}
+  DeviceDot() : partial_(kDotBlocks), done_(1) {
+    SB_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), cudaStreamPerThread));
+  }
   void operator()(long long n, const float* a, const float* b, double* out) {
-    dot_partial_kernel<<<kDotBlocks, kThreads>>>(n, a, b, partial_.data());
-    SB_CUDA_CHECK_LAUNCH("dot_partial_kernel");
-    dot_final_kernel<<<1, 32>>>(partial_.data(), out);
-    SB_CUDA_CHECK_LAUNCH("dot_final_kernel");
+    dot_kernel<<<kDotBlocks, kThreads>>>(n, a, b, partial_.data(), done_.data(), out);
+    SB_CUDA_CHECK_LAUNCH("dot_kernel");
   }
 
  private:
   DeviceBuffer<double> partial_;
+  DeviceBuffer<unsigned> done_;
 };
 
 void copy_on_device(float* to, const float* from, long long n) {
