@@ -4,8 +4,9 @@ import gzip
 import json
 import sys
 
-for f in sorted(glob.glob(f"{sys.argv[1]}/**/results.json.gz", recursive=True)):
-    for r in json.load(gzip.open(f))["records"]:
+for f in sorted(glob.glob(f"{sys.argv[1]}/**/results.json*", recursive=True)):
+    opened = gzip.open(f) if f.endswith(".gz") else open(f)
+    for r in json.load(opened)["records"]:
         t = r.get("phases", {}).get("filter", {}).get("median")
         if t is None:
             continue
