@@ -122,7 +122,19 @@ inline std::vector<GalerkinAxisHost> galerkin_axes(const Level& fine) {
     if (t.fine != fine.layout.axis[a].n)
       fail("GPU MG-PCG Galerkin: axis " + std::to_string(a) + "'s transfer has " + std::to_string(t.fine) +
            " fine nodes, the level " + std::to_string(fine.layout.axis[a].n));
-    axes.push_back(galerkin_axis(a, fine.layout.axis[a].mode, t));
+    const int mode = fine.layout.axis[a].mode;
+    // An axis like one before it (a square image's or cube's) has the same terms: the
+    // transfer depends only on the extent and the mode.
+    std::size_t like = axes.size();
+    for (std::size_t i = 0; i < axes.size() && like == axes.size(); ++i)
+      if (axes[i].fine == t.fine && fine.layout.axis[axes[i].axis].mode == mode) like = i;
+    if (like < axes.size()) {
+      GalerkinAxisHost copy = axes[like];
+      copy.axis = a;
+      axes.push_back(std::move(copy));
+    } else {
+      axes.push_back(galerkin_axis(a, mode, t));
+    }
   }
   return axes;
 }

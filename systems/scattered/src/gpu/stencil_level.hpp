@@ -58,6 +58,10 @@ SPLINEBENCH_HD int fold_near(int mode, int j, int n) {
 // -3, 3 with fold(k + d) == k2 (0 for k2 == k, so the centre entry is the diagonal);
 // kNoStencilOffset when there is none.
 SPLINEBENCH_HD int canonical_offset(int mode, int n, int k, int k2) {
+  if (k >= kStencilTaps / 2 && k + kStencilTaps / 2 < n) {  // no neighbour folds: k2 sits at k2 - k alone
+    const int d = k2 - k;
+    return d >= -kStencilTaps / 2 && d <= kStencilTaps / 2 ? d : kNoStencilOffset;
+  }
   for (int i = 0; i < kStencilTaps; ++i) {
     const int d = (i + 1) / 2 * (i % 2 == 1 ? -1 : 1);
     if (fold_near(mode, k + d, n) == k2) return d;
