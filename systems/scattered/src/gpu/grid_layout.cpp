@@ -74,8 +74,11 @@ GridLayout make_grid_layout(const GridShape& grid, Mode mode, double lambda, boo
   g.pad = 3 - grid.dims;
   for (int a = 0; a < 3; ++a) {
     const bool padding = a < g.pad;
-    g.axis[a] = make_axis(padding ? Mode::mirror : mode, padding ? 1 : static_cast<int>(grid.extent[a - g.pad]), padding,
-                          integrals);
+    const int n = padding ? 1 : static_cast<int>(grid.extent[a - g.pad]);
+    int like = -1;  // an earlier axis of the same kind and extent (a square image's): the same layout
+    for (int b = 0; b < a && like < 0; ++b)
+      if ((b < g.pad) == padding && g.axis[b].n == n) like = b;
+    g.axis[a] = like >= 0 ? g.axis[like] : make_axis(padding ? Mode::mirror : mode, n, padding, integrals);
   }
   for (const ThinPlateTerm& term : thin_plate_terms(grid.dims)) {
     for (int d = 0; d < grid.dims; ++d) g.term_order[g.terms][g.pad + d] = term.order[d];

@@ -79,7 +79,10 @@ std::vector<Level> make_levels(const Problem& problem, int coarsenings, std::int
     std::vector<std::int64_t> extents;
     bool halved = false;
     for (int a = pad; a < 3; ++a) {
-      fine.to_coarser[a] = make_transfer(problem.mode, fine.layout.axis[a].n);
+      int like = -1;  // an earlier axis of the same extent has the same transfer
+      for (int b = pad; b < a && like < 0; ++b)
+        if (fine.layout.axis[b].n == fine.layout.axis[a].n) like = b;
+      fine.to_coarser[a] = like >= 0 ? fine.to_coarser[like] : make_transfer(problem.mode, fine.layout.axis[a].n);
       extents.push_back(fine.to_coarser[a].coarse);
       halved = halved || !fine.to_coarser[a].identity();
     }
