@@ -50,28 +50,26 @@ int sequential_sum_depth(int M) { return M * M; }
 
 int strip_sum_depth(int M) { return M + strip_terms_per_warp(M) + 2 + (1 + (M - 1 + 31) / 32) + 3; }
 
-Tolerance gpu_tolerance(int M, double gain) {
+namespace {
+// The worst-case bound of a sum chain of depth d, with what the chain is made of.
+Tolerance depth_tolerance(int d, double gain, const char* chain) {
   Tolerance t;
-  const int d = gpu_sum_depth(M);
   t.max_rel = error_bound(d, gain);
   std::ostringstream b;
-  b << "worst case gamma_d (1 + 2g) / (1 - g) with summation depth d = " << d
-    << " (32 lanes x 4 accumulators, warp tree, + x) and g = sum|b| = " << gain
-    << " (systems/iir2d/include/splinebench/iir2d/accuracy.hpp)";
+  b << "worst case gamma_d (1 + 2g) / (1 - g) with summation depth d = " << d << " (" << chain
+    << ") and g = sum|b| = " << gain << " (systems/iir2d/include/splinebench/iir2d/accuracy.hpp)";
   t.basis = b.str();
   return t;
 }
+}  // namespace
+
+Tolerance gpu_tolerance(int M, double gain) {
+  return depth_tolerance(gpu_sum_depth(M), gain, "32 lanes x 4 accumulators, warp tree, + x");
+}
 
 Tolerance strip_tolerance(int M, double gain) {
-  Tolerance t;
-  const int d = strip_sum_depth(M);
-  t.max_rel = error_bound(d, gain);
-  std::ostringstream b;
-  b << "worst case gamma_d (1 + 2g) / (1 - g) with summation depth d = " << d
-    << " (per-row fma chains, 4 warps' ranges, strips top-down, + x and the two chain terms) and g = sum|b| = "
-    << gain << " (systems/iir2d/include/splinebench/iir2d/accuracy.hpp)";
-  t.basis = b.str();
-  return t;
+  return depth_tolerance(strip_sum_depth(M), gain,
+                         "per-row fma chains, 4 warps' ranges, strips top-down, + x and the two chain terms");
 }
 
 }  // namespace splinebench::iir2d

@@ -5,16 +5,16 @@
 // for the whole device, where a pool's free only queues behind the stream's work and the
 // next allocation reuses the memory. The pool keeps up to kPoolKeptBytes between
 // synchronisations, so a second reconstruction of a similar size maps nothing new.
-// Same interface as splinebench::gpu::DeviceBuffer; an allocation failure is Unsupported.
+// An allocation failure is Unsupported, as with every DeviceBuffer.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 
 #include "splinebench/cuda/check.hpp"
+#include "splinebench/cuda/device_buffer.hpp"
 
 namespace splinebench::scattered::gpu::detail {
 
@@ -26,56 +26,27 @@ inline constexpr std::uint64_t kPoolKeptBytes = 2ull << 30;
 // The current device's pool, created on first use (thread-safe).
 cudaMemPool_t scattered_pool();
 
-template <typename T>
-class PooledBuffer {
- public:
-  PooledBuffer() = default;
-  explicit PooledBuffer(std::size_t count) { resize(count); }
-  ~PooledBuffer() { reset(); }
-  PooledBuffer(const PooledBuffer&) = delete;
-  PooledBuffer& operator=(const PooledBuffer&) = delete;
-  PooledBuffer(PooledBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  PooledBuffer& operator=(PooledBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      ptr_ = std::exchange(o.ptr_, nullptr);
-      count_ = std::exchange(o.count_, 0);
-    }
-    return *this;
+// DeviceBuffer's allocation policy: the pool, on the per-thread default stream. A free
+// returns the memory once the stream's work queued so far has run; a copy is ordered on
+// the stream, and both return with the host memory free to reuse (the download waits for
+// the stream).
+struct PoolAllocation {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    SB_CUDA_CHECK(cudaMallocFromPoolAsync(&p, bytes, scattered_pool(), cudaStreamPerThread));
+    return p;
   }
-
-  // Reallocates only when the size changes; contents are not preserved.
-  void resize(std::size_t count) {
-    if (count == count_) return;
-    reset();
-    if (count)
-      SB_CUDA_CHECK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr_), count * sizeof(T), scattered_pool(),
-                                            cudaStreamPerThread));
-    count_ = count;
+  static void release(void* p) { cudaFreeAsync(p, cudaStreamPerThread); }
+  static void upload(void* device, const void* host, std::size_t bytes) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, cudaStreamPerThread));
   }
-  // The memory returns to the pool once the stream's work queued so far has run.
-  void reset() {
-    if (ptr_) cudaFreeAsync(ptr_, cudaStreamPerThread);
-    ptr_ = nullptr;
-    count_ = 0;
-  }
-  T* data() const { return ptr_; }
-  std::size_t size() const { return count_; }
-  std::size_t bytes() const { return count_ * sizeof(T); }
-
-  // Copies of the whole buffer from and to `size()` host elements, ordered on the stream;
-  // both return with the host memory free to reuse (the download waits for the stream).
-  void upload(const T* host) {
-    SB_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, bytes(), cudaMemcpyHostToDevice, cudaStreamPerThread));
-  }
-  void download(T* host) const {
-    SB_CUDA_CHECK(cudaMemcpyAsync(host, ptr_, bytes(), cudaMemcpyDeviceToHost, cudaStreamPerThread));
+  static void download(void* host, const void* device, std::size_t bytes) {
+    SB_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, cudaStreamPerThread));
     SB_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
   }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
 };
+
+template <typename T>
+using PooledBuffer = ::splinebench::gpu::DeviceBuffer<T, PoolAllocation>;
 
 }  // namespace splinebench::scattered::gpu::detail

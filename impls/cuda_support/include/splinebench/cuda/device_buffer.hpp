@@ -11,7 +11,25 @@
 
 namespace splinebench::gpu {
 
-template <typename T>
+// How a DeviceBuffer takes and returns its memory and copies a whole buffer: cudaMalloc,
+// cudaFree and synchronous copies. Another policy (a stream-ordered pool, say) provides the
+// same four functions.
+struct CudaMallocAllocation {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    SB_CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+  }
+  static void release(void* p) { cudaFree(p); }
+  static void upload(void* device, const void* host, std::size_t bytes) {
+    SB_CUDA_CHECK(cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice));
+  }
+  static void download(void* host, const void* device, std::size_t bytes) {
+    SB_CUDA_CHECK(cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost));
+  }
+};
+
+template <typename T, typename Allocation = CudaMallocAllocation>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -33,11 +51,11 @@ class DeviceBuffer {
   void resize(std::size_t count) {
     if (count == count_) return;
     reset();
-    if (count) SB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+    if (count) ptr_ = static_cast<T*>(Allocation::allocate(count * sizeof(T)));
     count_ = count;
   }
   void reset() {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_) Allocation::release(ptr_);
     ptr_ = nullptr;
     count_ = 0;
   }
@@ -45,9 +63,10 @@ class DeviceBuffer {
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
 
-  // Synchronous copies of the whole buffer from and to `size()` host elements.
-  void upload(const T* host) { SB_CUDA_CHECK(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice)); }
-  void download(T* host) const { SB_CUDA_CHECK(cudaMemcpy(host, ptr_, bytes(), cudaMemcpyDeviceToHost)); }
+  // Copies of the whole buffer from and to `size()` host elements; both return with the
+  // host memory free to reuse.
+  void upload(const T* host) { Allocation::upload(ptr_, host, bytes()); }
+  void download(T* host) const { Allocation::download(host, ptr_, bytes()); }
 
  private:
   T* ptr_ = nullptr;
