@@ -27,29 +27,38 @@ AxisLayout make_axis(Mode mode, int n, bool padding, bool integrals) {
     ax.integral.fill(std::vector<double>(pattern.node.size(), 0.0));
   }
   if (ax.integral[0].size() != ax.node.size()) fail("scattered GPU: integral tables not aligned with the pattern");
-  std::vector<std::vector<int>> touch(static_cast<std::size_t>(n)), mask(static_cast<std::size_t>(n));
+  // Touch lists in two passes over the cells (ascending, so each node's list comes out
+  // ascending and a cell repeats only for consecutive taps): count, then fill.
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<int> last(un, -1), count(un, 0);
   for (int c = 0; c < n; ++c)
     for (int t = 0; t < 4; ++t) {
       const auto k = static_cast<std::size_t>(bspline::fold_index(ax.mode, c + t - 1, n));
-      if (touch[k].empty() || touch[k].back() != c) {
-        touch[k].push_back(c);
-        mask[k].push_back(0);
+      if (last[k] != c) {
+        last[k] = c;
+        ++count[k];
       }
-      mask[k].back() |= 1 << t;
     }
-  ax.touch_offset.assign(1, 0);
-  ax.plain.assign(static_cast<std::size_t>(n), 1);
-  for (int k = 0; k < n; ++k) {
-    const auto& cells = touch[static_cast<std::size_t>(k)];
-    const auto& bits = mask[static_cast<std::size_t>(k)];
-    ax.touch_cell.insert(ax.touch_cell.end(), cells.begin(), cells.end());
-    ax.touch_mask.insert(ax.touch_mask.end(), bits.begin(), bits.end());
-    ax.touch_offset.push_back(static_cast<int>(ax.touch_cell.size()));
-    if (n == 1) continue;
+  ax.touch_offset.assign(un + 1, 0);
+  for (std::size_t k = 0; k < un; ++k) ax.touch_offset[k + 1] = ax.touch_offset[k] + count[k];
+  ax.touch_cell.assign(static_cast<std::size_t>(ax.touch_offset[un]), 0);
+  ax.touch_mask.assign(ax.touch_cell.size(), 0);
+  std::vector<int> end(ax.touch_offset.begin(), ax.touch_offset.end() - 1);  // next free slot per node
+  for (int c = 0; c < n; ++c)
+    for (int t = 0; t < 4; ++t) {
+      const auto k = static_cast<std::size_t>(bspline::fold_index(ax.mode, c + t - 1, n));
+      if (end[k] == ax.touch_offset[k] || ax.touch_cell[static_cast<std::size_t>(end[k] - 1)] != c)
+        ax.touch_cell[static_cast<std::size_t>(end[k]++)] = c;
+      ax.touch_mask[static_cast<std::size_t>(end[k] - 1)] |= 1 << t;
+    }
+  ax.plain.assign(un, 1);
+  for (int k = 0; k < n && n > 1; ++k) {
+    const int* cells = ax.touch_cell.data() + ax.touch_offset[k];
+    const int* bits = ax.touch_mask.data() + ax.touch_offset[k];
+    const int size = ax.touch_offset[k + 1] - ax.touch_offset[k];
     const int lo = std::max(0, k - 2), hi = std::min(n - 1, k + 1);
-    bool plain = static_cast<int>(cells.size()) == hi - lo + 1;
-    for (std::size_t i = 0; plain && i < cells.size(); ++i)
-      plain = cells[i] == lo + static_cast<int>(i) && bits[i] == 1 << (k - cells[i] + 1);
+    bool plain = size == hi - lo + 1;
+    for (int i = 0; plain && i < size; ++i) plain = cells[i] == lo + i && bits[i] == 1 << (k - cells[i] + 1);
     ax.plain[static_cast<std::size_t>(k)] = plain ? 1 : 0;
   }
   ax.stencil.assign(static_cast<std::size_t>(n) * 21, 0.0);
