@@ -30,11 +30,7 @@ struct CgScalars {
 __global__ void cg_dot_partial(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial,
                                const int* state) {
   if (*state != kCgRunning) return;
-  double s = 0;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  store_block_sum<kCgThreads>(s, partial);
+  store_block_sum<kCgThreads>(grid_stride_dot(n, a, b), partial);
 }
 
 // Sums cg_dot_partial's partials into *out with one warp in a fixed order (lane l takes

@@ -37,11 +37,7 @@ __global__ void permute(long long count, const int* index, const double* in, dou
 }
 
 __global__ void dot_partial(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial) {
-  double s = 0;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  store_block_sum<kThreads>(s, partial);
+  store_block_sum<kThreads>(grid_stride_dot(n, a, b), partial);
 }
 
 __global__ void dot_final(int count, const double* partial, double* out) {

@@ -76,8 +76,8 @@ __global__ void chebyshev_next(long long n, float c1, float c2, const float* __r
 }
 
 // ---- Dot products into device memory, and CG updates that read their scalars there ----
-// The same f64 sums in the same fixed order as the host-read dot products (DotProduct):
-// per-block partials in a grid-stride order, then one warp over the partials.
+// f64 sums in a fixed order: per-block partials in DotProduct's grid-stride order, then
+// one warp over the partials (block_sums.cuh; DotProduct adds them one after another).
 
 constexpr int kDotBlocks = 264;  // two waves of an H100's 132 SMs
 
@@ -107,17 +107,13 @@ __global__ void update_p_ratio(long long n, const double* __restrict__ num, cons
   if (i < n) p[i] = fmaf(beta, p[i], z[i]);
 }
 
-// a.b in one launch: each block sums a grid-stride share into its partial, then the last
-// block to finish (a ticket counter, which it resets for the next call) sums the partials
-// as warp_sum_of_partials does (block_sums.cuh): the order of DotProduct's two launches.
+// a.b in one launch: each block sums its grid-stride shares into its partial, then the
+// last block to finish (a ticket counter, which it resets for the next call) sums the
+// partials with one warp (block_sums.cuh): the order the former two launches had.
 __global__ void __launch_bounds__(kThreads)
     dot_kernel(long long n, const float* __restrict__ a, const float* __restrict__ b, double* partial,
                unsigned* done, double* out) {
-  double s = 0;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-  store_block_sum<kThreads>(s, partial);
+  store_block_sum<kThreads>(grid_stride_dot(n, a, b), partial);
   __shared__ bool last;
   if (threadIdx.x == 0) {
     __threadfence();  // this block's partial is visible before its ticket is
@@ -126,13 +122,8 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (!last || threadIdx.x >= 32) return;
   __threadfence();  // every other block's partial is visible to the loads below
-  const int lane = static_cast<int>(threadIdx.x);
-  double t = 0;
-#pragma unroll
-  for (int i = 0; i < (kDotBlocks + 31) / 32; ++i)
-    if (i * 32 + lane < kDotBlocks) t += __ldcg(partial + i * 32 + lane);  // from L2: other SMs wrote them
-  for (int off = 16; off > 0; off /= 2) t += __shfl_xor_sync(0xffffffffu, t, off);
-  if (lane == 0) {
+  const double t = warp_sum_of_partials<kDotBlocks>(partial);
+  if (threadIdx.x == 0) {
     *out = t;
     *done = 0;
   }
