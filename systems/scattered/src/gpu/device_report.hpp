@@ -27,6 +27,12 @@ SolveReport report_from_device(DeviceOutput& dev) {
   return rep;
 }
 
+// The relres a solver reports without the CPU's check (IterationControl::verify_relres
+// off): its last recurrence residual, or NaN where it made no iteration.
+inline double own_relres(const SolveReport& rep) {
+  return rep.history.empty() ? std::nan("") : rep.history.back();
+}
+
 // A non-finite device iterate is a diverged solve with zero coefficients, never returned
 // as a solution: marks rep (relres 1) and zeroes x. Returns whether x was finite.
 inline bool keep_if_finite(SolveReport& rep, std::vector<float>& x) {
