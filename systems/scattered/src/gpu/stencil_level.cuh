@@ -8,12 +8,15 @@
 // consecutive nodes, so it walks the same cells and writes coalesced) sums them by
 // stencil_entry in f64 and stores the f32 rounding (the coarsest level, solved directly,
 // keeps the f64 sums); the sorted samples are freed after.
-// Applying: one thread per node runs stencil_row, y_k = sum_e value[e][k] x[fold(k + d_e)]
-// in f32 FMAs, the entries in order (the same bits every run).
+// Applying: one thread per node runs stencil_row (its staged form, stencil_row_staged),
+// y_k = sum_e value[e][k] x[fold(k + d_e)] in f32 FMAs, the entries in order (the same
+// bits every run, and as the host's stencil_row).
 #pragma once
 
 #include <sstream>
 #include <type_traits>
+
+#include <cuda_pipeline.h>
 
 #include "device_grid.cuh"
 #include "stencil_level.hpp"
@@ -127,12 +130,53 @@ __global__ void __launch_bounds__(kThreads) form_stencil_rows_kernel(StencilInpu
     }
 }
 
+// The product kernels' block: stencil_row_staged keeps a plane of entries and x values per
+// thread in shared memory (2 x 49 x 4 B a thread).
+inline constexpr int kStencilThreads = 64;
+
+int stencil_blocks(long long nodes) { return static_cast<int>((nodes + kStencilThreads - 1) / kStencilThreads); }
+
+// stencil_row on the device: the same FMAs in the same order (so the same bits), with each
+// plane's entries and x values first copied into shared memory by asynchronous copies,
+// all in flight at once. Read inside the FMA chain, as stencil_row reads them, the
+// compiler issued them two or three ahead of their FMA, so one row waited on memory a
+// dozen times and a level of a thousand nodes took as long as one of 66 000. Each thread
+// reads back only what it copied: no barrier. Called once per kernel.
 template <int W0, int W1, int W2>
-__global__ void __launch_bounds__(kThreads)
+__device__ __forceinline__ float stencil_row_staged(const StencilGeometry& g, const float* __restrict__ value,
+                                                    const float* __restrict__ x, long long node) {
+  constexpr int kPlane = W1 * W2;
+  __shared__ float sv[kPlane][kStencilThreads], sx[kPlane][kStencilThreads];
+  const int t = static_cast<int>(threadIdx.x);
+  const StencilColumns<W0, W1, W2> col = stencil_columns<W0, W1, W2>(g, node);
+  const long long n1 = g.n[1], n2 = g.n[2];
+  float sum = 0.f;
+#pragma unroll
+  for (int a = 0; a < W0; ++a) {
+#pragma unroll
+    for (int b = 0; b < W1; ++b) {
+      const float* row = x + (col.i0[a] * n1 + col.i1[b]) * n2;
+#pragma unroll
+      for (int c = 0; c < W2; ++c) {
+        const long long e = (a * W1 + b) * W2 + c;
+        __pipeline_memcpy_async(&sv[b * W2 + c][t], value + e * g.nodes + node, sizeof(float));
+        __pipeline_memcpy_async(&sx[b * W2 + c][t], row + col.i2[c], sizeof(float));
+      }
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+#pragma unroll
+    for (int l = 0; l < kPlane; ++l) sum = fmaf(sv[l][t], sx[l][t], sum);
+  }
+  return sum;
+}
+
+template <int W0, int W1, int W2>
+__global__ void __launch_bounds__(kStencilThreads)
     stencil_apply_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x,
                          float* __restrict__ y) {
   const long long node = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (node < g.nodes) y[node] = stencil_row<W0, W1, W2>(g, value, x, node);
+  if (node < g.nodes) y[node] = stencil_row_staged<W0, W1, W2>(g, value, x, node);
 }
 
 // The smoother's Chebyshev step with its product in one pass (multigrid.cu's
@@ -141,14 +185,14 @@ __global__ void __launch_bounds__(kThreads)
 // c2, c2 = 1 / theta) or d = c1 d + c2 D^-1 (b - ap), x_out = x_in + d. x_out is another
 // buffer than x_in: the product reads x_in's neighbours while other threads write.
 template <int W0, int W1, int W2>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kStencilThreads)
     stencil_chebyshev_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x_in,
                              float* __restrict__ x_out, const float* __restrict__ b,
                              const float* __restrict__ inv_diag, float* __restrict__ d, float c1, float c2,
                              bool first) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.nodes) return;
-  const float ap = stencil_row<W0, W1, W2>(g, value, x_in, i);
+  const float ap = stencil_row_staged<W0, W1, W2>(g, value, x_in, i);
   const float di = first ? inv_diag[i] * (b[i] - ap) * c2 : fmaf(c1, d[i], c2 * inv_diag[i] * (b[i] - ap));
   d[i] = di;
   x_out[i] = x_in[i] + di;
@@ -156,11 +200,11 @@ __global__ void __launch_bounds__(kThreads)
 
 // r = b - A x in one pass (vector_kernels.cuh's residual after the product: the same bits).
 template <int W0, int W1, int W2>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kStencilThreads)
     stencil_residual_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x,
                             const float* __restrict__ b, float* __restrict__ r) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < g.nodes) r[i] = b[i] - stencil_row<W0, W1, W2>(g, value, x, i);
+  if (i < g.nodes) r[i] = b[i] - stencil_row_staged<W0, W1, W2>(g, value, x, i);
 }
 
 __global__ void round_stencil_kernel(long long count, const double* __restrict__ exact, float* __restrict__ value) {
@@ -267,11 +311,11 @@ class StencilOperator {
 
   // ap = A p (device pointers, rows() each; p and ap must not alias).
   void apply(const float* p, float* ap, cudaStream_t stream = nullptr) const {
-    const int blocks = blocks_for(geo_.nodes);
+    const int blocks = stencil_blocks(geo_.nodes);
     const StencilGeometry& g = geo_;
     const float* v = value_.data();
     with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
-      stencil_apply_kernel<W0, W1, W2><<<blocks, kThreads, 0, stream>>>(g, v, p, ap);
+      stencil_apply_kernel<W0, W1, W2><<<blocks, kStencilThreads, 0, stream>>>(g, v, p, ap);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_apply_kernel");
   }
@@ -279,23 +323,23 @@ class StencilOperator {
   // One Chebyshev step with its product (stencil_chebyshev_kernel; x_in and x_out distinct).
   void chebyshev_step(const float* x_in, float* x_out, const float* b, const float* inv_diag, float* d, float c1,
                       float c2, bool first, cudaStream_t stream = nullptr) const {
-    const int blocks = blocks_for(geo_.nodes);
+    const int blocks = stencil_blocks(geo_.nodes);
     const StencilGeometry& g = geo_;
     const float* v = value_.data();
     with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
       stencil_chebyshev_kernel<W0, W1, W2>
-          <<<blocks, kThreads, 0, stream>>>(g, v, x_in, x_out, b, inv_diag, d, c1, c2, first);
+          <<<blocks, kStencilThreads, 0, stream>>>(g, v, x_in, x_out, b, inv_diag, d, c1, c2, first);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_chebyshev_kernel");
   }
 
   // r = b - A x (device pointers, rows() each, r aliasing neither).
   void residual(const float* x, const float* b, float* r, cudaStream_t stream = nullptr) const {
-    const int blocks = blocks_for(geo_.nodes);
+    const int blocks = stencil_blocks(geo_.nodes);
     const StencilGeometry& g = geo_;
     const float* v = value_.data();
     with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
-      stencil_residual_kernel<W0, W1, W2><<<blocks, kThreads, 0, stream>>>(g, v, x, b, r);
+      stencil_residual_kernel<W0, W1, W2><<<blocks, kStencilThreads, 0, stream>>>(g, v, x, b, r);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_residual_kernel");
   }

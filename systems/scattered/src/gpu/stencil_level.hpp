@@ -189,16 +189,29 @@ SPLINEBENCH_HD double stencil_entry(const StencilInputs& in, long long node, int
 // entry order (the device runs it a thread per node; the tests run it on the host, where
 // fmaf rounds once as the device's does). W0, W1, W2: the widths, fixed so the loops unroll.
 template <int W0, int W1, int W2>
-SPLINEBENCH_HD float stencil_row(const StencilGeometry& g, const float* value, const float* x, long long node) {
+struct StencilColumns {
+  int i0[W0], i1[W1], i2[W2];  // the folded columns along each axis
+};
+
+// The folded columns of `node`'s row (stencil_row's, and the device's staged form of it).
+template <int W0, int W1, int W2>
+SPLINEBENCH_HD StencilColumns<W0, W1, W2> stencil_columns(const StencilGeometry& g, long long node) {
   int k[3];
   g.unflat(node, k);
-  int i0[W0], i1[W1], i2[W2];
+  StencilColumns<W0, W1, W2> c;
   SB_STENCIL_UNROLL
-  for (int j = 0; j < W0; ++j) i0[j] = W0 == 1 ? 0 : fold_near(g.mode[0], k[0] + j - kStencilTaps / 2, g.n[0]);
+  for (int j = 0; j < W0; ++j) c.i0[j] = W0 == 1 ? 0 : fold_near(g.mode[0], k[0] + j - kStencilTaps / 2, g.n[0]);
   SB_STENCIL_UNROLL
-  for (int j = 0; j < W1; ++j) i1[j] = W1 == 1 ? 0 : fold_near(g.mode[1], k[1] + j - kStencilTaps / 2, g.n[1]);
+  for (int j = 0; j < W1; ++j) c.i1[j] = W1 == 1 ? 0 : fold_near(g.mode[1], k[1] + j - kStencilTaps / 2, g.n[1]);
   SB_STENCIL_UNROLL
-  for (int j = 0; j < W2; ++j) i2[j] = W2 == 1 ? 0 : fold_near(g.mode[2], k[2] + j - kStencilTaps / 2, g.n[2]);
+  for (int j = 0; j < W2; ++j) c.i2[j] = W2 == 1 ? 0 : fold_near(g.mode[2], k[2] + j - kStencilTaps / 2, g.n[2]);
+  return c;
+}
+
+template <int W0, int W1, int W2>
+SPLINEBENCH_HD float stencil_row(const StencilGeometry& g, const float* value, const float* x, long long node) {
+  const StencilColumns<W0, W1, W2> col = stencil_columns<W0, W1, W2>(g, node);
+  const int *i0 = col.i0, *i1 = col.i1, *i2 = col.i2;
   const long long n1 = g.n[1], n2 = g.n[2];
   const float* v = value + node;
   float sum = 0.f;
