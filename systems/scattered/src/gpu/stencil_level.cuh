@@ -130,11 +130,20 @@ __global__ void __launch_bounds__(kThreads) form_stencil_rows_kernel(StencilInpu
     }
 }
 
-// The product kernels' block: stencil_row_staged keeps a plane of entries and x values per
-// thread in shared memory (2 x 49 x 4 B a thread).
-inline constexpr int kStencilThreads = 64;
+// How the product kernels read a row, by the level's size. Small levels (the coarse ones)
+// are latency-bound: stencil_row_staged has every load of a row in flight at once, and its
+// kernels take about two thirds of stencil_row's time there. On large levels it holds
+// fewer threads per SM (its shared memory) and was slower: 25 against 21 us at 512², 7.7
+// against 6.9 us at 257² (ncu, one solve), so those keep stencil_row and its occupancy.
+inline constexpr long long kStagedMaxNodes = 32768;
+inline constexpr int kStagedThreads = 64;  // stencil_row_staged: 2 x 49 x 4 B of shared memory a thread
 
-int stencil_blocks(long long nodes) { return static_cast<int>((nodes + kStencilThreads - 1) / kStencilThreads); }
+bool staged_rows(long long nodes) { return nodes <= kStagedMaxNodes; }
+int stencil_threads(long long nodes) { return staged_rows(nodes) ? kStagedThreads : kThreads; }
+int stencil_blocks(long long nodes) {
+  const int threads = stencil_threads(nodes);
+  return static_cast<int>((nodes + threads - 1) / threads);
+}
 
 // stencil_row on the device: the same FMAs in the same order (so the same bits), with each
 // plane's entries and x values first copied into shared memory by asynchronous copies,
@@ -146,7 +155,7 @@ template <int W0, int W1, int W2>
 __device__ __forceinline__ float stencil_row_staged(const StencilGeometry& g, const float* __restrict__ value,
                                                     const float* __restrict__ x, long long node) {
   constexpr int kPlane = W1 * W2;
-  __shared__ float sv[kPlane][kStencilThreads], sx[kPlane][kStencilThreads];
+  __shared__ float sv[kPlane][kStagedThreads], sx[kPlane][kStagedThreads];
   const int t = static_cast<int>(threadIdx.x);
   const StencilColumns<W0, W1, W2> col = stencil_columns<W0, W1, W2>(g, node);
   const long long n1 = g.n[1], n2 = g.n[2];
@@ -171,12 +180,21 @@ __device__ __forceinline__ float stencil_row_staged(const StencilGeometry& g, co
   return sum;
 }
 
-template <int W0, int W1, int W2>
-__global__ void __launch_bounds__(kStencilThreads)
+// stencil_row (Staged false, blocks of kThreads) or stencil_row_staged (blocks of
+// kStagedThreads): the same bits.
+template <bool Staged, int W0, int W1, int W2>
+__device__ __forceinline__ float device_row(const StencilGeometry& g, const float* __restrict__ value,
+                                            const float* __restrict__ x, long long node) {
+  if constexpr (Staged) return stencil_row_staged<W0, W1, W2>(g, value, x, node);
+  else return stencil_row<W0, W1, W2>(g, value, x, node);
+}
+
+template <bool Staged, int W0, int W1, int W2>
+__global__ void __launch_bounds__(kThreads)
     stencil_apply_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x,
                          float* __restrict__ y) {
   const long long node = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (node < g.nodes) y[node] = stencil_row_staged<W0, W1, W2>(g, value, x, node);
+  if (node < g.nodes) y[node] = device_row<Staged, W0, W1, W2>(g, value, x, node);
 }
 
 // The smoother's Chebyshev step with its product in one pass (multigrid.cu's
@@ -184,27 +202,27 @@ __global__ void __launch_bounds__(kStencilThreads)
 // same bits): ap = A x_in stays in a register, d = c2 D^-1 (b - ap) (first: D^-1 (b - ap)
 // c2, c2 = 1 / theta) or d = c1 d + c2 D^-1 (b - ap), x_out = x_in + d. x_out is another
 // buffer than x_in: the product reads x_in's neighbours while other threads write.
-template <int W0, int W1, int W2>
-__global__ void __launch_bounds__(kStencilThreads)
+template <bool Staged, int W0, int W1, int W2>
+__global__ void __launch_bounds__(kThreads)
     stencil_chebyshev_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x_in,
                              float* __restrict__ x_out, const float* __restrict__ b,
                              const float* __restrict__ inv_diag, float* __restrict__ d, float c1, float c2,
                              bool first) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= g.nodes) return;
-  const float ap = stencil_row_staged<W0, W1, W2>(g, value, x_in, i);
+  const float ap = device_row<Staged, W0, W1, W2>(g, value, x_in, i);
   const float di = first ? inv_diag[i] * (b[i] - ap) * c2 : fmaf(c1, d[i], c2 * inv_diag[i] * (b[i] - ap));
   d[i] = di;
   x_out[i] = x_in[i] + di;
 }
 
 // r = b - A x in one pass (vector_kernels.cuh's residual after the product: the same bits).
-template <int W0, int W1, int W2>
-__global__ void __launch_bounds__(kStencilThreads)
+template <bool Staged, int W0, int W1, int W2>
+__global__ void __launch_bounds__(kThreads)
     stencil_residual_kernel(StencilGeometry g, const float* __restrict__ value, const float* __restrict__ x,
                             const float* __restrict__ b, float* __restrict__ r) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < g.nodes) r[i] = b[i] - stencil_row_staged<W0, W1, W2>(g, value, x, i);
+  if (i < g.nodes) r[i] = b[i] - device_row<Staged, W0, W1, W2>(g, value, x, i);
 }
 
 __global__ void round_stencil_kernel(long long count, const double* __restrict__ exact, float* __restrict__ value) {
@@ -311,11 +329,8 @@ class StencilOperator {
 
   // ap = A p (device pointers, rows() each; p and ap must not alias).
   void apply(const float* p, float* ap, cudaStream_t stream = nullptr) const {
-    const int blocks = stencil_blocks(geo_.nodes);
-    const StencilGeometry& g = geo_;
-    const float* v = value_.data();
-    with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
-      stencil_apply_kernel<W0, W1, W2><<<blocks, kStencilThreads, 0, stream>>>(g, v, p, ap);
+    launch([&]<bool Staged, int W0, int W1, int W2>(int blocks, int threads) {
+      stencil_apply_kernel<Staged, W0, W1, W2><<<blocks, threads, 0, stream>>>(geo_, value_.data(), p, ap);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_apply_kernel");
   }
@@ -323,23 +338,17 @@ class StencilOperator {
   // One Chebyshev step with its product (stencil_chebyshev_kernel; x_in and x_out distinct).
   void chebyshev_step(const float* x_in, float* x_out, const float* b, const float* inv_diag, float* d, float c1,
                       float c2, bool first, cudaStream_t stream = nullptr) const {
-    const int blocks = stencil_blocks(geo_.nodes);
-    const StencilGeometry& g = geo_;
-    const float* v = value_.data();
-    with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
-      stencil_chebyshev_kernel<W0, W1, W2>
-          <<<blocks, kStencilThreads, 0, stream>>>(g, v, x_in, x_out, b, inv_diag, d, c1, c2, first);
+    launch([&]<bool Staged, int W0, int W1, int W2>(int blocks, int threads) {
+      stencil_chebyshev_kernel<Staged, W0, W1, W2>
+          <<<blocks, threads, 0, stream>>>(geo_, value_.data(), x_in, x_out, b, inv_diag, d, c1, c2, first);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_chebyshev_kernel");
   }
 
   // r = b - A x (device pointers, rows() each, r aliasing neither).
   void residual(const float* x, const float* b, float* r, cudaStream_t stream = nullptr) const {
-    const int blocks = stencil_blocks(geo_.nodes);
-    const StencilGeometry& g = geo_;
-    const float* v = value_.data();
-    with_stencil_widths(g, [&]<int W0, int W1, int W2>() {
-      stencil_residual_kernel<W0, W1, W2><<<blocks, kStencilThreads, 0, stream>>>(g, v, x, b, r);
+    launch([&]<bool Staged, int W0, int W1, int W2>(int blocks, int threads) {
+      stencil_residual_kernel<Staged, W0, W1, W2><<<blocks, threads, 0, stream>>>(geo_, value_.data(), x, b, r);
     });
     SB_CUDA_CHECK_LAUNCH("stencil_residual_kernel");
   }
@@ -352,6 +361,18 @@ class StencilOperator {
   }
 
  private:
+  // Calls f.template operator()<Staged, W0, W1, W2>(blocks, threads) with the level's row
+  // form (staged_rows) and widths.
+  template <typename F>
+  void launch(F&& f) const {
+    const int blocks = stencil_blocks(geo_.nodes), threads = stencil_threads(geo_.nodes);
+    const bool staged = staged_rows(geo_.nodes);
+    with_stencil_widths(geo_, [&]<int W0, int W1, int W2>() {
+      if (staged) f.template operator()<true, W0, W1, W2>(blocks, threads);
+      else f.template operator()<false, W0, W1, W2>(blocks, threads);
+    });
+  }
+
   StencilGeometry geo_;
   DeviceBuffer<float> value_;
 };
