@@ -11,20 +11,31 @@
 namespace splinebench::gpu {
 
 void check_device_call(const Implementation& impl, const GridShape& shape, std::int64_t fields, Mode mode) {
+  check_device_call(impl.name(), impl.capabilities(), shape, fields, mode);
+}
+
+// Messages are built only on failure: every call of the module's device path asks.
+void check_device_call(std::string_view name, const Capabilities& capabilities, const GridShape& shape,
+                       std::int64_t fields, Mode mode) {
   shape.validate();
-  const std::string who(impl.name());
-  if (fields < 1) throw Error(who + ": fields must be >= 1, got " + std::to_string(fields));
-  const std::string why = impl.capabilities().why_not(shape.dims, shape.channels, mode);
-  if (!why.empty()) throw Unsupported(who + ": " + why);
+  const auto who = [name] { return std::string(name); };
+  if (fields < 1) throw Error(who() + ": fields must be >= 1, got " + std::to_string(fields));
+  if (!capabilities.supports(shape.dims, shape.channels, mode))
+    throw Unsupported(who() + ": " + capabilities.why_not(shape.dims, shape.channels, mode));
   for (int d = 0; d < shape.dims; ++d)
     if (shape.extent[d] >= kMaxAxisLength)
-      throw Unsupported(who + ": axis " + std::to_string(d) + " longer than 2^30 - 1 samples");
+      throw Unsupported(who() + ": axis " + std::to_string(d) + " longer than 2^30 - 1 samples");
+}
+
+void GlobalEvaluationDeviceArrays::check(const GridShape& shape, std::int64_t fields, Mode mode) {
+  if (!capabilities_) capabilities_ = owner_.capabilities();
+  check_device_call(owner_.name(), *capabilities_, shape, fields, mode);
 }
 
 void GlobalEvaluationDeviceArrays::evaluate_device(const GridShape& shape, std::int64_t fields, Mode mode,
                                                    const float* d_coeffs, const float* d_coords, std::int64_t n,
                                                    float* d_out, const DeviceCall& call) {
-  check_device_call(owner_, shape, fields, mode);
+  check(shape, fields, mode);
   if (n == 0) return;
   ScopedDevice device(call.device);
   evaluate_global(shape, fields, mode, d_coeffs, d_coords, n, d_out, stream_of(call));
@@ -32,7 +43,7 @@ void GlobalEvaluationDeviceArrays::evaluate_device(const GridShape& shape, std::
 
 void StepDeviceArrays::prefilter_device(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in,
                                         float* d_out, const DeviceCall& call) {
-  check_device_call(owner(), shape, fields, mode);
+  check(shape, fields, mode);
   ScopedDevice device(call.device);
   const auto bytes = static_cast<std::size_t>(fields * shape.values()) * sizeof(float);
   SB_CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice, stream_of(call)));

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "gpu_common/scoped_device.hpp"
 #include "splinebench/device_arrays.hpp"
@@ -20,6 +22,10 @@ inline cudaStream_t stream_of(const DeviceCall& call) { return reinterpret_cast<
 // Throws as prepare does: an invalid shape, fields < 1, a case the capabilities exclude
 // (Unsupported), an axis the kernels cannot index (Unsupported).
 void check_device_call(const Implementation& impl, const GridShape& shape, std::int64_t fields, Mode mode);
+// The same with the implementation's name and capabilities given (asked once by a caller
+// that keeps them: they do not change while the implementation lives).
+void check_device_call(std::string_view name, const Capabilities& capabilities, const GridShape& shape,
+                       std::int64_t fields, Mode mode);
 
 // Evaluation through evaluate_global in float; the prefilter is the deriving class's.
 class GlobalEvaluationDeviceArrays : public DeviceArrays {
@@ -31,9 +37,13 @@ class GlobalEvaluationDeviceArrays : public DeviceArrays {
 
  protected:
   const Implementation& owner() const { return owner_; }
+  // check_device_call for the owner, its capabilities asked on the first call (not in the
+  // constructor: the owner is still being made then).
+  void check(const GridShape& shape, std::int64_t fields, Mode mode);
 
  private:
   const Implementation& owner_;
+  std::optional<Capabilities> capabilities_;
 };
 
 // The step prefilter (a copy d_in -> d_out, then in place on d_out, one launch per axis)

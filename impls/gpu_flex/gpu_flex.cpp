@@ -7,8 +7,11 @@
 // Memory phases (upload, query_upload, download, staging) are GpuPipeline's; the
 // samples stay in its buffer and the prefilter writes a separate coefficient buffer
 // (out of place: the tiles read halos that neighbouring tiles overwrite in place).
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "gpu_common/flex/flex_launch.hpp"
 #include "gpu_common/device_arrays_support.hpp"
@@ -24,35 +27,94 @@ namespace {
 
 using gpu::flex::Variant;
 
-// The device-array path: the same plan and launch on the caller's buffers and stream,
-// with a temporary buffer of its own (kept between calls, on the device it was made on).
+// The device-array path: the same plan and launch on the caller's buffers and stream.
+// What a call needs beyond the caller's arrays is kept per (device, stream) and reused by
+// the next call on that stream, in that stream's order: a runner (its plans and its
+// ticket counters) and the temporary buffer, with the temporary size of the last
+// problems (planning a 256^3 batch costs microseconds of host time, which a caller timing
+// one call on its stream would see). The harness keeps the same: its runner and buffers
+// live across repetitions. Calls on different streams share nothing, so they may run at
+// the same time. At most kStreamsKept streams are kept (the least recently used goes,
+// its buffers freed after the device has finished its work).
 class FlexDeviceArrays final : public gpu::GlobalEvaluationDeviceArrays {
  public:
-  FlexDeviceArrays(const Implementation& owner, Variant variant, gpu::flex::FlexRunner& runner)
-      : GlobalEvaluationDeviceArrays(owner), variant_(variant), runner_(runner) {}
+  FlexDeviceArrays(const Implementation& owner, Variant variant)
+      : GlobalEvaluationDeviceArrays(owner), variant_(variant) {}
 
   using DeviceArrays::prefilter_device;
   void prefilter_device(const GridShape& shape, std::int64_t fields, Mode mode, const float* d_in, float* d_out,
                         const DeviceCall& call) override {
-    gpu::check_device_call(owner(), shape, fields, mode);
+    check(shape, fields, mode);
     gpu::ScopedDevice device(call.device);
-    const std::int64_t tmp = runner_.tmp_values(variant_, shape, fields, mode);
-    if (tmp_device_ != call.device) tmp_.reset();
-    gpu::ensure_capacity(tmp_, static_cast<std::size_t>(tmp));
-    tmp_device_ = call.device;
-    runner_.run(variant_, shape, fields, mode, d_in, d_out, tmp ? tmp_.data() : nullptr, gpu::stream_of(call));
+    PerStream& kept = per_stream(call);
+    const std::int64_t tmp = kept.tmp_values(variant_, shape, fields, mode);
+    if (kept.tmp.size() < static_cast<std::size_t>(tmp)) {
+      // A smaller buffer may still be in use by this stream's earlier work: let that finish
+      // before it is freed (cudaFree is not documented to wait).
+      if (kept.tmp.size() > 0) SB_CUDA_CHECK(cudaDeviceSynchronize());
+      gpu::ensure_capacity(kept.tmp, static_cast<std::size_t>(tmp));
+    }
+    kept.runner.run(variant_, shape, fields, mode, d_in, d_out, tmp ? kept.tmp.data() : nullptr, gpu::stream_of(call));
   }
 
  private:
+  struct Problem {
+    GridShape shape;
+    std::int64_t fields = 0;
+    Mode mode = Mode::mirror;
+    std::int64_t tmp_values = 0;
+  };
+  struct PerStream {
+    int device = -1;
+    std::uintptr_t stream = 0;
+    gpu::flex::FlexRunner runner;
+    gpu::DeviceBuffer<float> tmp;
+    std::vector<Problem> problems;  // most recent first
+
+    std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) {
+      for (std::size_t i = 0; i < problems.size(); ++i)
+        if (problems[i].shape == shape && problems[i].fields == fields && problems[i].mode == mode) {
+          std::rotate(problems.begin(), problems.begin() + static_cast<std::ptrdiff_t>(i),
+                      problems.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+          return problems.front().tmp_values;
+        }
+      const std::int64_t values = runner.tmp_values(variant, shape, fields, mode);
+      if (problems.size() == kProblemsKept) problems.pop_back();
+      problems.insert(problems.begin(), Problem{shape, fields, mode, values});
+      return values;
+    }
+  };
+  static constexpr std::size_t kStreamsKept = 4;
+  static constexpr std::size_t kProblemsKept = 4;
+
+  // The most recent first; made on first use of a (device, stream) with the device current.
+  PerStream& per_stream(const DeviceCall& call) {
+    for (std::size_t i = 0; i < streams_.size(); ++i)
+      if (streams_[i]->device == call.device && streams_[i]->stream == call.stream) {
+        std::rotate(streams_.begin(), streams_.begin() + static_cast<std::ptrdiff_t>(i),
+                    streams_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        return *streams_.front();
+      }
+    if (streams_.size() == kStreamsKept) {
+      // Its buffers may still be in use by work on its stream, which may be gone by now.
+      const gpu::ScopedDevice its(streams_.back()->device);
+      SB_CUDA_CHECK(cudaDeviceSynchronize());
+      streams_.pop_back();
+    }
+    auto fresh = std::make_unique<PerStream>();
+    fresh->device = call.device;
+    fresh->stream = call.stream;
+    streams_.insert(streams_.begin(), std::move(fresh));
+    return *streams_.front();
+  }
+
   Variant variant_;
-  gpu::flex::FlexRunner& runner_;
-  gpu::DeviceBuffer<float> tmp_;
-  int tmp_device_ = -1;
+  std::vector<std::unique_ptr<PerStream>> streams_;
 };
 
 class GpuFlex final : public gpu::GpuPipeline {
  public:
-  explicit GpuFlex(Variant variant) : variant_(variant), device_arrays_(*this, variant, runner_) {}
+  explicit GpuFlex(Variant variant) : variant_(variant), device_arrays_(*this, variant) {}
 
   DeviceArrays* device_arrays() override { return &device_arrays_; }
 

@@ -92,10 +92,33 @@ def _host(a: Any, what: str) -> np.ndarray:
     return _arrays.host_array(a, what)
 
 
-def _stream(a: Any, stream: Any) -> tuple[int, int]:
-    """The stream the work goes on and its capsules' stream argument (_arrays.capsule_order)."""
-    s = _arrays.current_stream(a) if stream is None else _arrays.stream_value(stream)
-    return s, _arrays.capsule_order(a, s, stream is not None)
+def _device_stream(producer: _arrays.Producer, a: Any, device: int, stream: Any) -> tuple[int, int]:
+    """The stream the work goes on and its capsules' stream argument (_arrays.capsule_order:
+    -1 on the producer's own current stream, else that stream, 1 for the legacy default)."""
+    if stream is None:
+        s = producer.stream(a, device)
+        return s, -1 if producer.knows_stream else (s or 1)
+    s = _arrays.stream_value(stream)
+    return s, s or 1
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    n = 1
+    for extent in shape:
+        n *= extent
+    return n
+
+
+def _prefilter_device(producer: _arrays.Producer, name: str, input: Any, out: Any, shape: tuple[int, ...], order: int,
+                      mode: str, channels: int, batch: bool, threads: int, s: int) -> None:
+    """input's coefficients into `out`, which this call made: by its address on the
+    producer's current stream (order -1), through its capsule otherwise."""
+    at = producer.address(out) if order == -1 else None
+    if at is None:
+        _core.prefilter(name, input.__dlpack__(stream=order), out.__dlpack__(stream=order), mode, channels, batch,
+                        threads, s)
+    else:
+        _core.prefilter_at(name, input.__dlpack__(stream=-1), at, _size(shape), mode, channels, batch, threads, s)
 
 
 def spline_filter(input: Any, order: int = 3, *, mode: str = "mirror", impl: str | None = None, threads: int = 0,
@@ -125,13 +148,16 @@ def spline_filter(input: Any, order: int = 3, *, mode: str = "mirror", impl: str
     if order != 3:
         _check_order(order)
     mode = _SCIPY_MODES.get(mode, mode)
-    if type(input) is not np.ndarray and _arrays.cuda_device(input) is not None:
-        name = impl or _DEFAULT_IMPL.get(("cuda", _arrays.dtype_name(input)), "gpu_flex")
-        s, order = _stream(input, stream)
-        out = _arrays.empty(input, tuple(input.shape))
-        _core.prefilter(name, _arrays.dlpack(input, order), _arrays.dlpack(out, order), mode, channels, batch, threads,
-                        s)
-        return out
+    if type(input) is not np.ndarray:
+        device = _arrays.cuda_device(input)
+        if device is not None:
+            producer = _arrays.producer(input)
+            name = impl or _DEFAULT_IMPL.get(("cuda", _arrays.dtype_name(input)), "gpu_flex")
+            s, order = _device_stream(producer, input, device, stream)
+            shape = tuple(input.shape)
+            out = producer.empty(input, shape, device)
+            _prefilter_device(producer, name, input, out, shape, order, mode, channels, batch, threads, s)
+            return out
     a = _host(input, "the input")
     name = impl or _DEFAULT_IMPL["host", a.dtype.name]
     real = _F64 if _computes_in_f64(name) else _F32
@@ -168,8 +194,10 @@ def map_coordinates(input: Any, coordinates: Any, *, order: int = 3, mode: str =
     if order != 3:
         _check_order(order)
     mode = _SCIPY_MODES.get(mode, mode)
-    if type(input) is not np.ndarray and _arrays.cuda_device(input) is not None:
-        return _map_device(input, coordinates, mode, prefilter, impl, threads, channels, batch, stream)
+    if type(input) is not np.ndarray:
+        device = _arrays.cuda_device(input)
+        if device is not None:
+            return _map_device(input, device, coordinates, mode, prefilter, impl, threads, channels, batch, stream)
     a = _host(input, "the samples" if prefilter else "the coefficients")
     name = impl or _DEFAULT_IMPL["host", a.dtype.name]
     real = _F64 if _computes_in_f64(name) else _F32
@@ -187,19 +215,25 @@ def _values_shape(field: tuple[int, ...], coords: tuple[int, ...], channels: int
     return ((field[0],) if batch and field else ()) + tuple(coords[1:]) + ((channels,) if channels > 1 else ())
 
 
-def _map_device(input: Any, coordinates: Any, mode: str, prefilter: bool, impl: str | None, threads: int,
-                channels: int, batch: bool, stream: Any) -> Any:
-    dtype = _arrays.dtype_name(input)
-    name = impl or _DEFAULT_IMPL.get(("cuda", dtype), "gpu_flex")
+def _map_device(input: Any, device: int, coordinates: Any, mode: str, prefilter: bool, impl: str | None,
+                threads: int, channels: int, batch: bool, stream: Any) -> Any:
+    producer = _arrays.producer(input)
+    name = impl or _DEFAULT_IMPL.get(("cuda", _arrays.dtype_name(input)), "gpu_flex")
     if _where(coordinates) is None:
-        raise Error(f"the input is on cuda:{_where(input)} but the coordinates on the host; put both on one device")
-    s, order = _stream(input, stream)
+        raise Error(f"the input is on cuda:{device} but the coordinates on the host; put both on one device")
+    s, order = _device_stream(producer, input, device, stream)
     coeffs = input
     if prefilter:
-        coeffs = _arrays.empty(input, tuple(input.shape))
-        _core.prefilter(name, _arrays.dlpack(input, order), _arrays.dlpack(coeffs, order), mode, channels, batch,
-                        threads, s)
-    out = _arrays.empty(input, _values_shape(tuple(input.shape), tuple(coordinates.shape), channels, batch))
-    _core.evaluate(name, _arrays.dlpack(coeffs, order), _arrays.dlpack(coordinates, order), _arrays.dlpack(out, order),
-                   mode, False, channels, batch, threads, s)
+        shape = tuple(input.shape)
+        coeffs = producer.empty(input, shape, device)
+        _prefilter_device(producer, name, input, coeffs, shape, order, mode, channels, batch, threads, s)
+    shape = _values_shape(tuple(input.shape), tuple(coordinates.shape), channels, batch)
+    out = producer.empty(input, shape, device)
+    at = producer.address(out) if order == -1 else None
+    if at is None:
+        _core.evaluate(name, coeffs.__dlpack__(stream=order), coordinates.__dlpack__(stream=order),
+                       out.__dlpack__(stream=order), mode, False, channels, batch, threads, s)
+    else:
+        _core.evaluate_at(name, coeffs.__dlpack__(stream=-1), coordinates.__dlpack__(stream=-1), at, _size(shape), mode,
+                          channels, batch, threads, s)
     return out

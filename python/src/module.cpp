@@ -6,7 +6,9 @@
 // the harness's messages, then runs the implementation with the GIL released.
 //
 // Implementations are made once per Python thread and thread count (thread_local), so
-// threads calling at the same time share nothing; each call releases what it prepared.
+// threads calling at the same time share nothing; a host-array call releases what it
+// prepared, and a device-array path keeps what it needs per stream (gpu_flex: its plans,
+// ticket counters and temporary buffer) for the next call on that stream.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -192,11 +194,23 @@ DeviceArrays& device_path(Implementation& impl, const View& v) {
   return *path;
 }
 
-void prefilter(const std::string& impl_name, const ReadArray& input, const WriteArray& output,
-               const std::string& mode, int channels, bool batch, int threads, std::uintptr_t stream) {
-  const Request r = request(impl_name, mode, channels, batch, threads, stream);
-  const View in = view_of(input, "the input");
-  const View out = view_of(output, "the output");
+// An output the Python side made for this call on the input's device with the input's
+// dtype, C order, `size` elements, given by its address: no capsule to make and read on
+// the hot path (the work goes on the producer's current stream, where the capsule would
+// ask for nothing).
+View made_output(const View& in, std::uintptr_t address, std::int64_t size) {
+  if (!in.on_device) throw Error("an output by address is for device arrays only");
+  View out;
+  out.shape = {size};
+  out.on_device = true;
+  out.device = in.device;
+  out.f64 = in.f64;
+  out.data = reinterpret_cast<void*>(address);
+  out.size = size;
+  return out;
+}
+
+void prefilter_views(const Request& r, const View& in, const View& out) {
   require_same_place(in, out, "the input", "the output");
   require_size(out, in.size, "the output");
   const auto [fields, grid] = fields_and_grid(in, r, "the input");
@@ -233,14 +247,22 @@ void prefilter(const std::string& impl_name, const ReadArray& input, const Write
   impl.release();
 }
 
-void evaluate(const std::string& impl_name, const ReadArray& input, const ReadArray& coordinates,
-              const WriteArray& output, const std::string& mode, bool prefilter, int channels, bool batch, int threads,
-              std::uintptr_t stream) {
+void prefilter(const std::string& impl_name, const ReadArray& input, const WriteArray& output,
+               const std::string& mode, int channels, bool batch, int threads, std::uintptr_t stream) {
   const Request r = request(impl_name, mode, channels, batch, threads, stream);
+  const View in = view_of(input, "the input");
+  prefilter_views(r, in, view_of(output, "the output"));
+}
+
+void prefilter_at(const std::string& impl_name, const ReadArray& input, std::uintptr_t output, std::int64_t size,
+                  const std::string& mode, int channels, bool batch, int threads, std::uintptr_t stream) {
+  const Request r = request(impl_name, mode, channels, batch, threads, stream);
+  const View in = view_of(input, "the input");
+  prefilter_views(r, in, made_output(in, output, size));
+}
+
+void evaluate_views(const Request& r, const View& in, const View& x, const View& out, bool prefilter) {
   const std::string what = prefilter ? "the samples" : "the coefficients";
-  const View in = view_of(input, what);
-  const View x = view_of(coordinates, "the coordinates");
-  const View out = view_of(output, "the output");
   require_same_place(in, x, what, "the coordinates");
   require_same_place(in, out, what, "the output");
   const auto [fields, grid] = fields_and_grid(in, r, what);
@@ -281,6 +303,24 @@ void evaluate(const std::string& impl_name, const ReadArray& input, const ReadAr
     throw;
   }
   impl.release();
+}
+
+void evaluate(const std::string& impl_name, const ReadArray& input, const ReadArray& coordinates,
+              const WriteArray& output, const std::string& mode, bool prefilter, int channels, bool batch, int threads,
+              std::uintptr_t stream) {
+  const Request r = request(impl_name, mode, channels, batch, threads, stream);
+  const View in = view_of(input, prefilter ? "the samples" : "the coefficients");
+  const View x = view_of(coordinates, "the coordinates");
+  evaluate_views(r, in, x, view_of(output, "the output"), prefilter);
+}
+
+void evaluate_at(const std::string& impl_name, const ReadArray& input, const ReadArray& coordinates,
+                 std::uintptr_t output, std::int64_t size, const std::string& mode, int channels, bool batch,
+                 int threads, std::uintptr_t stream) {
+  const Request r = request(impl_name, mode, channels, batch, threads, stream);
+  const View in = view_of(input, "the coefficients");
+  const View x = view_of(coordinates, "the coordinates");
+  evaluate_views(r, in, x, made_output(in, output, size), false);
 }
 
 std::vector<std::string> mode_names(const std::vector<Mode>& modes) {
@@ -390,6 +430,12 @@ NB_MODULE(_core, m) {
         nb::arg("channels"), nb::arg("batch"), nb::arg("threads"), nb::arg("stream"));
   m.def("evaluate", &evaluate, nb::arg("impl"), nb::arg("input"), nb::arg("coordinates"), nb::arg("output"),
         nb::arg("mode"), nb::arg("prefilter"), nb::arg("channels"), nb::arg("batch"), nb::arg("threads"),
+        nb::arg("stream"));
+  // The device path's outputs that the package made, by address (made_output).
+  m.def("prefilter_at", &prefilter_at, nb::arg("impl"), nb::arg("input"), nb::arg("output"), nb::arg("size"),
+        nb::arg("mode"), nb::arg("channels"), nb::arg("batch"), nb::arg("threads"), nb::arg("stream"));
+  m.def("evaluate_at", &evaluate_at, nb::arg("impl"), nb::arg("input"), nb::arg("coordinates"), nb::arg("output"),
+        nb::arg("size"), nb::arg("mode"), nb::arg("channels"), nb::arg("batch"), nb::arg("threads"),
         nb::arg("stream"));
   m.def("implementations", &implementations);
   m.def("describe", &describe, nb::arg("impl"));

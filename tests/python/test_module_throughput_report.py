@@ -62,15 +62,37 @@ def test_rows_and_ratios(tmp_path):
         ("splinebench module (gpu_flex)", "evaluate"), ("cupy 14.2.0", "evaluate")]
     assert ours[0].cells[0] == "2026-11-29 11:14 UTC, NVIDIA H200"
     # 0.1700 ms over the harness's 0.1630 ms; the harness's own row has no ratio.
-    assert ours[0].cells[4:] == ["0.1630", ""]
-    assert ours[1].cells[4:] == ["0.1700", "1.043"]
-    assert ours[2].cells[4:] == ["0.6520", "4.000"]
-    assert ours[4].cells[4:] == ["1.2240", "1.020"]
+    assert ours[0].cells[4:] == ["0.1630", "", "0.1630-0.1630"]
+    assert ours[1].cells[4:] == ["0.1700", "1.043", "0.1700-0.1700"]
+    assert ours[2].cells[4:] == ["0.6520", "4.000", "0.6520-0.6520"]
+    assert ours[4].cells[4:] == ["1.2240", "1.020", "1.2240-1.2240"]
     note = table.notes[0]
-    for fragment in ("commit 0123456789,", "Python 3.11.2", "NumPy 2.4.6", "CuPy 14.2.0", CASE):
+    for fragment in ("commit 0123456789,", "Python 3.11.2", "NumPy 2.4.6", "CuPy 14.2.0", CASE,
+                     "9 repetitions after 2 warm-ups"):
         assert fragment in note
     texts = [table.title, table.caption, *table.notes, *(" ".join(r.cells) + r.note for r in table.rows)]
     assert not any(cited_run_ids(t) for t in texts)
+
+
+def test_blocks_and_warm_up_of_a_schema_2_file(tmp_path):
+    """A file of the blocked method: the quartiles it states, and its method in the note."""
+    method = {"blocks": 3, "rounds_per_block": 15, "harness_repetitions": 9, "harness_warmups": 2,
+              "warmup_rule": {"least_rounds": 50, "least_work_ms": 200.0, "window_rounds": 10, "stable_within": 0.03,
+                              "most_rounds": 300},
+              "warmups": [{"rounds": 60, "settled": True}, {"rounds": 50, "settled": True},
+                          {"rounds": 300, "settled": False}]}
+    doc_rows = rows({"prefilter": 0.1630, "evaluate": 1.2000}, {"prefilter": 0.1700, "evaluate": 1.2240},
+                    {"prefilter": 0.6520, "evaluate": 2.4000})
+    for row in doc_rows:
+        row.update(ms_q1=row["ms_median"] - 0.001, ms_q3=row["ms_median"] + 0.002)
+    write(tmp_path, schema=2, method=method, rows=doc_rows)
+    table = module_throughput_table(load_throughput_docs(tmp_path))
+    assert table.data_rows("ours")[1].cells[4:] == ["0.1700", "1.043", "0.1690-0.1720"]
+    note = table.notes[0]
+    for fragment in ("3 blocks of one harness run (9 repetitions after 2 warm-ups)", "15 library rounds",
+                     "at least 50 rounds and 200 ms until settled within 3 %", "took 60, 50, 300 rounds",
+                     "1 did not settle"):
+        assert fragment in note
 
 
 def test_files_oldest_first(tmp_path):
