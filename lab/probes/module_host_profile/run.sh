@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Host time of the module's device path without a GPU (device_path_host_time.py says how):
-#   python/profiling/run.sh BUILD/python [BUILD/python ...]   (each: a build's <build>/python)
+#   lab/probes/module_host_profile/run.sh BUILD/python [BUILD/python ...]   (each: a build's <build>/python)
 # Runs each given module three times, interleaved. PYTHON (default python3) needs NumPy.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,6 +1,6 @@
 """Host time of the module's device-array path on a machine without a GPU.
 
-    python/profiling/run.sh BUILD/python [BUILD/python ...]
+    lab/probes/module_host_profile/run.sh BUILD/python [BUILD/python ...]
 
 (run.sh builds the stand-in libcudart.so.13 from cudart_stub.c and runs this script once
 per build folder with it on LD_LIBRARY_PATH.) With the stand-in every CUDA runtime call
