@@ -8,16 +8,18 @@ after ./run_all.sh, or <build>/python on PYTHONPATH). Writes
 results/<machine>/<stamp>-module-throughput/module_throughput.json (atomically), which the
 machine's report shows beside the call overhead (reports/module_throughput.py).
 
-What is measured (unchanged): the harness's numbers are its own record of the `gpu` suite's
+What is measured: the harness's numbers are its own record of the `gpu` suite's
 case gpu_flex/D3/256x256x256/.../q16777216/uniform (`splinebench run`, the phases
-`prefilter` and `evaluate`: CUDA events around the implementation's launches, its own
-warm-ups, by default the suite's repetitions and warm-ups), run by this script into a
-temporary folder. The module's and CuPy's: CUDA events around one call on the current
-stream, nothing else in between (`splinebench.spline_filter(f, impl=...)`,
-`map_coordinates(c, x, prefilter=False, impl=...)` on CuPy arrays in place;
-`cupyx.scipy.ndimage.spline_filter` and `map_coordinates` with order 3, mode mirror, float32
-output), the call's own preparation, allocation and launches inside the events; no stream
-hold or graph that the harness does not have either.
+`prefilter` and `evaluate`: CUDA events around the implementation's launches, enqueued
+after its host preparation, its own warm-ups, by default the suite's repetitions and
+warm-ups), run by this script into a temporary folder. The module's and CuPy's: CUDA
+events around one call on the current stream, nothing else in between
+(`splinebench.spline_filter(f, impl=...)`, `map_coordinates(c, x, prefilter=False,
+impl=...)` on CuPy arrays in place; `cupyx.scipy.ndimage.spline_filter` and
+`map_coordinates` with order 3, mode mirror, float32 output), the opening event behind a
+hold (below) so that, as in the harness, the host's preparation before the first launch
+is not idle device time inside the events; no graph that the harness does not have
+either.
 
 The method, against clock ramp-up and drift:
 * Blocks, interleaved (`--blocks`, default 3): each block runs the harness once, then the
@@ -36,6 +38,13 @@ The method, against clock ramp-up and drift:
   harness's for the phase (the target: within 1.05). Library rows also carry the host
   time of the call itself (`host_us_median`, perf_counter around the call, inside the
   events), which shows how much of an event window the host's enqueue filled.
+* The hold (`--hold-us`, default 2000): before each library call's opening event, one
+  device thread spins that long on the stream, so the device reaches the event only after
+  the host has enqueued the call, and the events time the call's device work as the
+  harness's events around its launches do (its own launches, allocations on the stream and
+  gaps between them inside; the host's preparation before its first launch outside, where
+  it is shorter than the hold: `host_within_hold` is the share of samples where it was).
+  `--hold-us 0` opens the events on an idle device, the host's preparation inside.
 """
 from __future__ import annotations
 
@@ -95,12 +104,32 @@ def harness_phases(binary: Path, repetitions: int | None, warmups: int | None) -
             "samples_ms": {phase: [s * 1e3 for s in record["phases"][phase]["samples"]] for phase in PHASES}}
 
 
-def event_timer(cupy):
-    """timed(call) -> (device ms between events around the call, host us inside the call)."""
+SPIN_SOURCE = r"""
+extern "C" __global__ void spin(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+"""
+
+
+def event_timer(cupy, hold_us: float = 0.0):
+    """timed(call) -> (device ms between events around the call, host us inside the call).
+
+    With hold_us > 0 one thread spins for that long on the stream before the opening event,
+    so the device reaches the event after the host has enqueued the call (where the call's
+    host time is shorter than the hold): the events then time the call's device work, as
+    the harness's events around its launches do. Without it, host time before the call's
+    first launch is idle device time inside the events."""
     stream = cupy.cuda.get_current_stream()
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    spin = cupy.RawKernel(SPIN_SOURCE, "spin") if hold_us > 0 else None
+    clock_khz = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)["clockRate"] if spin else 0
+    cycles = cupy.int64(int(hold_us * clock_khz / 1000))
 
     def timed(call) -> tuple[float, float]:
+        if spin is not None:
+            spin((1,), (1,), (cycles,), stream=stream)
         start.record(stream)
         t0 = time.perf_counter()
         call()
@@ -207,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup-rounds", type=int, default=50, help="least library warm-up rounds per block")
     parser.add_argument("--warmup-ms", type=float, default=200.0, help="least timed device work of a warm-up (ms)")
     parser.add_argument("--warmup-max-rounds", type=int, default=300, help="most library warm-up rounds per block")
+    parser.add_argument("--hold-us", type=float, default=2000.0,
+                        help="device spin before each call's opening event (us; 0: none, the events open on an "
+                             "idle device and include the call's host time before its first launch)")
     parser.add_argument("--stable", type=float, default=0.03,
                         help="warm-up ends when each call's last three window medians agree within this fraction")
     parser.add_argument("--git-sha", default=os.environ.get("SPLINEBENCH_GIT_SHA", ""),
@@ -233,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     warmups = []
     try:
         calls, check = library_calls()
-        timed = event_timer(cupy)
+        timed = event_timer(cupy, args.hold_us)
         for block in range(args.blocks):
             harness = harness_phases(args.bin, args.harness_repetitions, args.harness_warmups)
             for phase in PHASES:
@@ -270,10 +302,12 @@ def main(argv: list[str] | None = None) -> int:
             rows.append({"library": label, "phase": phase, "work": work, **stats,
                          "block_medians_ms": library_blocks[key], "samples_ms": device[key],
                          "host_us_median": statistics.median(host[key]),
+                         "host_within_hold": (sum(h < args.hold_us for h in host[key]) / len(host[key])
+                                              if args.hold_us > 0 else None),
                          "over_harness": stats["ms_median"] / base["ms_median"]})
     import splinebench
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    method = {"blocks": args.blocks, "rounds_per_block": args.repetitions,
+    method = {"blocks": args.blocks, "rounds_per_block": args.repetitions, "hold_us": args.hold_us,
               "harness_repetitions": harness["repetitions"], "harness_warmups": harness["warmups"],
               "warmup_rule": {"least_rounds": args.warmup_rounds, "least_work_ms": args.warmup_ms,
                               "window_rounds": WINDOW, "stable_within": args.stable,

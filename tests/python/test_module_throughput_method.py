@@ -91,3 +91,59 @@ def test_spread_of_a_row(bench):
     # The last third's median (0.20) over the first third's (0.25): still falling.
     assert s["drift"] == pytest.approx(0.20 / 0.25)
     assert bench.spread([0.5])["drift"] == 1.0
+
+
+class FakeCupy:
+    """What event_timer touches of CuPy, recording the order of what goes on the stream."""
+
+    def __init__(self):
+        self.log = []
+        fake = self
+
+        class Event:
+            def record(self, stream):
+                fake.log.append(("record", id(self)))
+
+            def synchronize(self):
+                pass
+
+        class RawKernel:
+            def __init__(self, source, name):
+                assert "clock64" in source and name == "spin"
+
+            def __call__(self, grid, block, args, stream=None):
+                fake.log.append(("spin", int(args[0])))
+
+        class Runtime:
+            @staticmethod
+            def getDeviceProperties(device):
+                return {"clockRate": 1_980_000}  # kHz
+
+        class Device:
+            id = 0
+
+        class Cuda:
+            pass
+
+        cuda = Cuda()
+        cuda.Event, cuda.runtime, cuda.Device = Event, Runtime, Device
+        cuda.get_current_stream = lambda: "stream"
+        cuda.get_elapsed_time = lambda start, stop: 0.5
+        self.cuda, self.RawKernel, self.int64 = cuda, RawKernel, int
+
+
+def test_hold_spins_before_the_opening_event_for_its_cycles(bench):
+    fake = FakeCupy()
+    timed = bench.event_timer(fake, hold_us=2000.0)
+    ms, host_us = timed(lambda: fake.log.append(("call", 0)))
+    assert ms == 0.5 and host_us >= 0
+    kinds = [k for k, _ in fake.log]
+    assert kinds == ["spin", "record", "call", "record"]
+    assert fake.log[0][1] == 2000 * 1980  # 2000 us at 1980 MHz
+
+
+def test_without_a_hold_the_events_open_on_the_call(bench):
+    fake = FakeCupy()
+    timed = bench.event_timer(fake, hold_us=0.0)
+    timed(lambda: fake.log.append(("call", 0)))
+    assert [k for k, _ in fake.log] == ["record", "call", "record"]
