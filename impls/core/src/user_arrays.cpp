@@ -26,7 +26,8 @@ Mode mode_from_name(std::string_view text) {
 
 GridShape grid_of(const std::vector<std::int64_t>& array_shape, int channels, const std::string& what,
                   const std::string& channels_option) {
-  const std::string shape = shape_text(array_shape);
+  // The shape's text only for a message: every module call passes here.
+  const auto shape = [&] { return shape_text(array_shape); };
   if (array_shape.empty())
     throw Error(what + " is a 0-d array (a single number); it needs 1 to " + std::to_string(kMaxDims) +
                 " grid axes");
@@ -35,30 +36,30 @@ GridShape grid_of(const std::vector<std::int64_t>& array_shape, int channels, co
     if (extents.back() != channels)
       throw Error("with " + channels_option + (channels_option.back() == '=' ? "" : " ") + std::to_string(channels) +
                   " the last axis of " + what + " is the channel axis and must have length " +
-                  std::to_string(channels) + "; " + what + " has shape " + shape);
+                  std::to_string(channels) + "; " + what + " has shape " + shape());
     extents.pop_back();
     if (extents.empty())
-      throw Error(what + " of shape " + shape + " has only the channel axis; it needs 1 to " +
+      throw Error(what + " of shape " + shape() + " has only the channel axis; it needs 1 to " +
                   std::to_string(kMaxDims) + " grid axes before it");
   }
   if (static_cast<int>(extents.size()) > kMaxDims)
-    throw Error(what + " has " + std::to_string(extents.size()) + " grid axes (shape " + shape +
+    throw Error(what + " has " + std::to_string(extents.size()) + " grid axes (shape " + shape() +
                 "); splinebench supports 1 to " + std::to_string(kMaxDims));
   for (std::size_t d = 0; d < extents.size(); ++d)
     if (extents[d] == 0)
-      throw Error("axis " + std::to_string(d) + " of " + what + " has length 0 (shape " + shape +
+      throw Error("axis " + std::to_string(d) + " of " + what + " has length 0 (shape " + shape() +
                   "); every grid axis needs at least one sample");
   return GridShape::make(extents, channels);
 }
 
 void check_coordinates_shape(const std::vector<std::int64_t>& coords_shape, int dims, const std::string& what,
                              const std::vector<std::int64_t>& field_shape) {
-  const std::string text = shape_text(coords_shape);
+  const auto text = [&] { return shape_text(coords_shape); };
   if (coords_shape.size() < 2)
     throw Error("the coordinates must have shape (D, ...) with at least 2 axes, like "
-                "scipy.ndimage.map_coordinates (one row per grid axis); got shape " + text);
+                "scipy.ndimage.map_coordinates (one row per grid axis); got shape " + text());
   if (coords_shape[0] != dims)
-    throw Error("the coordinates have " + std::to_string(coords_shape[0]) + " rows (first axis of shape " + text +
+    throw Error("the coordinates have " + std::to_string(coords_shape[0]) + " rows (first axis of shape " + text() +
                 ") but " + what + " have " + std::to_string(dims) + " grid axes (shape " + shape_text(field_shape) +
                 ")");
 }
