@@ -1,4 +1,5 @@
-// One lane's share of the 1-D cubic B-spline prefilter by truncated halos: outputs
+// One lane's share of the 1-D cubic B-spline prefilter by truncated halos (the truncation
+// gpu_flex's tiles make, impls/gpu_flex/README.md, applied per 16 outputs): outputs
 // s .. s + kSeg - 1 of a line from its folded samples s - kHalo .. s + kSeg + kHalo - 1,
 // with no state from any other lane, warp or block.
 //
