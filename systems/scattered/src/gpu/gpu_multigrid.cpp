@@ -178,10 +178,11 @@ std::vector<float> level_stencil_device(const Problem& problem, int coarsenings,
   return detail::level_stencil(level_of(levels, level, false));
 }
 
-std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p) {
+std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p,
+                                       StencilRows rows) {
   require_device(problem, "multigrid stencil");
   const auto levels = detail::make_levels(problem, coarsenings, 0);
-  return detail::apply_level_stencil(level_of(levels, level, false), p);
+  return detail::apply_level_stencil(level_of(levels, level, false), p, rows);
 }
 
 namespace {

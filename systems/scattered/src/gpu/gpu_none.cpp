@@ -159,7 +159,7 @@ std::vector<float> level_stencil_device(const Problem&, int, int) {
   throw Unsupported("scattered GPU multigrid: not built with CUDA");
 }
 
-std::vector<float> apply_level_stencil(const Problem&, int, int, const std::vector<float>&) {
+std::vector<float> apply_level_stencil(const Problem&, int, int, const std::vector<float>&, StencilRows) {
   throw Unsupported("scattered GPU multigrid: not built with CUDA");
 }
 

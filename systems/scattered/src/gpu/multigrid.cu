@@ -835,9 +835,17 @@ std::vector<float> apply_level(const Level& level, const std::vector<float>& p) 
   return apply_once(op, p, "apply_level");
 }
 
-std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p) {
+std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p, StencilRows rows) {
+  // The operator with its row form fixed, as apply_once applies it.
+  struct Apply {
+    const StencilOperator& op;
+    StencilRows form;
+    long long rows() const { return op.rows(); }
+    void apply(const float* in, float* out) const { op.apply(in, out, nullptr, form); }
+  };
   const StencilOperator op(level);
-  return apply_once(op, p, "apply_level_stencil");
+  const Apply forced{op, rows};
+  return apply_once(forced, p, "apply_level_stencil");
 }
 
 std::vector<float> level_stencil(const Level& level) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "multigrid_levels.hpp"
+#include "splinebench/scattered/stencil_rows.hpp"
 
 namespace splinebench::scattered::gpu::detail {
 
@@ -101,7 +102,7 @@ std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v
 // For tests: a level's stencil formed on the device (entry-major, stencil_level.hpp) and
 // that stencil applied to p on the device.
 std::vector<float> level_stencil(const Level& level);
-std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p);
+std::vector<float> apply_level_stencil(const Level& level, const std::vector<float>& p, StencilRows rows);
 // For tests: level `level`'s f64 stencil by Galerkin passes on the device from level 0's,
 // formed on the device from its samples (levels[0] sampled).
 std::vector<double> galerkin_level_stencil(const std::vector<Level>& levels, int level);

@@ -19,6 +19,7 @@
 #include <cuda_pipeline.h>
 
 #include "device_grid.cuh"
+#include "splinebench/scattered/stencil_rows.hpp"
 #include "stencil_level.hpp"
 
 namespace splinebench::scattered::gpu::detail {
@@ -139,11 +140,6 @@ inline constexpr long long kStagedMaxNodes = 32768;
 inline constexpr int kStagedThreads = 64;  // stencil_row_staged: 2 x 49 x 4 B of shared memory a thread
 
 bool staged_rows(long long nodes) { return nodes <= kStagedMaxNodes; }
-int stencil_threads(long long nodes) { return staged_rows(nodes) ? kStagedThreads : kThreads; }
-int stencil_blocks(long long nodes) {
-  const int threads = stencil_threads(nodes);
-  return static_cast<int>((nodes + threads - 1) / threads);
-}
 
 // stencil_row on the device: the same FMAs in the same order (so the same bits), with each
 // plane's entries and x values first copied into shared memory by asynchronous copies,
@@ -327,11 +323,15 @@ class StencilOperator {
   const StencilGeometry& geometry() const { return geo_; }
   const float* values() const { return value_.data(); }
 
-  // ap = A p (device pointers, rows() each; p and ap must not alias).
-  void apply(const float* p, float* ap, cudaStream_t stream = nullptr) const {
-    launch([&]<bool Staged, int W0, int W1, int W2>(int blocks, int threads) {
-      stencil_apply_kernel<Staged, W0, W1, W2><<<blocks, threads, 0, stream>>>(geo_, value_.data(), p, ap);
-    });
+  // ap = A p (device pointers, rows() each; p and ap must not alias); `rows` forces a row
+  // form (tests: both give the same bits).
+  void apply(const float* p, float* ap, cudaStream_t stream = nullptr,
+             StencilRows rows = StencilRows::by_size) const {
+    launch(
+        [&]<bool Staged, int W0, int W1, int W2>(int blocks, int threads) {
+          stencil_apply_kernel<Staged, W0, W1, W2><<<blocks, threads, 0, stream>>>(geo_, value_.data(), p, ap);
+        },
+        rows);
     SB_CUDA_CHECK_LAUNCH("stencil_apply_kernel");
   }
 
@@ -362,11 +362,12 @@ class StencilOperator {
 
  private:
   // Calls f.template operator()<Staged, W0, W1, W2>(blocks, threads) with the level's row
-  // form (staged_rows) and widths.
+  // form (staged_rows, unless `rows` forces one) and widths.
   template <typename F>
-  void launch(F&& f) const {
-    const int blocks = stencil_blocks(geo_.nodes), threads = stencil_threads(geo_.nodes);
-    const bool staged = staged_rows(geo_.nodes);
+  void launch(F&& f, StencilRows rows = StencilRows::by_size) const {
+    const bool staged = rows == StencilRows::by_size ? staged_rows(geo_.nodes) : rows == StencilRows::staged;
+    const int threads = staged ? kStagedThreads : kThreads;
+    const int blocks = static_cast<int>((geo_.nodes + threads - 1) / threads);
     with_stencil_widths(geo_, [&]<int W0, int W1, int W2>() {
       if (staged) f.template operator()<true, W0, W1, W2>(blocks, threads);
       else f.template operator()<false, W0, W1, W2>(blocks, threads);

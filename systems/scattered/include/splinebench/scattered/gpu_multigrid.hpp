@@ -50,6 +50,7 @@
 #include "splinebench/phase_times.hpp"
 #include "splinebench/scattered/multigrid.hpp"
 #include "splinebench/scattered/problem.hpp"
+#include "splinebench/scattered/stencil_rows.hpp"
 
 namespace splinebench::scattered::gpu {
 
@@ -143,15 +144,17 @@ std::vector<float> apply_level_transfer(const Problem& problem, int coarsenings,
 // runs (f64, before the device's rounding to f32), or formed on the device (f32). Level
 // l's operator applied to p: from the host's f64 stencil in f64; from the host's stencil
 // rounded to f32 as the device stores it, by the device's f32 product row by row, run on
-// the host; or from the device's stencil on the device. The host ones need no device but
-// a CUDA build (Unsupported otherwise).
+// the host; or from the device's stencil on the device (its row form by the level's size
+// or forced, stencil_rows.hpp). The host ones need no device but a CUDA build
+// (Unsupported otherwise).
 std::vector<double> level_stencil_host(const Problem& problem, int coarsenings, int level);
 std::vector<double> apply_level_stencil_host(const Problem& problem, int coarsenings, int level,
                                              const std::vector<double>& p);
 std::vector<float> apply_level_stencil_host_f32(const Problem& problem, int coarsenings, int level,
                                                 const std::vector<float>& p);
 std::vector<float> level_stencil_device(const Problem& problem, int coarsenings, int level);
-std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p);
+std::vector<float> apply_level_stencil(const Problem& problem, int coarsenings, int level, const std::vector<float>& p,
+                                       StencilRows rows = StencilRows::by_size);
 // For tests, level l's matrix from its stencil formed on the host (f64, the entries of
 // level_stencil_host placed at their columns; no device needed, a CUDA build is).
 SparseMatrix level_matrix_host(const Problem& problem, int coarsenings, int level);
