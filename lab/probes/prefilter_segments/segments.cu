@@ -14,20 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "../probe_common.cuh"
 #include "segment_math.hpp"
 #include "splinebench/f32_accuracy.hpp"
 #include "splinebench/oracle.hpp"
 
 namespace sb = splinebench;
-
-#define CHECK(call)                                                                               \
-  do {                                                                                            \
-    cudaError_t e_ = (call);                                                                      \
-    if (e_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                               \
-    }                                                                                             \
-  } while (0)
 
 namespace {
 
@@ -80,21 +72,21 @@ void run(long long n, long long lines) {
   std::vector<float> h(static_cast<std::size_t>(total));
   for (float& v : h) v = u(rng);
   float *d_in, *d_out, *d_copy;
-  CHECK(cudaMalloc(&d_in, total * 4));
-  CHECK(cudaMalloc(&d_out, total * 4));
-  CHECK(cudaMalloc(&d_copy, total * 4));
-  CHECK(cudaMemcpy(d_in, h.data(), total * 4, cudaMemcpyHostToDevice));
+  CK(cudaMalloc(&d_in, total * 4));
+  CK(cudaMalloc(&d_out, total * 4));
+  CK(cudaMalloc(&d_copy, total * 4));
+  CK(cudaMemcpy(d_in, h.data(), total * 4, cudaMemcpyHostToDevice));
   const long long warps = (n + kChunk - 1) / kChunk * lines;
   const unsigned grid = static_cast<unsigned>((warps + kWarps - 1) / kWarps);
   cudaEvent_t a, z;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&z));
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&z));
   for (const sb::Mode mode : {sb::Mode::mirror, sb::Mode::half, sb::Mode::periodic}) {
-    CHECK(cudaMemset(d_out, 0xFF, total * 4));  // poison: an unwritten output is NaN
+    CK(cudaMemset(d_out, 0xFF, total * 4));  // poison: an unwritten output is NaN
     segments_kernel<<<grid, 32 * kWarps>>>(d_in, d_out, n, lines, static_cast<int>(mode));
-    CHECK(cudaGetLastError());
+    CK(cudaGetLastError());
     std::vector<float> got(static_cast<std::size_t>(total));
-    CHECK(cudaMemcpy(got.data(), d_out, total * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got.data(), d_out, total * 4, cudaMemcpyDeviceToHost));
     // The oracle on at most 64 lines (evenly spaced), f64.
     const long long step = std::max<long long>(1, lines / 64);
     double num = 0, den = 0;
@@ -121,20 +113,20 @@ void run(long long n, long long lines) {
     std::vector<float> t_copy, t_seg;
     for (int rep = 0; rep < 25; ++rep) {
       float ms;
-      CHECK(cudaEventRecord(a));
-      CHECK(cudaMemcpyAsync(d_copy, d_in, total * 4, cudaMemcpyDeviceToDevice));
-      CHECK(cudaEventRecord(z));
-      CHECK(cudaEventSynchronize(z));
-      CHECK(cudaEventElapsedTime(&ms, a, z));
+      CK(cudaEventRecord(a));
+      CK(cudaMemcpyAsync(d_copy, d_in, total * 4, cudaMemcpyDeviceToDevice));
+      CK(cudaEventRecord(z));
+      CK(cudaEventSynchronize(z));
+      CK(cudaEventElapsedTime(&ms, a, z));
       if (rep >= 5) t_copy.push_back(ms);
-      CHECK(cudaEventRecord(a));
+      CK(cudaEventRecord(a));
       segments_kernel<<<grid, 32 * kWarps>>>(d_in, d_out, n, lines, static_cast<int>(mode));
-      CHECK(cudaEventRecord(z));
-      CHECK(cudaEventSynchronize(z));
-      CHECK(cudaEventElapsedTime(&ms, a, z));
+      CK(cudaEventRecord(z));
+      CK(cudaEventSynchronize(z));
+      CK(cudaEventElapsedTime(&ms, a, z));
       if (rep >= 5) t_seg.push_back(ms);
     }
-    CHECK(cudaGetLastError());
+    CK(cudaGetLastError());
     const double rel = std::sqrt(num / den);
     const double bound = sb::f32_accuracy::prefilter_rel_l2_bound(sb::GridShape::make({n}));
     std::printf("n %9lld x %7lld %-8s copy %.4f ms  segments %.4f ms  %.3fx  rel_l2 %.2e (bound %.2e) %s, "
@@ -142,9 +134,9 @@ void run(long long n, long long lines) {
                 n, lines, std::string(sb::to_string(mode)).c_str(), median(t_copy), median(t_seg),
                 median(t_seg) / median(t_copy), rel, bound, rel <= bound ? "ok" : "OVER", bad, differ);
   }
-  CHECK(cudaFree(d_in));
-  CHECK(cudaFree(d_out));
-  CHECK(cudaFree(d_copy));
+  CK(cudaFree(d_in));
+  CK(cudaFree(d_out));
+  CK(cudaFree(d_copy));
 }
 
 }  // namespace
