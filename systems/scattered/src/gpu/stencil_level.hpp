@@ -185,12 +185,11 @@ SPLINEBENCH_HD double stencil_entry(const StencilInputs& in, long long node, int
   return s + r;
 }
 
-// The product's row at `node`: sum_e value[e][node] x[fold(node + d_e)] in f32 FMAs in
-// entry order (the device runs it a thread per node; the tests run it on the host, where
-// fmaf rounds once as the device's does). W0, W1, W2: the widths, fixed so the loops unroll.
+// The folded columns of a row along each axis (W0, W1, W2: the widths, fixed so the loops
+// unroll).
 template <int W0, int W1, int W2>
 struct StencilColumns {
-  int i0[W0], i1[W1], i2[W2];  // the folded columns along each axis
+  int i0[W0], i1[W1], i2[W2];
 };
 
 // The folded columns of `node`'s row (stencil_row's, and the device's staged form of it).
@@ -208,6 +207,9 @@ SPLINEBENCH_HD StencilColumns<W0, W1, W2> stencil_columns(const StencilGeometry&
   return c;
 }
 
+// The product's row at `node`: sum_e value[e][node] x[fold(node + d_e)] in f32 FMAs in
+// entry order (the device runs it a thread per node; the tests run it on the host, where
+// fmaf rounds once as the device's does). W0, W1, W2: the widths, fixed so the loops unroll.
 template <int W0, int W1, int W2>
 SPLINEBENCH_HD float stencil_row(const StencilGeometry& g, const float* value, const float* x, long long node) {
   const StencilColumns<W0, W1, W2> col = stencil_columns<W0, W1, W2>(g, node);
