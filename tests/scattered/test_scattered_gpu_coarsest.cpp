@@ -23,13 +23,21 @@
 //  - its product on fresh random b, into an output poisoned with NaN: every row written,
 //    within the host bound above plus e ||S||_2 ||b||_2 of x*;
 //  - a hierarchy of one level (the fine grid within coarsest_max_unknowns): MG-PCG's
-//    V-cycle is the fine level's inverse, so it converges to 1e-6 in at most 3 iterations.
+//    V-cycle is the fine level's inverse, so it converges to 1e-6 in at most 3 iterations;
+//  - the sweeps alone, on random symmetric diagonally dominant matrices of 1 to 600 rows
+//    (600: more elements than the grid form's threads, so its grid-stride loop turns),
+//    in each form (one block, one cooperative launch, one launch per sweep, and the
+//    solver's choice): the swept matrix equals the host's sweeps bit for bit, and a
+//    negative pivot is reported by its index in every form. Prints each form's device
+//    time (the least of three runs) per size.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include <Eigen/Dense>
 
@@ -255,6 +263,73 @@ TEST_F(GpuMultigridCoarsest, OneLevelPcgIsADirectSolve) {
     EXPECT_LE(r.report.iterations, 3) << what;
     const sc::NormalEquations eq = sc::assemble(p);
     EXPECT_LE(sc::relative_residual(eq.matrix, eq.rhs, widen(r.coeffs)), 10 * control.tolerance) << what;
+  }
+}
+
+// A random symmetric matrix, strictly diagonally dominant with a positive diagonal (so
+// positive definite): every pivot of the sweeps is positive.
+std::vector<double> dominant_matrix(std::int64_t n, std::uint64_t seed) {
+  const std::vector<double> noise = random_values<double>(n * n, seed);
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<double> a(un * un);
+  for (std::size_t i = 0; i < un; ++i)
+    for (std::size_t j = 0; j <= i; ++j) a[i * un + j] = a[j * un + i] = noise[i * un + j];
+  for (std::size_t i = 0; i < un; ++i) {
+    double off = 0;
+    for (std::size_t j = 0; j < un; ++j) off += j == i ? 0 : std::abs(a[i * un + j]);
+    a[i * un + i] = 1 + off;
+  }
+  return a;
+}
+
+constexpr sc::gpu::CoarsestSweeps kForms[] = {sc::gpu::CoarsestSweeps::one_block, sc::gpu::CoarsestSweeps::grid,
+                                              sc::gpu::CoarsestSweeps::launches, sc::gpu::CoarsestSweeps::by_size};
+const char* form_name(sc::gpu::CoarsestSweeps f) {
+  switch (f) {
+    case sc::gpu::CoarsestSweeps::one_block: return "one block";
+    case sc::gpu::CoarsestSweeps::grid: return "grid";
+    case sc::gpu::CoarsestSweeps::launches: return "launches";
+    default: return "by size";
+  }
+}
+
+TEST_F(GpuMultigridCoarsest, EverySweepFormIsTheHostsBitForBit) {
+  for (const std::int64_t n : {1, 2, 7, 64, 96, 97, 128, 255, 256, 600}) {
+    const std::vector<double> a = dominant_matrix(n, 97 + static_cast<std::uint64_t>(n));
+    const std::vector<double> host = sc::gpu::sweep_dense_host(a, n);
+    std::ostringstream times;
+    times << "  n = " << n << ", device ms:";
+    for (const sc::gpu::CoarsestSweeps form : kForms) {
+      const std::string what = std::string(form_name(form)) + ", n = " + std::to_string(n);
+      double best = std::numeric_limits<double>::infinity();
+      for (int run = 0; run < 3; ++run) {
+        const sc::gpu::DeviceSweeps d = sc::gpu::sweep_dense_device(a, n, form);
+        ASSERT_EQ(d.bad_pivot, -1) << what;
+        ASSERT_EQ(d.swept.size(), host.size()) << what;
+        if (std::memcmp(d.swept.data(), host.data(), host.size() * sizeof(double)) != 0) {
+          std::size_t e = 0;
+          while (std::memcmp(&d.swept[e], &host[e], sizeof(double)) == 0) ++e;
+          FAIL() << what << ": entry " << e / static_cast<std::size_t>(n) << ", " << e % static_cast<std::size_t>(n)
+                 << " is " << d.swept[e] << " on the device, " << host[e] << " on the host";
+        }
+        best = std::min(best, d.device_s);
+      }
+      times << " " << form_name(form) << " " << best * 1e3;
+    }
+    std::cout << times.str() << std::endl;
+  }
+}
+
+TEST_F(GpuMultigridCoarsest, EverySweepFormReportsTheFirstBadPivot) {
+  for (const std::int64_t n : {7, 200}) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<double> a(un * un, 0.0);
+    for (std::size_t i = 0; i < un; ++i) a[i * un + i] = 1.0 + static_cast<double>(i);
+    a[5 * un + 5] = -1;
+    a[6 * un + 6] = 0;  // a later bad pivot: the first one is reported
+    EXPECT_THROW(sc::gpu::sweep_dense_host(a, n), sb::Error);
+    for (const sc::gpu::CoarsestSweeps form : kForms)
+      EXPECT_EQ(sc::gpu::sweep_dense_device(a, n, form).bad_pivot, 5) << form_name(form) << ", n = " << n;
   }
 }
 

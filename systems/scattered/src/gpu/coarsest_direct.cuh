@@ -1,13 +1,17 @@
 // The coarsest level's direct solve on the device (coarsest_direct.hpp says what is formed
-// and why): built once from the level (its f64 stencil, the dense matrix, n sweeps, the
-// f32 inverse), then x = A^-1 b in one launch with no host round trip. Included by
-// multigrid.cu alone (internal linkage, as stencil_level.cuh).
+// and why): built once from the level (its f64 stencil, the dense matrix, the n sweeps in
+// one launch, the f32 inverse), then x = A^-1 b in one launch with no host round trip.
+// Included by multigrid.cu alone (internal linkage, as stencil_level.cuh).
 #pragma once
 
+#include <cooperative_groups.h>
+
+#include <algorithm>
 #include <climits>
 
 #include "coarsest_direct.hpp"
 #include "stencil_level.cuh"
+#include "splinebench/scattered/coarsest_sweeps.hpp"
 
 namespace splinebench::scattered::gpu::detail {
 namespace {
@@ -18,19 +22,134 @@ __global__ void dense_from_stencil_kernel(StencilGeometry g, const double* __res
   if (node < g.nodes) dense_row_from_stencil(g, value, node, dense + node * g.nodes);
 }
 
-// One sweep: out = the sweep of pivot k of in (n x n each, distinct buffers). The thread of
-// the pivot records k in *bad (atomicMin: the first bad pivot of all) when the pivot is
-// not positive or not finite.
-__global__ void sweep_kernel(long long n, long long k, const double* __restrict__ in, double* __restrict__ out,
-                             int* bad) {
-  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= n * n) return;
-  const long long i = t / n, j = t % n;
+// Element (i, j) of sweep k: out[i n + j] = the sweep of pivot k of in (n x n each, distinct
+// buffers). The thread of the pivot records k in *bad (atomicMin: the first bad pivot of
+// all) when the pivot is not positive or not finite.
+__device__ __forceinline__ void sweep_at(long long n, long long k, long long i, long long j, const double* in,
+                                         double* out, int* bad) {
   if (i == k && j == k) {
     const double pivot = in[k * n + k];
     if (!(pivot > 0) || !isfinite(pivot)) atomicMin(bad, static_cast<int>(k));
   }
-  out[t] = sweep_element(in, n, k, i, j);
+  out[i * n + j] = sweep_element(in, n, k, i, j);
+}
+
+// One sweep per launch (the form for a device without cooperative launches): the launches
+// on one stream run in order, so each sees the whole previous sweep.
+__global__ void sweep_kernel(long long n, long long k, const double* __restrict__ in, double* __restrict__ out,
+                             int* bad) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= n * n) return;
+  sweep_at(n, k, t / n, t % n, in, out, bad);
+}
+
+// Every sweep in one launch: sweep k reads m[k % 2] and writes m[(k + 1) % 2], then a barrier
+// (the block's alone when kOneBlock, the grid's otherwise: a cooperative launch, every
+// block resident) so that sweep k + 1 sees all of sweep k. Each thread takes elements
+// first, first + stride, ... (a grid-stride loop); each element is the same sweep_element
+// of the same values as in the per-sweep launches, so the bits are theirs. No __restrict__
+// and no read-only loads: each buffer is written by the launch itself, every other sweep,
+// and the barrier (grid.sync's fences) is what makes those writes visible to every block.
+inline constexpr int kSweepThreads = 1024;
+template <bool kOneBlock>
+__global__ void __launch_bounds__(kSweepThreads) sweeps_kernel(long long n, double* m0, double* m1, int* bad) {
+  const long long count = n * n;
+  const long long first = kOneBlock ? static_cast<long long>(threadIdx.x)
+                                    : static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long stride = kOneBlock ? static_cast<long long>(blockDim.x)
+                                     : static_cast<long long>(gridDim.x) * blockDim.x;
+  // The thread's first (i, j) and the stride in rows and columns, divided once: 64-bit
+  // division is a long instruction sequence, and the elements are the same every sweep.
+  const long long i0 = first / n, j0 = first % n, di = stride / n, dj = stride % n;
+  for (long long k = 0; k < n; ++k) {
+    const double* in = (k & 1) ? m1 : m0;
+    double* out = (k & 1) ? m0 : m1;
+    long long i = i0, j = j0;
+    for (long long t = first; t < count; t += stride) {
+      sweep_at(n, k, i, j, in, out, bad);
+      i += di;
+      j += dj;
+      if (j >= n) {
+        j -= n;
+        ++i;
+      }
+    }
+    if constexpr (kOneBlock) __syncthreads();
+    else cooperative_groups::this_grid().sync();
+  }
+}
+
+// The form by_size picks for n rows. One block when n <= kOneBlockMaxRows: a block barrier
+// is a hardware barrier on one SM, far cheaper than a grid barrier (every block's arrival
+// through an atomic in L2 and a spin on it), while one SM's work per sweep is n^2 elements,
+// each an f64 division and 16 bytes of loads and stores through that SM's own path to L2.
+// At n = 96 that is 9216 elements, 9 per thread, and 147 KB moved (both buffers, 2 x 72 KB,
+// fit the SM's L1 besides): by estimate, about as long as one grid barrier takes, and it
+// grows as n^2 above that. The grid form spreads the n^2 elements over up to every SM, so
+// above the bound its sweep costs little more than its barrier while the elements spread
+// thin (at the default n <= 256, 64 blocks of one element per thread). The bound is a
+// reasoned estimate, not a measured crossover: the forms give the same bits, so moving it
+// changes only the time (GpuMultigridCoarsest.EverySweepFormIsTheHostsBitForBit prints
+// each form's time per size).
+inline constexpr long long kOneBlockMaxRows = 96;
+
+// Whether this thread's current device can launch cooperative kernels, and how many
+// blocks of sweeps_kernel<false> it holds resident at once (0 when it cannot).
+inline int resident_sweep_blocks() {
+  int dev = 0, cooperative = 0, sms = 0, per_sm = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&dev));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, dev));
+  if (!cooperative) return 0;
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  SB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweeps_kernel<false>, kSweepThreads, 0));
+  return sms * per_sm;
+}
+
+// Sweeps pivots 0 .. n-1 of m[0] (n x n, f64, row-major) on this thread's default stream,
+// m[1] the other buffer; the result is in m[n % 2]. *bad takes the first pivot that is not
+// positive and finite (atomicMin; the caller sets it to INT_MAX before).
+//
+// The per-sweep launches stay as the fallback for a device whose runtime reports no
+// cooperative launch (the attribute is the runtime's to report per device and setup, and
+// this library does not pick the device it runs on); the one-block form needs no
+// cooperative launch and runs everywhere.
+inline void run_sweeps(long long n, double* const m[2], int* bad, CoarsestSweeps form) {
+  int resident = 0;
+  if (form == CoarsestSweeps::by_size) {
+    if (n <= kOneBlockMaxRows) form = CoarsestSweeps::one_block;
+    else form = (resident = resident_sweep_blocks()) > 0 ? CoarsestSweeps::grid : CoarsestSweeps::launches;
+  } else if (form == CoarsestSweeps::grid) {
+    resident = resident_sweep_blocks();
+    if (resident < 1) fail("GPU MG-PCG: the coarsest's sweeps: this device cannot launch them cooperatively");
+  }
+  const long long count = n * n;
+  switch (form) {
+    case CoarsestSweeps::one_block:
+      // The per-thread default stream, as the file's other launches (the library is built
+      // with per-thread default streams).
+      sweeps_kernel<true><<<1, kSweepThreads>>>(n, m[0], m[1], bad);
+      SB_CUDA_CHECK_LAUNCH("sweeps_kernel (one block)");
+      break;
+    case CoarsestSweeps::grid: {
+      // No more blocks than elements (fewer blocks arrive at each barrier) and no more than
+      // are resident at once (a cooperative launch requires every block resident).
+      const long long wanted = (count + kSweepThreads - 1) / kSweepThreads;
+      const int blocks = static_cast<int>(std::min<long long>(wanted, resident));
+      long long n_arg = n;
+      double* m0 = m[0];
+      double* m1 = m[1];
+      void* args[] = {&n_arg, &m0, &m1, &bad};
+      // cudaStreamPerThread: the stream the file's <<<>>> launches and memsets use.
+      SB_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&sweeps_kernel<false>), dim3(blocks),
+                                                dim3(kSweepThreads), args, 0, cudaStreamPerThread));
+      break;
+    }
+    default:
+      for (long long k = 0; k < n; ++k) {
+        sweep_kernel<<<blocks_for(count), kThreads>>>(n, k, m[k % 2], m[(k + 1) % 2], bad);
+        SB_CUDA_CHECK_LAUNCH("sweep_kernel");
+      }
+  }
 }
 
 // inv = -swept rounded to f32 (the sweeps leave -A^-1).
@@ -105,12 +224,7 @@ class DirectCoarsest {
     SB_CUDA_CHECK_LAUNCH("dense_from_stencil_kernel");
     const int none = INT_MAX;
     bad_.upload(&none);
-    // Sweep k reads m[k % 2] and writes m[(k + 1) % 2]: the launches on one stream run
-    // in order, so each sees the whole previous sweep.
-    for (long long k = 0; k < n_; ++k) {
-      sweep_kernel<<<blocks_for(count), kThreads>>>(n_, k, m[k % 2], m[(k + 1) % 2], bad_.data());
-      SB_CUDA_CHECK_LAUNCH("sweep_kernel");
-    }
+    run_sweeps(n_, m, bad_.data(), CoarsestSweeps::by_size);
     inverse_.resize(n * n);
     finish_inverse_kernel<<<blocks_for(count), kThreads>>>(count, m[n_ % 2], inverse_.data());
     SB_CUDA_CHECK_LAUNCH("finish_inverse_kernel");

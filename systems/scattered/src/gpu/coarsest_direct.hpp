@@ -26,11 +26,20 @@
 // budget of a few milliseconds; and forming the matrix on the host from the samples costs
 // every sample 4^D x 4^D products (10^10 at 256^3, where every level keeps all the
 // samples). On the device the matrix comes from the kernel that forms the stencils, and
-// each sweep is one launch over n^2 independent elements reading and writing two f64
-// buffers of 8 n^2 bytes (0.5 MB each at the default n <= 256, 8 MB at 1024: both inside
-// an H200's 50 MB L2), so the inversion is n short launches and no host round trip but
-// the one that reads the pivot check. kMaxDirectRows bounds n: at 2048 the buffers
-// (32 MB each) no longer fit in L2 together and the sweeps cost n passes over DRAM.
+// each sweep is n^2 independent elements reading one f64 buffer of 8 n^2 bytes and
+// writing the other (0.5 MB each at the default n <= 256, 8 MB at 1024: both inside an
+// H200's 50 MB L2). kMaxDirectRows bounds n: at 2048 the buffers (32 MB each) no longer
+// fit in L2 together and the sweeps cost n passes over DRAM.
+//
+// Launches. A sweep's work is tiny beside a launch, so all n sweeps run in one launch
+// with a barrier between consecutive sweeps (sweep k + 1 reads what every thread wrote in
+// sweep k): one block with its own barrier when n is small enough for one SM to sweep
+// faster than a grid barrier costs, otherwise a cooperative launch of no more blocks than
+// the device holds resident, with cooperative_groups' grid barrier. Where the runtime
+// reports no cooperative launch the sweeps fall back to one launch each, the stream's
+// order being the barrier. Every form applies sweep_element to the same buffers in the
+// same order, so all three leave the same bits, and no host round trip but the one that
+// reads the pivot check.
 //
 // Apply. The inverse rounded to f32 (4 n^2 bytes: 256 KB at n = 256, 4 MB at 1024) and
 // one warp per row: lane l sums inv[i][j] b[j] for j = l, l + 32, ... in f64, then a

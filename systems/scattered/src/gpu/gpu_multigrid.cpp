@@ -289,6 +289,22 @@ std::vector<float> apply_coarsest(const Problem& problem, int coarsenings, int l
   return detail::apply_coarsest(l, b);
 }
 
+std::vector<double> sweep_dense_host(const std::vector<double>& a, std::int64_t n) {
+  std::vector<double> swept = detail::sweep_inverse_host(a, n);
+  for (double& v : swept) v = -v;  // sweep_inverse_host negates the swept matrix; negation is exact
+  return swept;
+}
+
+DeviceSweeps sweep_dense_device(const std::vector<double>& a, std::int64_t n, CoarsestSweeps form) {
+  if (const std::string why = device_unavailable_reason(); !why.empty())
+    throw Unsupported("scattered GPU multigrid coarsest sweeps: " + why);
+  DeviceSweeps out;
+  long long bad = -1;
+  out.swept = detail::sweep_dense(a, n, form, bad, out.device_s);
+  out.bad_pivot = bad;
+  return out;
+}
+
 std::array<std::vector<double>, 3> level_axis_tables(Mode mode, int n, double length, double scale) {
   return detail::level_axis_integrals(mode, n, length, scale);
 }

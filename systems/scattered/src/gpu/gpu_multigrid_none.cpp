@@ -18,5 +18,7 @@ std::vector<double> coarsest_inverse_host(const Problem&, int, int) { no_cuda();
 std::vector<float> apply_coarsest_host(const Problem&, int, int, const std::vector<float>&) { no_cuda(); }
 std::vector<float> coarsest_inverse_device(const Problem&, int, int) { no_cuda(); }
 std::vector<float> apply_coarsest(const Problem&, int, int, const std::vector<float>&) { no_cuda(); }
+std::vector<double> sweep_dense_host(const std::vector<double>&, std::int64_t) { no_cuda(); }
+DeviceSweeps sweep_dense_device(const std::vector<double>&, std::int64_t, CoarsestSweeps) { no_cuda(); }
 
 }  // namespace splinebench::scattered::gpu

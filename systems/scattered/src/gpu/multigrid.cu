@@ -889,6 +889,31 @@ std::vector<float> apply_coarsest(const Level& level, const std::vector<float>& 
   return apply_once(checked(d, "apply_coarsest"), b, "apply_coarsest");
 }
 
+std::vector<double> sweep_dense(const std::vector<double>& a, long long n, CoarsestSweeps form, long long& bad_pivot,
+                                double& device_s) {
+  const auto count = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  if (n < 1 || n > kMaxDirectRows || a.size() != count)
+    fail("sweep_dense: " + std::to_string(a.size()) + " values for n = " + std::to_string(n));
+  DeviceBuffer<double> ping(count), pong(count);
+  DeviceBuffer<int> bad(1);
+  ping.upload(a.data());
+  SB_CUDA_CHECK(cudaMemsetAsync(pong.data(), 0xFF, count * sizeof(double), cudaStreamPerThread));
+  const int none = INT_MAX;
+  bad.upload(&none);
+  double* m[2] = {ping.data(), pong.data()};
+  Event start, stop;
+  start.record(cudaStreamPerThread);
+  run_sweeps(n, m, bad.data(), form);
+  stop.record(cudaStreamPerThread);
+  device_s = stop.seconds_since(start);
+  std::vector<double> out(count);
+  (n % 2 ? pong : ping).download(out.data());
+  int first_bad = INT_MAX;
+  bad.download(&first_bad);
+  bad_pivot = first_bad == INT_MAX ? -1 : first_bad;
+  return out;
+}
+
 std::vector<float> apply_transfer(const Level& fine, const std::vector<float>& v, bool prolongate) {
   DeviceTransfer t(fine.to_coarser);
   const auto n_in = static_cast<std::size_t>(prolongate ? t.coarse_rows() : t.fine_rows());

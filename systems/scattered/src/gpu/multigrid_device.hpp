@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "multigrid_levels.hpp"
+#include "splinebench/scattered/coarsest_sweeps.hpp"
 #include "splinebench/scattered/stencil_rows.hpp"
 
 namespace splinebench::scattered::gpu::detail {
@@ -111,5 +112,10 @@ std::vector<double> galerkin_level_stencil(const std::vector<Level>& levels, int
 // poisoned before). Both throw when a pivot is not positive.
 std::vector<float> coarsest_inverse(const Level& level);
 std::vector<float> apply_coarsest(const Level& level, const std::vector<float>& b);
+// For tests: the coarsest's sweeps (coarsest_direct.cuh: run_sweeps) of the dense n x n f64
+// matrix a in the form `form`: the swept matrix; bad_pivot the first pivot that was not
+// positive and finite (-1: none), device_s the sweeps' device seconds.
+std::vector<double> sweep_dense(const std::vector<double>& a, long long n, CoarsestSweeps form, long long& bad_pivot,
+                                double& device_s);
 
 }  // namespace splinebench::scattered::gpu::detail

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "splinebench/phase_times.hpp"
+#include "splinebench/scattered/coarsest_sweeps.hpp"
 #include "splinebench/scattered/multigrid.hpp"
 #include "splinebench/scattered/problem.hpp"
 #include "splinebench/scattered/stencil_rows.hpp"
@@ -69,9 +70,10 @@ inline constexpr std::int64_t kMaxCoarsestUnknowns = 2048;
 struct MgPcgOptions {
   // Coarsen until the coarsest level has at most this many nodes, 1 .. kMaxCoarsestUnknowns
   // (a grid whose axes are all too short to halve stops earlier, at most 4^D = 64 nodes).
-  // The setup inverts the coarsest in about as many launches as it has nodes, and each
-  // level above it adds about 20 launches to every V-cycle: 256 keeps the inversion short
-  // (16^2 from a 512^2 image, 4^3 from 256^3) for a one-off solve.
+  // The setup inverts the coarsest by as many sweeps as it has nodes (one launch, a
+  // barrier between sweeps, n^3 flops in all), and each level above it adds about 20
+  // launches to every V-cycle: 256 keeps the inversion short (16^2 from a 512^2 image,
+  // 4^3 from 256^3) for a one-off solve.
   std::int64_t coarsest_max_unknowns = 256;
   int chebyshev_degree = 3;
   // Replay each V-cycle from one CUDA graph captured at the first instead of launching
@@ -170,6 +172,21 @@ std::vector<double> coarsest_inverse_host(const Problem& problem, int coarsening
 std::vector<float> apply_coarsest_host(const Problem& problem, int coarsenings, int level, const std::vector<float>& b);
 std::vector<float> coarsest_inverse_device(const Problem& problem, int coarsenings, int level);
 std::vector<float> apply_coarsest(const Problem& problem, int coarsenings, int level, const std::vector<float>& b);
+// For tests, the direct solve's Gauss-Jordan sweeps alone (src/gpu/coarsest_direct.hpp) of a
+// dense n x n f64 matrix `a` (row-major, 1 <= n <= kMaxCoarsestUnknowns): the swept
+// matrix (-A^-1 when every pivot is positive), f64 row-major. On the host in the device's
+// order (no device needed, a CUDA build is; throws at the first pivot that is not
+// positive), and on the device in the form `form` (by_size: the solver's choice), with the
+// first pivot that was not positive and finite (-1: none) and the sweeps' device seconds
+// (events around the sweeps alone).
+struct DeviceSweeps {
+  std::vector<double> swept;
+  std::int64_t bad_pivot = -1;
+  double device_s = 0;
+};
+std::vector<double> sweep_dense_host(const std::vector<double>& a, std::int64_t n);
+DeviceSweeps sweep_dense_device(const std::vector<double>& a, std::int64_t n,
+                                CoarsestSweeps form = CoarsestSweeps::by_size);
 // For tests, MG-PCG's Galerkin levels (src/gpu/galerkin_level.hpp): level `level`'s f64
 // stencil (entry-major) from level 0's formed on the host from the samples, taken down by
 // Galerkin passes on the host or on the device; and the host one as a matrix (as
