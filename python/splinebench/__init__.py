@@ -19,6 +19,7 @@ device, on the caller's current stream, and results come back as the caller's ar
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -102,11 +103,7 @@ def _device_stream(producer: _arrays.Producer, a: Any, device: int, stream: Any)
     return s, s or 1
 
 
-def _size(shape: tuple[int, ...]) -> int:
-    n = 1
-    for extent in shape:
-        n *= extent
-    return n
+_size = math.prod  # elements of a shape (1 for ()); C, not a Python loop, on the hot path
 
 
 def _prefilter_device(producer: _arrays.Producer, name: str, input: Any, out: Any, shape: tuple[int, ...], order: int,

@@ -3,6 +3,8 @@
 //    parts - shared memory, barriers, cp.async, tickets - change nothing), and within
 //    the oracle tolerance, for every tile kind, mode, short and odd line, channels and
 //    batches; outputs are poisoned (NaN) before every run;
+//  - one runner's launches back to back on a stream, each on the launch state the one
+//    before it left (the kernel resets its own counters; no memset between launches);
 //  - the adversarial debug mode (random dependency-respecting ticket order, random
 //    block stalls, eight times more blocks than can be resident) finishes with the
 //    same bits;
@@ -229,6 +231,75 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
               "")
         << "step " << k << ": " << st.c.name();
   }
+}
+
+// The launch state resets itself (flex_kernels.cu: the last block to leave zeroes the
+// ticket, the pass counters and its own count; run() no longer memsets them): one runner,
+// launches enqueued back to back on one non-default stream with no synchronisation
+// between them (only the adversarial orders' uploads wait), so every launch starts on
+// exactly what the one before it left: the same plan twice, more and fewer passes and
+// fields (a smaller launch's counters inside a larger one's), one block and many,
+// adversarial grids of eight times the resident blocks, and the fixed kernel between. A
+// launch that found a counter not reset would take no tile (ticket past the end) or pass
+// a wait early: poisoned outputs or other bits than the emulation's.
+TEST(GpuFlex, BackToBackLaunchesResetTheirOwnCounters) {
+  SKIP_WITHOUT_DEVICE();
+  struct Step {
+    FlexCase c;
+    int blocks;
+    bool adversarial;
+    Variant variant = Variant::flexible;
+  };
+  const std::vector<Step> steps{
+      {{{21, 34, 45}, 1, 3}, 0, false},    {{{21, 34, 45}, 1, 3}, 0, false},  {{{21, 34, 45}, 1, 3}, 1, false},
+      {{{5, 6, 7, 9}, 1, 2}, 0, false},    {{{61, 47}, 4, 5}, 0, false},      {{{5, 6, 7, 9}, 1, 2}, 1000, false},
+      {{{4099}, 1, 1}, 0, false},          {{{21, 34, 45}, 1, 3}, 0, true},   {{{21, 34, 45}, 1, 3}, 0, false},
+      {{{21, 34, 45}, 1, 3}, 0, false, Variant::fixed},                      {{{2, 3, 2, 3, 4}, 1, 2}, 0, false},
+      {{{2, 3, 2, 3, 4}, 1, 2}, 0, true},  {{{2, 3, 2, 3, 4}, 1, 2}, 0, false}, {{{37, 45}, 2, 2}, 0, false},
+  };
+  cudaStream_t stream = nullptr;
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  FlexRunner runner;
+  struct Launched {
+    std::vector<float> in;
+    gpu::DeviceBuffer<float> d_in, d_out, d_tmp;
+  };
+  std::vector<Launched> launched(steps.size());
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const Step& st = steps[k];
+    const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
+    Launched& l = launched[k];
+    l.in = splinebench::testing::random_values<float>(shape.values() * st.c.fields, 70 + k);
+    const std::size_t n = l.in.size();
+    l.d_in.resize(n);
+    l.d_out.resize(n);
+    const std::int64_t tmp = runner.tmp_values(st.variant, shape, st.c.fields, Mode::mirror);
+    if (tmp) l.d_tmp.resize(static_cast<std::size_t>(tmp));
+    SB_CUDA_CHECK(cudaMemcpyAsync(l.d_in.data(), l.in.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream));
+    SB_CUDA_CHECK(cudaMemsetAsync(l.d_out.data(), 0xFF, n * sizeof(float), stream));  // NaN
+    LaunchOptions opt;
+    opt.share.blocks = st.blocks;
+    opt.adversarial = st.adversarial;
+    opt.seed = 11 + k;
+    if (st.adversarial)
+      opt.order = adversarial_order(make_launch(runner.plan(st.variant, shape, st.c.fields, Mode::mirror, opt.share)),
+                                    opt.seed);
+    runner.run(st.variant, shape, st.c.fields, Mode::mirror, l.d_in.data(), l.d_out.data(),
+               tmp ? l.d_tmp.data() : nullptr, stream, opt);
+  }
+  SB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const Step& st = steps[k];
+    const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
+    std::vector<float> out(launched[k].in.size());
+    SB_CUDA_CHECK(cudaMemcpy(out.data(), launched[k].d_out.data(), out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    DeviceShare share;
+    share.blocks = st.blocks;
+    EXPECT_EQ(bit_difference(out, run_emulated(st.variant, shape, st.c.fields, Mode::mirror, launched[k].in, share)),
+              "")
+        << "step " << k << ": " << st.c.name();
+  }
+  SB_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
 // Plans for a share of the device, on the device against the emulation (bit for bit),

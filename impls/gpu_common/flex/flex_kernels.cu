@@ -26,6 +26,29 @@
 // the pass before it, pass k - 1 of a field numbered before pass k of that field.
 // The fixed baseline launches each pass separately with tile = blockIdx.x (the
 // classic allocation): the same tile code, one launch per axis.
+// The launch state (the ticket counter, the per-field pass counters and a count of the
+// blocks that have left) is zero before every launch and the launch leaves it zero: the
+// last block to leave resets it (flex_kernel's exit), so a runner's next launch needs no
+// memset. Why that holds, on the stream the runner enqueues on:
+//  (a) every block leaves exactly once, after its last access to the counters (the ticket
+//      that ran out comes after every fetch_add of its tiles' pass counters and every wait
+//      of its own), and counts itself out with an acq_rel fetch_add on `exited`; the block
+//      that counts gridDim.x has acquired every other block's counting-out, so all their
+//      accesses happen before its reset stores (they reach it through thread 0's acquire
+//      and the block's barrier), and no block touches the counters after it;
+//  (b) the next launch on the stream starts after this one has finished, its writes
+//      visible (stream order), so it finds zeros; launches of one runner on two streams
+//      at once were a race before too (the memset on one stream against the other's
+//      kernel): a runner is for one stream at a time (the module keeps one per stream);
+//  (c) a launch that fails to start runs no block and changes nothing; a kernel that
+//      faults mid-run leaves the counters as they are, but such an error is sticky: the
+//      context and every allocation in it, the counters included, are unusable until the
+//      device is reset, so no later launch reads them. Host-side throws in run() come
+//      before the launch and change nothing either;
+//  (d) the runner zeroes a counter buffer when it allocates it (grow_state): the first
+//      launch and any launch needing more counters than before start from zeros; a
+//      launch uses and resets only the first 16 + 4 * passes * fields bytes, the rest stays
+//      as the memset left it.
 // Between its tiles a block keeps the bulk tile's mbarriers valid (BulkBars,
 // tile/stream_only_bulk.cuh, in static shared memory); it retires them before a tile that
 // reuses their memory (bulk_bars_before_tile) and before it returns. A fixed_kernel
@@ -34,6 +57,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <mutex>
 #include <vector>
 
 #include "gpu_common/flex/flex_launch.hpp"
@@ -48,6 +72,7 @@ namespace {
 struct FlexArgs {
   LaunchDesc launch;
   unsigned long long* ticket;
+  unsigned int* exited;        // blocks that have left (the last resets the launch state)
   unsigned int* done;          // [pass][field] tiles finished
   const std::int64_t* order;   // ticket -> tile, or null (ticket order)
   std::uint64_t seed;
@@ -59,6 +84,7 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
   extern __shared__ float4 flex_smem[];
   float* smem = reinterpret_cast<float*>(flex_smem);
   __shared__ long long s_ticket;
+  __shared__ int s_last;
   const DeviceBlock blk;
   const LaunchDesc& L = a.launch;
   const long long total = L.pass_begin[L.passes];
@@ -74,6 +100,21 @@ __global__ void __launch_bounds__(kThreads) flex_kernel(const __grid_constant__ 
     const long long ticket = s_ticket;
     if (ticket >= total) {  // the same for every thread of the block
       bulk_bars_retire(blk, smem, flex_bulk_bars, nullptr);
+      // Counts the block out; the last one leaves the launch state zero for the next
+      // launch on the stream (the file's header says why that is safe).
+      if (threadIdx.x == 0) {
+        cuda::atomic_ref<unsigned int, cuda::thread_scope_device> exited(*a.exited);
+        s_last = exited.fetch_add(1u, cuda::memory_order_acq_rel) + 1u == gridDim.x;
+      }
+      __syncthreads();
+      if (s_last) {
+        const long long counters = static_cast<long long>(L.passes) * L.fields;
+        for (long long i = threadIdx.x; i < counters; i += blockDim.x) a.done[i] = 0u;
+        if (threadIdx.x == 0) {
+          *a.ticket = 0ull;
+          *a.exited = 0u;
+        }
+      }
       return;
     }
     const long long tile = a.order ? a.order[ticket] : ticket;
@@ -147,13 +188,55 @@ const void* kernel_for(Variant v, int channels) {
                                 : reinterpret_cast<const void*>(fixed_kernel_for(channels));
 }
 
-void allow_smem(const void* kernel, int bytes) {
+// The dynamic shared memory limit of each kernel on each device, as allow_smem last set
+// it. A kernel's limit is the process's, per device, and every runner sets it before each
+// launch to what that launch needs (a runner of another problem may have set another value
+// since): the value a launch sees is the same as before this cache, only the call is
+// skipped when the limit already has it (cudaFuncSetAttribute is a driver call of about a
+// microsecond on every run). The kernels are this file's own, so nothing else sets their
+// limits; a cudaDeviceReset would reset them, but it also frees every runner's buffers, so
+// no runner outlives it in working order anyway.
+struct SmemLimit {
+  int device;
+  const void* kernel;
+  int bytes;
+};
+std::mutex smem_limits_mutex;
+std::vector<SmemLimit> smem_limits;  // guarded by smem_limits_mutex
+
+// Sets `kernel`'s limit on the current device to `bytes` (unless it has it). The caller
+// holds smem_limits_mutex through its launch, so that another thread's runner cannot
+// change the limit between the two (which could fail the launch).
+void allow_smem_locked(const void* kernel, int bytes) {
+  int device = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  auto it = std::find_if(smem_limits.begin(), smem_limits.end(),
+                         [&](const SmemLimit& l) { return l.device == device && l.kernel == kernel; });
+  if (it != smem_limits.end() && it->bytes == bytes) return;
+  if (it != smem_limits.end()) it->bytes = -1;  // unknown until the call succeeds
   SB_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  if (it != smem_limits.end())
+    it->bytes = bytes;
+  else
+    smem_limits.push_back({device, kernel, bytes});
+}
+
+void allow_smem(const void* kernel, int bytes) {
+  const std::lock_guard<std::mutex> lock(smem_limits_mutex);
+  allow_smem_locked(kernel, bytes);
 }
 
 template <typename T>
 void grow(DeviceBuffer<T>& buffer, std::size_t count) {
   if (buffer.size() < count) buffer.resize(count);
+}
+
+// The launch state of at least `bytes`: a new buffer is zeroed on `stream` (ahead of the
+// launch); one already there is zero, as every launch leaves it (the file's header).
+void grow_state(DeviceBuffer<unsigned char>& state, std::size_t bytes, cudaStream_t stream) {
+  if (state.size() >= bytes) return;
+  state.resize(bytes);
+  SB_CUDA_CHECK(cudaMemsetAsync(state.data(), 0, state.size(), stream));
 }
 
 struct DeviceFacts {
@@ -239,8 +322,9 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
 
   if (variant == Variant::fixed) {
     const FixedKernel kernel = fixed_kernel_for(shape.channels);
-    // Per run: a runner of another problem may have set the kernel's limit since (cheap).
-    allow_smem(reinterpret_cast<const void*>(kernel), smem_bytes);
+    // Per run: a runner of another problem may have set the kernel's limit since.
+    const std::lock_guard<std::mutex> lock(smem_limits_mutex);
+    allow_smem_locked(reinterpret_cast<const void*>(kernel), smem_bytes);
     for (const PassDesc& P : p.passes) {
       if (P.tiles > INT_MAX) throw Unsupported("gpu_flex_fixed: more than 2^31 - 1 tiles in one pass");
       kernel<<<static_cast<int>(P.tiles), kThreads, static_cast<std::size_t>(P.smem.total) * 4, stream>>>(P);
@@ -251,14 +335,16 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
 
   const LaunchDesc L = make_launch(p);
   const std::int64_t total = L.pass_begin[L.passes];
-  const std::size_t state_bytes = 8 + 4 * static_cast<std::size_t>(L.passes * L.fields);
-  grow(state_, state_bytes);
-  SB_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, state_bytes, stream));
+  // ticket (8 bytes), exited (4), padding (4), done (4 per pass and field): zero already
+  // (no memset per run: the last block of every launch resets it, the header says why).
+  const std::size_t state_bytes = 16 + 4 * static_cast<std::size_t>(L.passes * L.fields);
+  grow_state(state_, state_bytes, stream);
 
   FlexArgs args{};
   args.launch = L;
   args.ticket = reinterpret_cast<unsigned long long*>(state_.data());
-  args.done = reinterpret_cast<unsigned int*>(state_.data() + 8);
+  args.exited = reinterpret_cast<unsigned int*>(state_.data() + 8);
+  args.done = reinterpret_cast<unsigned int*>(state_.data() + 16);
   args.order = nullptr;
   args.seed = options.seed;
   args.adversarial = options.adversarial ? 1 : 0;
@@ -273,7 +359,8 @@ void FlexRunner::run(Variant variant, const GridShape& shape, std::int64_t field
   }
 
   const FlexKernel kernel = flex_kernel_for(shape.channels);
-  allow_smem(reinterpret_cast<const void*>(kernel), std::max(smem_bytes, 1));  // as for the fixed kernel
+  const std::lock_guard<std::mutex> lock(smem_limits_mutex);  // through the launch, as for the fixed kernel
+  allow_smem_locked(reinterpret_cast<const void*>(kernel), std::max(smem_bytes, 1));
   const int resident = cached.resident;
   std::int64_t grid = options.share.blocks > 0 ? options.share.blocks : resident;
   if (options.adversarial) grid = 8LL * resident;  // more than can be resident

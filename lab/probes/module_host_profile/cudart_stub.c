@@ -27,7 +27,24 @@ const char* cudaGetErrorString(int e) { (void)e; return "stub error"; }
 const char* cudaGetErrorName(int e) { (void)e; return "cudaErrorStub"; }
 static void* handle[4];
 void** __cudaRegisterFatBinary(void* f) { (void)f; return handle; }
-#define NOP(name) int name() { return OK; }
+/* Calls counted by name for the runtime calls a module call makes (stub_calls(name):
+ * how many so far; the NOP functions and the memory/attribute queries above count too). */
+#include <string.h>
+#define MAX_COUNTED 96
+static const char* counted_name[MAX_COUNTED];
+static long counted[MAX_COUNTED];
+static void count(const char* name) {
+  for (int i = 0; i < MAX_COUNTED; ++i) {
+    if (counted_name[i] == name) { ++counted[i]; return; }
+    if (!counted_name[i]) { counted_name[i] = name; counted[i] = 1; return; }
+  }
+}
+long stub_calls(const char* name) {
+  for (int i = 0; i < MAX_COUNTED && counted_name[i]; ++i)
+    if (!strcmp(counted_name[i], name)) return counted[i];
+  return 0;
+}
+#define NOP(name) int name() { count(#name); return OK; }
 void __cudaRegisterFatBinaryEnd(void** h) { (void)h; }
 void __cudaUnregisterFatBinary(void** h) { (void)h; }
 void __cudaRegisterFunction() {}

@@ -11,7 +11,9 @@ the checks, the implementation's host code), not CuPy's, the driver's or a launc
 
 Rows: `_core.prefilter` / `_core.evaluate` on ready capsules at 16 samples and 256^3, and
 whole `spline_filter` / `map_coordinates` calls on 16 samples with and without `impl=`;
-per row the median and the fastest of `loops` loops of 2000 calls, in microseconds."""
+per row the median and the fastest of `loops` loops of 2000 calls, in microseconds, and the
+stand-in runtime's calls per call (launches, memsets, attribute sets: each a driver call of
+about a microsecond or more on a real device, free here)."""
 from __future__ import annotations
 
 import statistics
@@ -33,8 +35,21 @@ def main() -> int:
     import splinebench
     from splinebench import _core
 
-    def report(name, times):
-        print(f"{name:44} median {statistics.median(times):6.2f} us  fastest {min(times):6.2f} us")
+    import ctypes
+    stub = ctypes.CDLL("libcudart.so.13")
+    stub.stub_calls.restype = ctypes.c_long
+    stub.stub_calls.argtypes = [ctypes.c_char_p]
+    counted = ("cudaLaunchKernel", "__cudaLaunchKernel", "cudaMemsetAsync", "cudaFuncSetAttribute", "cudaSetDevice")
+
+    def calls():
+        return [stub.stub_calls(name.encode()) for name in counted]
+
+    def report(name, times, before=None, count=0):
+        line = f"{name:44} median {statistics.median(times):6.2f} us  fastest {min(times):6.2f} us"
+        if before is not None:
+            per = [(a - b) / count for a, b in zip(calls(), before)]
+            line += "  per call: " + ", ".join(f"{n.lstrip('_')[4:]} {p:.2f}" for n, p in zip(counted, per) if p)
+        print(line)
 
     # The native part alone, on capsules made beforehand (a capsule is used once).
     for shape in ((16,), (256, 256, 256)):
@@ -62,7 +77,8 @@ def main() -> int:
 
         for name, loop in (("_core.prefilter", prefilter), ("_core.evaluate", evaluate)):
             loop()
-            report(f"{name} {shape}", [loop() for _ in range(loops)])
+            before = calls()
+            report(f"{name} {shape}", [loop() for _ in range(loops)], before, loops * N)
 
     # Whole calls on 16 samples: inputs with capsules made beforehand, outputs from a pool.
     f = cupy.asarray(np.zeros(16, np.float32), capsules=4 * N * (loops + 1))
@@ -82,7 +98,8 @@ def main() -> int:
             ("spline_filter()", lambda: splinebench.spline_filter(f), (16,)),
             ("map_coordinates()", lambda: splinebench.map_coordinates(f, x, prefilter=False), (1,))):
         whole(call, shape)
-        report(name, [whole(call, shape) for _ in range(loops)])
+        before = calls()
+        report(name, [whole(call, shape) for _ in range(loops)], before, loops * N)
     return 0
 
 
