@@ -81,17 +81,13 @@ __global__ void __launch_bounds__(kSweepThreads) sweeps_kernel(long long n, doub
 
 // The form by_size picks for n rows. One block when n <= kOneBlockMaxRows: a block barrier
 // is a hardware barrier on one SM, far cheaper than a grid barrier (every block's arrival
-// through an atomic in L2 and a spin on it), while one SM's work per sweep is n^2 elements,
-// each an f64 division and 16 bytes of loads and stores through that SM's own path to L2.
-// At n = 96 that is 9216 elements, 9 per thread, and 147 KB moved (both buffers, 2 x 72 KB,
-// fit the SM's L1 besides): by estimate, about as long as one grid barrier takes, and it
-// grows as n^2 above that. The grid form spreads the n^2 elements over up to every SM, so
-// above the bound its sweep costs little more than its barrier while the elements spread
-// thin (at the default n <= 256, 64 blocks of one element per thread). The bound is a
-// reasoned estimate, not a measured crossover: the forms give the same bits, so moving it
-// changes only the time (GpuMultigridCoarsest.EverySweepFormIsTheHostsBitForBit prints
-// each form's time per size).
-inline constexpr long long kOneBlockMaxRows = 96;
+// through an atomic in L2 and a spin on it), but one SM then does a sweep's n^2 elements
+// alone, each an f64 division and 16 bytes of loads and stores, so its sweep grows as n^2
+// while the grid's stays near the cost of its barrier. On the H200 the one-block form won
+// at n = 7 and lost from n = 64 on (GpuMultigridCoarsest.EverySweepFormIsTheHostsBitForBit
+// prints each form's time per size); the crossover that those times put near n = 40 is
+// taken low, at 32. The forms give the same bits, so the bound moves only the time.
+inline constexpr long long kOneBlockMaxRows = 32;
 
 // Whether this thread's current device can launch cooperative kernels, and how many
 // blocks of sweeps_kernel<false> it holds resident at once (0 when it cannot).
