@@ -28,10 +28,7 @@
 //    rate) and, in 2-D, in at most 16 (the bound on images); at 1e-6 f64 relres
 //    within 10x the tolerance; |c - c*| / |c*| <= kappa relres (kappa the Lanczos
 //    estimate, condition.hpp); on the noise field (RMS_g of the seed's order)
-//    |RMS_g - RMS_g*| <= 1e-3 RMS_g* against the oracle;
-//  - the preparation's smoother estimates queued on one stream per level at once and
-//    one level after another (timed by part): the same estimates to the bit, and the
-//    same iterations and coefficient bits in a solve after each.
+//    |RMS_g - RMS_g*| <= 1e-3 RMS_g* against the oracle.
 // The timing at the seed's sizes (512^2, 256^3) is not a test: systems/scattered/tools/
 // gpu_multigrid_timing.cpp prints it.
 #include <gtest/gtest.h>
@@ -480,57 +477,6 @@ TEST_F(GpuMultigrid, VCycleGraphGivesTheLaunchesBits) {
             << what << ": the graph's coefficients differ from the launches'";
       }
     }
-}
-
-// MG-PCG's preparation queues the smoothed levels' diagonals and Lanczos estimates at
-// once, each level on its own stream; timed by part (time_setup_parts) it queues them one
-// level after another on the thread's stream. Each level's chain of launches and its
-// dots' order are the same either way: the same estimates (so the same Chebyshev
-// intervals) to the bit, and a solve after each gives the same iterations and bits.
-TEST_F(GpuMultigrid, ConcurrentSmootherEstimatesGiveTheSerialBits) {
-  for (const sb::GridShape& g :
-       {sb::GridShape::make({65, 64}), sb::GridShape::make({129, 130}), sb::GridShape::make({20, 17, 14})})
-    for (sb::Mode mode : sb::kAllModes)
-      for (const bool fine_stencil : {true, false}) {
-        const std::vector<float> f32 = sb::datasets::make_field(sb::datasets::FieldKind::noise, g, 1, 47);
-        const std::vector<double> field(f32.begin(), f32.end());
-        const sc::Problem p = sc::problem_from_nodes(g, mode, field, sc::select_top_laplacian(g, mode, field, 0.2),
-                                                     g.dims == 2 ? 2.1 : 0.002);
-        sc::IterationControl control;
-        control.tolerance = 1e-8;
-        control.max_iterations = 500;
-        const std::string what =
-            std::string(sb::to_string(mode)) + " " + g.to_string() + (fine_stencil ? " fine stencil" : " matrix-free");
-        sc::gpu::MgPcgOptions serial, concurrent;
-        serial.fine_stencil = concurrent.fine_stencil = fine_stencil;
-        serial.time_setup_parts = true;
-        sc::gpu::PreparedMultigrid by_parts(p, serial), at_once(p, concurrent);
-        // The serial run's parts name each smoothed level's estimate.
-        int smoother_parts = 0;
-        for (const auto& part : by_parts.setup_parts())
-          if (part.first.find("smoother") != std::string::npos) ++smoother_parts;
-        const std::vector<double>& a = by_parts.smoother_estimates();
-        const std::vector<double>& b = at_once.smoother_estimates();
-        ASSERT_GE(a.size(), 2u) << what << ": the test wants several smoothed levels";
-        EXPECT_EQ(smoother_parts, static_cast<int>(a.size())) << what;
-        ASSERT_EQ(b.size(), a.size()) << what;
-        for (std::size_t l = 0; l < a.size(); ++l) {
-          EXPECT_GT(a[l], 0) << what << " level " << l;
-          EXPECT_EQ(0, std::memcmp(&a[l], &b[l], sizeof(double)))
-              << what << " level " << l << ": estimate " << a[l] << " serial, " << b[l] << " concurrent";
-        }
-        sb::PhaseTimes times;
-        const sc::gpu::MultigridResult x_serial = by_parts.solve(control, times);
-        const sc::gpu::MultigridResult x_concurrent = at_once.solve(control, times);
-        ASSERT_EQ(x_serial.report.status, sc::SolveStatus::converged) << what << ": " << x_serial.report.message;
-        EXPECT_EQ(x_concurrent.report.status, x_serial.report.status) << what;
-        EXPECT_EQ(x_concurrent.report.iterations, x_serial.report.iterations) << what;
-        EXPECT_EQ(x_concurrent.report.history, x_serial.report.history) << what;
-        ASSERT_EQ(x_concurrent.coeffs.size(), x_serial.coeffs.size()) << what;
-        EXPECT_EQ(0, std::memcmp(x_concurrent.coeffs.data(), x_serial.coeffs.data(),
-                                 x_serial.coeffs.size() * sizeof(float)))
-            << what << ": the coefficients after the concurrent preparation differ";
-      }
 }
 
 }  // namespace

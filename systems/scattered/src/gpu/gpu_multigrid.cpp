@@ -93,7 +93,6 @@ PreparedMultigrid::PreparedMultigrid(const Problem& problem, const MgPcgOptions&
   impl_->device = std::make_unique<detail::MgDevice>(impl_->levels, &s);
   record_setup(*impl_->device, setup_);
   for (const auto& part : impl_->device->setup_parts) setup_parts_.push_back(part);
-  smoother_estimates_ = impl_->device->lambda_hat;
 }
 
 PreparedMultigrid::~PreparedMultigrid() = default;

@@ -96,25 +96,6 @@ __global__ void update_xr_ratio(long long n, const double* __restrict__ num, con
   }
 }
 
-// update_xr_ratio and then scale (z = inv_diag r of the updated r) in one launch: the
-// same operations on the same values, so the same bits as the two launches. Where the
-// ratio is not formed (breakdown) r is kept and z is still inv_diag r, as the two had it.
-__global__ void update_xr_ratio_scale(long long n, const double* __restrict__ num, const double* __restrict__ den,
-                                      const float* __restrict__ p, const float* __restrict__ ap,
-                                      const float* __restrict__ inv_diag, float* x, float* r, float* z) {
-  const double nu = *num, de = *den;
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  float ri = r[i];
-  if (nu > 0 && de > 0) {
-    const float alpha = static_cast<float>(nu / de);
-    x[i] = fmaf(alpha, p[i], x[i]);
-    ri = fmaf(-alpha, ap[i], ri);
-    r[i] = ri;
-  }
-  z[i] = inv_diag[i] * ri;
-}
-
 // p = z + beta p with beta = sign * *num / *den formed in f64 and rounded to f32; nothing
 // when *den is not positive.
 __global__ void update_p_ratio(long long n, const double* __restrict__ num, const double* __restrict__ den, double sign,
@@ -154,10 +135,8 @@ class DeviceDot {
   DeviceDot() : partial_(kDotBlocks), done_(1) {
     SB_CUDA_CHECK(cudaMemsetAsync(done_.data(), 0, sizeof(unsigned), cudaStreamPerThread));
   }
-  // On `stream` (null: this thread's default stream). Its partials and ticket are its
-  // own: two dots may run at once only from two DeviceDots.
-  void operator()(long long n, const float* a, const float* b, double* out, cudaStream_t stream = nullptr) {
-    dot_kernel<<<kDotBlocks, kThreads, 0, stream>>>(n, a, b, partial_.data(), done_.data(), out);
+  void operator()(long long n, const float* a, const float* b, double* out) {
+    dot_kernel<<<kDotBlocks, kThreads>>>(n, a, b, partial_.data(), done_.data(), out);
     SB_CUDA_CHECK_LAUNCH("dot_kernel");
   }
 
@@ -166,39 +145,10 @@ class DeviceDot {
   DeviceBuffer<unsigned> done_;
 };
 
-void copy_on_device(float* to, const float* from, long long n, cudaStream_t stream = nullptr) {
+void copy_on_device(float* to, const float* from, long long n) {
   SB_CUDA_CHECK(
-      cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+      cudaMemcpyAsync(to, from, static_cast<std::size_t>(n) * sizeof(float), cudaMemcpyDeviceToDevice, nullptr));
 }
-
-// An owned non-blocking stream; its work is waited for before it is destroyed.
-class OwnedStream {
- public:
-  OwnedStream() { SB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~OwnedStream() {
-    cudaStreamSynchronize(s_);  // a destructor does not throw: an error here stays sticky for the next call
-    cudaStreamDestroy(s_);
-  }
-  OwnedStream(const OwnedStream&) = delete;
-  OwnedStream& operator=(const OwnedStream&) = delete;
-  cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_{};
-};
-
-// An owned event for ordering streams (no timing).
-class OrderEvent {
- public:
-  OrderEvent() { SB_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-  ~OrderEvent() { cudaEventDestroy(e_); }
-  OrderEvent(const OrderEvent&) = delete;
-  OrderEvent& operator=(const OrderEvent&) = delete;
-  cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_{};
-};
 
 // Largest eigenvalue of the symmetric tridiagonal (diag a, off-diagonal e) by bisection on
 // Sturm counts, to the interval's round-off.
@@ -248,15 +198,14 @@ struct DeviceLevel {
   DeviceBuffer<float> other;  // a stencil level's smoothing writes each step here or to its x: never in place
   double lo = 0, hi = 0;  // the Chebyshev interval of D^-1 A
 
-  // On `stream` (null: this thread's default stream).
-  void apply(const float* in, float* out, cudaStream_t stream = nullptr) {
-    if (stencil) stencil->apply(in, out, stream);
-    else if (op) op->apply(in, out, stream);
+  void apply(const float* in, float* out) {
+    if (stencil) stencil->apply(in, out);
+    else if (op) op->apply(in, out);
     else fail("GPU multigrid: a level solved directly has no operator to apply");
   }
-  void diagonal(float* out, cudaStream_t stream = nullptr) {
-    if (stencil) stencil->diagonal(out, stream);
-    else if (op) op->diagonal(out, stream);
+  void diagonal(float* out) {
+    if (stencil) stencil->diagonal(out);
+    else if (op) op->diagonal(out);
     else fail("GPU multigrid: a level solved directly has no diagonal");
   }
 };
@@ -350,9 +299,7 @@ class Hierarchy {
   DeviceLevel& level(int l) { return *levels_[static_cast<std::size_t>(l)]; }
   // a.b read on the host (synchronises), and a.b left in device memory at out.
   double dot(int l, const float* a, const float* b) { return dot_(level(l).n, a, b); }
-  void dot_into(long long n, const float* a, const float* b, double* out, cudaStream_t stream = nullptr) {
-    device_dot_(n, a, b, out, stream);
-  }
+  void dot_into(long long n, const float* a, const float* b, double* out) { device_dot_(n, a, b, out); }
 
   // CG on level l from x (from zero when zero_start) for at most `iterations`, stopping
   // early at ||r|| <= tolerance ||b|| (tolerance > 0). history (level 0): the recurrence
@@ -416,13 +363,8 @@ class Hierarchy {
   }
 
   // MG-PCG's smoothers: D^-1 and the Chebyshev interval of every level but the coarsest;
-  // and the coarsest's pivot check. Each level's diagonal, inversion and Lanczos steps
-  // form one chain of launches; the levels' chains run at once, each on its own stream
-  // (forked from this thread's stream after the allocations, joined back before the host
-  // reads their counts and scalars once, at the end), queued step by step round the
-  // levels so that the host's queueing does not bound the overlap. Timed by part, they
-  // run one after another on this thread's stream instead. A chain's launches and its
-  // dots' fixed order are the same on any stream: the same bits either way.
+  // and the coarsest's pivot check. Every level's diagonal, inversion and Lanczos steps
+  // queue one after another; the host reads their counts and scalars once, at the end.
   // Throws Breakdown for a non-positive diagonal entry or pivot (the first level's first).
   void prepare_vcycle(const VCycleSettings& s) {
     const int smoothed = count() - 1;
@@ -431,46 +373,17 @@ class Hierarchy {
     DeviceBuffer<int> bad(slots);
     DeviceBuffer<double> scalars(per_level * slots);
     SB_CUDA_CHECK(cudaMemsetAsync(bad.data(), 0, bad.bytes(), cudaStreamPerThread));
-    // Everything a level's chain uses is its own and allocated here, before the fork: its
-    // vectors, its z and its DeviceDot (two dots at once must not share partials and
-    // ticket). The temporaries return to the pool on this thread's stream after the join.
-    std::vector<std::unique_ptr<Estimate>> est;
     for (int l = 0; l < smoothed; ++l) {
+      const auto t0 = Clock::now();
       DeviceLevel& lv = level(l);
       const auto un = static_cast<std::size_t>(lv.n);
       lv.d.resize(un);
       lv.inv_diag.resize(un);
-      est.push_back(std::make_unique<Estimate>(l, lv, scalars.data() + static_cast<std::size_t>(l) * per_level,
-                                               bad.data() + l));
-    }
-    if (time_parts_) {
-      for (const auto& e : est) {
-        const auto t0 = Clock::now();
-        for (int j = 0; j <= s.estimate_steps; ++j) queue_estimate_step(*e, j);
-        part("level " + std::to_string(e->l) + " smoother (diagonal, estimate)", t0);
-      }
-    } else {
-      while (static_cast<int>(streams_.size()) < smoothed) {
-        streams_.push_back(std::make_unique<OwnedStream>());
-        level_done_.push_back(std::make_unique<OrderEvent>());
-      }
-      if (!fork_) fork_ = std::make_unique<OrderEvent>();
-      // Declared after the buffers its chains use: an exception while queueing waits for
-      // the level streams before those buffers return to the pool.
-      LevelStreamsJoin join(streams_, smoothed);
-      SB_CUDA_CHECK(cudaEventRecord(fork_->get(), cudaStreamPerThread));
-      for (const auto& e : est) {
-        e->stream = streams_[static_cast<std::size_t>(e->l)]->get();
-        SB_CUDA_CHECK(cudaStreamWaitEvent(e->stream, fork_->get(), 0));
-      }
-      for (int j = 0; j <= s.estimate_steps; ++j)
-        for (const auto& e : est) queue_estimate_step(*e, j);
-      for (const auto& e : est) {
-        cudaEvent_t done = level_done_[static_cast<std::size_t>(e->l)]->get();
-        SB_CUDA_CHECK(cudaEventRecord(done, e->stream));
-        SB_CUDA_CHECK(cudaStreamWaitEvent(cudaStreamPerThread, done, 0));
-      }
-      join.joined = true;
+      lv.diagonal(lv.d.data());
+      invert<<<blocks_for(lv.n), kThreads>>>(lv.n, lv.d.data(), lv.inv_diag.data(), bad.data() + l);
+      SB_CUDA_CHECK_LAUNCH("invert");
+      queue_lanczos(l, s.estimate_steps, scalars.data() + static_cast<std::size_t>(l) * per_level);
+      part("level " + std::to_string(l) + " smoother (diagonal, estimate)", t0);
     }
     std::vector<int> nonpositive(bad.size());
     bad.download(nonpositive.data());  // waits for every level's work
@@ -575,73 +488,36 @@ class Hierarchy {
     if (cur != 0) copy_on_device(x, buf[cur], n);
   }
 
-  // One level's smoother preparation as prepare_vcycle queues it: its diagonal, the
-  // inversion (non-positive entries counted at bad) and `steps` Jacobi-preconditioned CG
-  // steps from a hashed random right-hand side (lanczos_start.hpp, formed on the device),
-  // their scalars into sc on the device (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1, 2 steps + 2
-  // doubles), for ritz_max. On `stream` (null: this thread's default stream).
-  struct Estimate {
-    Estimate(int level, DeviceLevel& of, double* scalars, int* nonpositive)
-        : l(level), lv(of), sc(scalars), bad(nonpositive), z(static_cast<std::size_t>(of.n)) {}
-    int l;
-    DeviceLevel& lv;
-    double* sc;
-    int* bad;
-    DeviceBuffer<float> z;
-    DeviceDot dot;
-    cudaStream_t stream = nullptr;
-  };
-
-  // Waits (unchecked: it runs while unwinding) for the level streams' work unless the
-  // caller's stream was joined to them, so nothing queued there outlives the buffers it uses.
-  struct LevelStreamsJoin {
-    LevelStreamsJoin(const std::vector<std::unique_ptr<OwnedStream>>& streams, int count)
-        : streams(streams), count(count) {}
-    ~LevelStreamsJoin() {
-      if (joined) return;
-      for (int l = 0; l < count; ++l) cudaStreamSynchronize(streams[static_cast<std::size_t>(l)]->get());
-    }
-    LevelStreamsJoin(const LevelStreamsJoin&) = delete;
-    LevelStreamsJoin& operator=(const LevelStreamsJoin&) = delete;
-    const std::vector<std::unique_ptr<OwnedStream>>& streams;
-    int count;
-    bool joined = false;
-  };
-
-  // Step j of e's chain: j = 0 the diagonal, its inverse and the start (r, x = 0, z, p =
-  // z, r.z); j >= 1 one CG step (A p, p.Ap, x and r and z = D^-1 r, r.z, p).
-  static void queue_estimate_step(Estimate& e, int j) {
-    DeviceLevel& lv = e.lv;
+  // Queues `steps` Jacobi-preconditioned CG steps on level l from a hashed random
+  // right-hand side (lanczos_start.hpp, formed on the device), their scalars into sc on
+  // the device (r_j.z_j at 2 j, p_j.Ap_j at 2 j + 1, 2 steps + 2 doubles), for ritz_max.
+  void queue_lanczos(int l, int steps, double* sc) {
+    DeviceLevel& lv = level(l);
     const long long n = lv.n;
-    cudaStream_t stream = e.stream;
-    double* sc = e.sc;
-    float* z = e.z.data();
-    if (j == 0) {
-      lv.diagonal(lv.d.data(), stream);
-      invert<<<blocks_for(n), kThreads, 0, stream>>>(n, lv.d.data(), lv.inv_diag.data(), e.bad);
-      SB_CUDA_CHECK_LAUNCH("invert");
-      fill_lanczos_start<<<blocks_for(n), kThreads, 0, stream>>>(n, e.l, lv.r.data());
-      SB_CUDA_CHECK_LAUNCH("fill_lanczos_start");
-      SB_CUDA_CHECK(cudaMemsetAsync(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float),
-                                    stream ? stream : cudaStreamPerThread));
-      scale<<<blocks_for(n), kThreads, 0, stream>>>(n, lv.inv_diag.data(), lv.r.data(), z);
+    DeviceBuffer<float> z(static_cast<std::size_t>(n));  // returns to the pool behind the steps
+    fill_lanczos_start<<<blocks_for(n), kThreads>>>(n, l, lv.r.data());
+    SB_CUDA_CHECK_LAUNCH("fill_lanczos_start");
+    SB_CUDA_CHECK(cudaMemsetAsync(lv.x.data(), 0, static_cast<std::size_t>(n) * sizeof(float), cudaStreamPerThread));
+    scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
+    SB_CUDA_CHECK_LAUNCH("scale");
+    SB_CUDA_CHECK(cudaMemcpyAsync(lv.p.data(), z.data(), static_cast<std::size_t>(n) * sizeof(float),
+                                  cudaMemcpyDeviceToDevice, nullptr));
+    dot_into(n, lv.r.data(), z.data(), sc);
+    for (int j = 1; j <= steps; ++j) {
+      lv.apply(lv.p.data(), lv.ap.data());
+      dot_into(n, lv.p.data(), lv.ap.data(), sc + 2 * j + 1);
+      update_xr_ratio<<<blocks_for(n), kThreads>>>(n, sc + 2 * (j - 1), sc + 2 * j + 1, lv.p.data(), lv.ap.data(),
+                                                   lv.x.data(), lv.r.data());
+      SB_CUDA_CHECK_LAUNCH("update_xr_ratio");
+      scale<<<blocks_for(n), kThreads>>>(n, lv.inv_diag.data(), lv.r.data(), z.data());
       SB_CUDA_CHECK_LAUNCH("scale");
-      copy_on_device(lv.p.data(), z, n, stream);
-      e.dot(n, lv.r.data(), z, sc, stream);
-      return;
+      dot_into(n, lv.r.data(), z.data(), sc + 2 * j);
+      update_p_ratio<<<blocks_for(n), kThreads>>>(n, sc + 2 * j, sc + 2 * (j - 1), 1.0, z.data(), lv.p.data());
+      SB_CUDA_CHECK_LAUNCH("update_p_ratio");
     }
-    lv.apply(lv.p.data(), lv.ap.data(), stream);
-    e.dot(n, lv.p.data(), lv.ap.data(), sc + 2 * j + 1, stream);
-    update_xr_ratio_scale<<<blocks_for(n), kThreads, 0, stream>>>(n, sc + 2 * (j - 1), sc + 2 * j + 1, lv.p.data(),
-                                                                  lv.ap.data(), lv.inv_diag.data(), lv.x.data(),
-                                                                  lv.r.data(), z);
-    SB_CUDA_CHECK_LAUNCH("update_xr_ratio_scale");
-    e.dot(n, lv.r.data(), z, sc + 2 * j, stream);
-    update_p_ratio<<<blocks_for(n), kThreads, 0, stream>>>(n, sc + 2 * j, sc + 2 * (j - 1), 1.0, z, lv.p.data());
-    SB_CUDA_CHECK_LAUNCH("update_p_ratio");
   }
 
-  // The largest Ritz value of the steps' Lanczos tridiagonal from queue_estimate_step's scalars
+  // The largest Ritz value of the steps' Lanczos tridiagonal from queue_lanczos's scalars
   // (a host copy): <= lambda_max(D^-1 A), close to it; 0 when the first step already broke
   // down. The sequence is cut at the first step whose p.Ap or r.z is not positive (its
   // update and every later one are then ignored).
@@ -667,11 +543,6 @@ class Hierarchy {
   std::vector<std::unique_ptr<DeviceLevel>> levels_;  // levels are held by pointer: views of their buffers stay valid
   DotProduct dot_;
   DeviceDot device_dot_;
-  // prepare_vcycle's level streams and events, made at its first concurrent run; declared
-  // last, so destroyed first (each stream's work waited for) while the levels' buffers live.
-  std::unique_ptr<OrderEvent> fork_;
-  std::vector<std::unique_ptr<OrderEvent>> level_done_;
-  std::vector<std::unique_ptr<OwnedStream>> streams_;
 };
 
 // The seed's schedule on level l (multigrid.hpp: mg_seed): x_l from b_l.

@@ -119,10 +119,6 @@ class PreparedMultigrid {
   // (MgPcgOptions::time_setup_parts) on the device each level's operator (from its samples
   // or its stencil), the coarsest's inverse, transfers and vectors, and each smoother.
   const std::vector<std::pair<std::string, double>>& setup_parts() const { return setup_parts_; }
-  // For tests: MG-PCG's Lanczos estimates of lambda_max(D^-1 A) per smoothed level, fine
-  // first, that set the Chebyshev intervals (empty for the seed's schedule, or where the
-  // preparation broke down before them).
-  const std::vector<double>& smoother_estimates() const { return smoother_estimates_; }
 
   struct Impl;
 
@@ -130,7 +126,6 @@ class PreparedMultigrid {
   std::unique_ptr<Impl> impl_;
   PhaseTimes setup_;
   std::vector<std::pair<std::string, double>> setup_parts_;
-  std::vector<double> smoother_estimates_;
 };
 
 // PreparedMultigrid's preparation and one solve (phases of both).
