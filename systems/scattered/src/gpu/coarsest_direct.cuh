@@ -84,9 +84,9 @@ __global__ void __launch_bounds__(kSweepThreads) sweeps_kernel(long long n, doub
 // through an atomic in L2 and a spin on it), but one SM then does a sweep's n^2 elements
 // alone, each an f64 division and 16 bytes of loads and stores, so its sweep grows as n^2
 // while the grid's stays near the cost of its barrier. On the H200 the one-block form won
-// at n = 7 and lost from n = 64 on (GpuMultigridCoarsest.EverySweepFormIsTheHostsBitForBit
-// prints each form's time per size); the crossover that those times put near n = 40 is
-// taken low, at 32. The forms give the same bits, so the bound moves only the time.
+// up to n = 33 and lost from n = 64 on (GpuMultigridCoarsest.EverySweepFormIsTheHostsBitForBit
+// prints each form's time per size); the bound is taken at 32, below that crossover, where
+// the test brackets it. The forms give the same bits, so the bound moves only the time.
 inline constexpr long long kOneBlockMaxRows = 32;
 
 // Whether this thread's current device can launch cooperative kernels, and how many
