@@ -35,9 +35,15 @@ PREAMBLE = r"""\documentclass[a4paper,11pt]{report}
 \usepackage{%s}
 \usepackage{graphicx}
 \usepackage{float}
+\usepackage{caption}
+\captionsetup{singlelinecheck=false}
 \usepackage[hidelinks]{hyperref}
 \setlength{\emergencystretch}{3em}
 """ % ",".join(PACKAGES)
+# singlelinecheck=false: LaTeX's own \caption first sets the whole caption on one line to
+# see whether it fits, and a figure's provenance (every run and commit it draws from) can
+# make that line longer than TeX's largest dimension (about 5.8 m), a fatal error; the
+# caption package (texlive-latex-recommended) without that check sets it as a paragraph.
 
 
 @dataclass

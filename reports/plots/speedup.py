@@ -130,4 +130,6 @@ def plot_speedup(runs: Sequence[Run], out_dir: Path, baseline: str) -> list:
                f"{baseline}'s first quartile over the implementation's third to its third over the first. Dashed: the same with the "
                "per-repetition sum of query upload + evaluate + download. Each panel fixes the grid and "
                "case named in its title.")
-    return [style.finish(fig, axes, title, caption, runs, out_dir, stem, extra), *items]
+    # The caption names the runs whose records are drawn, not every run of the machine.
+    drawn = [run for run in runs if any(r.run is run for dims in dims_list for r in slices[dims][1])]
+    return [style.finish(fig, axes, title, caption, drawn or runs, out_dir, stem, extra), *items]
