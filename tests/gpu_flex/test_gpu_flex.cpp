@@ -193,6 +193,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuFlexCases,
                                             ::testing::Values(Mode::mirror, Mode::half, Mode::periodic)),
                          case_name);
 
+// One launch of a runner's sequence: the case, its blocks (0: as many as are resident),
+// whether its order is adversarial, and the variant.
+struct RunnerStep {
+  FlexCase c;
+  int blocks;
+  bool adversarial;
+  Variant variant = Variant::flexible;
+};
+
 // One runner for a sequence of launches, as the benchmark and the registry use it (the
 // other tests make a runner per launch): plans of more and fewer passes and fields
 // follow one another, so the launch state of a smaller launch sits inside a larger
@@ -200,13 +209,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GpuFlexCases,
 // emulation's, from a poisoned output.
 TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
   SKIP_WITHOUT_DEVICE();
-  struct Step {
-    FlexCase c;
-    int blocks;
-    bool adversarial;
-    Variant variant = Variant::flexible;
-  };
-  const std::vector<Step> steps{
+  const std::vector<RunnerStep> steps{
       {{{21, 34, 45}, 1, 3}, 0, false},    {{{21, 34, 45}, 1, 3}, 0, false},  // the same plan again
       {{{61, 47}, 4, 5}, 0, false},        {{{5, 6, 7, 9}, 1, 2}, 0, false},
       {{{21, 34, 45}, 1, 3}, 0, true},     {{{4099}, 1, 1}, 0, false},
@@ -219,7 +222,7 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
   };
   FlexRunner runner;
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const Step& st = steps[k];
+    const RunnerStep& st = steps[k];
     const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
     const std::vector<float> in = splinebench::testing::random_values<float>(shape.values() * st.c.fields, 40 + k);
     LaunchOptions opt;
@@ -244,13 +247,7 @@ TEST(GpuFlex, OneRunnerManyLaunchesMatchEmulation) {
 // a wait early: poisoned outputs or other bits than the emulation's.
 TEST(GpuFlex, BackToBackLaunchesResetTheirOwnCounters) {
   SKIP_WITHOUT_DEVICE();
-  struct Step {
-    FlexCase c;
-    int blocks;
-    bool adversarial;
-    Variant variant = Variant::flexible;
-  };
-  const std::vector<Step> steps{
+  const std::vector<RunnerStep> steps{
       {{{21, 34, 45}, 1, 3}, 0, false},    {{{21, 34, 45}, 1, 3}, 0, false},  {{{21, 34, 45}, 1, 3}, 1, false},
       {{{5, 6, 7, 9}, 1, 2}, 0, false},    {{{61, 47}, 4, 5}, 0, false},      {{{5, 6, 7, 9}, 1, 2}, 1000, false},
       {{{4099}, 1, 1}, 0, false},          {{{21, 34, 45}, 1, 3}, 0, true},   {{{21, 34, 45}, 1, 3}, 0, false},
@@ -266,7 +263,7 @@ TEST(GpuFlex, BackToBackLaunchesResetTheirOwnCounters) {
   };
   std::vector<Launched> launched(steps.size());
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const Step& st = steps[k];
+    const RunnerStep& st = steps[k];
     const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
     Launched& l = launched[k];
     l.in = splinebench::testing::random_values<float>(shape.values() * st.c.fields, 70 + k);
@@ -289,7 +286,7 @@ TEST(GpuFlex, BackToBackLaunchesResetTheirOwnCounters) {
   }
   SB_CUDA_CHECK(cudaStreamSynchronize(stream));
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const Step& st = steps[k];
+    const RunnerStep& st = steps[k];
     const GridShape shape = GridShape::make(st.c.extents, st.c.channels);
     std::vector<float> out(launched[k].in.size());
     SB_CUDA_CHECK(cudaMemcpy(out.data(), launched[k].d_out.data(), out.size() * sizeof(float), cudaMemcpyDeviceToHost));
