@@ -18,6 +18,8 @@ struct DeviceCgOutput {
 };
 
 std::string unavailable_reason();
+// The current device's peak memory bandwidth, bytes per second (gpu_cg.hpp).
+double peak_bandwidth();
 
 class DeviceSystem;  // device_assembly.hpp
 

@@ -8,6 +8,12 @@ namespace splinebench::scattered::gpu {
 
 std::string device_unavailable_reason() { return detail::unavailable_reason(); }
 
+double device_peak_bandwidth() {
+  if (const std::string why = device_unavailable_reason(); !why.empty())
+    throw Unsupported("scattered GPU: the device's bandwidth: " + why);
+  return detail::peak_bandwidth();
+}
+
 struct PreparedCg::Impl {
   const NormalEquations& eq;
   double bnorm = 0;

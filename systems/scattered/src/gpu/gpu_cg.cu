@@ -46,6 +46,14 @@ std::string unavailable_reason() {
   return "";
 }
 
+double peak_bandwidth() {
+  int device = 0, khz = 0, bits = 0;
+  SB_CUDA_CHECK(cudaGetDevice(&device));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device));
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  return 2.0 * khz * 1e3 * bits / 8;  // two transfers a clock (HBM, GDDR)
+}
+
 struct DeviceCg::State {
   int n = 0;
   DeviceBuffer<int> outer, inner;  // empty when the pattern is a DeviceSystem's

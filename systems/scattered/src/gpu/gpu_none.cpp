@@ -5,6 +5,7 @@
 namespace splinebench::scattered::gpu {
 
 std::string device_unavailable_reason() { return "not built with CUDA"; }
+double device_peak_bandwidth() { throw Unsupported("scattered GPU: not built with CUDA"); }
 
 struct PreparedCg::Impl {};
 PreparedCg::PreparedCg(const NormalEquations&) { throw Unsupported("scattered GPU CG: not built with CUDA"); }

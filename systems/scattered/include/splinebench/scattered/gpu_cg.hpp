@@ -20,6 +20,10 @@ namespace splinebench::scattered::gpu {
 
 // "" when a CUDA device can run the GPU solvers, otherwise why not.
 std::string device_unavailable_reason();
+// The current device's peak memory bandwidth in bytes per second (its memory clock times
+// its bus width, two transfers a clock), for the traffic bounds the tests state; throws
+// Unsupported without a device.
+double device_peak_bandwidth();
 
 struct CgResult {
   std::vector<float> coeffs;
