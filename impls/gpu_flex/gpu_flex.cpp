@@ -29,10 +29,10 @@ using gpu::flex::Variant;
 
 // The device-array path: the same plan and launch on the caller's buffers and stream.
 // What a call needs beyond the caller's arrays is kept per (device, stream) and reused by
-// the next call on that stream, in that stream's order: a runner (its plans and its
-// ticket counters) and the temporary buffer, with the temporary size of the last
-// problems (planning a 256^3 batch costs microseconds of host time, which a caller timing
-// one call on its stream would see). The harness keeps the same: its runner and buffers
+// the next call on that stream, in that stream's order: a runner (its ticket counters
+// and its plans of the last problems, which also give the temporary's size: planning a
+// 256^3 batch costs microseconds of host time, which a caller timing one call on its
+// stream would see) and the temporary buffer. The harness keeps the same: its runner and buffers
 // live across repetitions. Calls on different streams share nothing, so they may run at
 // the same time. At most kStreamsKept streams are kept (the least recently used goes,
 // its buffers freed after the device has finished its work).
@@ -47,7 +47,7 @@ class FlexDeviceArrays final : public gpu::GlobalEvaluationDeviceArrays {
     check(shape, fields, mode);
     gpu::ScopedDevice device(call.device);
     PerStream& kept = per_stream(call);
-    const std::int64_t tmp = kept.tmp_values(variant_, shape, fields, mode);
+    const std::int64_t tmp = kept.runner.tmp_values(variant_, shape, fields, mode);
     if (kept.tmp.size() < static_cast<std::size_t>(tmp)) {
       // A smaller buffer may still be in use by this stream's earlier work: let that finish
       // before it is freed (cudaFree is not documented to wait).
@@ -58,34 +58,13 @@ class FlexDeviceArrays final : public gpu::GlobalEvaluationDeviceArrays {
   }
 
  private:
-  struct Problem {
-    GridShape shape;
-    std::int64_t fields = 0;
-    Mode mode = Mode::mirror;
-    std::int64_t tmp_values = 0;
-  };
   struct PerStream {
     int device = -1;
     std::uintptr_t stream = 0;
-    gpu::flex::FlexRunner runner;
+    gpu::flex::FlexRunner runner;  // keeps its plans: tmp_values and run plan once per problem
     gpu::DeviceBuffer<float> tmp;
-    std::vector<Problem> problems;  // most recent first
-
-    std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) {
-      for (std::size_t i = 0; i < problems.size(); ++i)
-        if (problems[i].shape == shape && problems[i].fields == fields && problems[i].mode == mode) {
-          std::rotate(problems.begin(), problems.begin() + static_cast<std::ptrdiff_t>(i),
-                      problems.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-          return problems.front().tmp_values;
-        }
-      const std::int64_t values = runner.tmp_values(variant, shape, fields, mode);
-      if (problems.size() == kProblemsKept) problems.pop_back();
-      problems.insert(problems.begin(), Problem{shape, fields, mode, values});
-      return values;
-    }
   };
   static constexpr std::size_t kStreamsKept = 4;
-  static constexpr std::size_t kProblemsKept = 4;
 
   // The most recent first; made on first use of a (device, stream) with the device current.
   PerStream& per_stream(const DeviceCall& call) {

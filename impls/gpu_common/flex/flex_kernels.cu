@@ -277,10 +277,8 @@ Plan FlexRunner::plan(Variant variant, const GridShape& shape, std::int64_t fiel
   return make_plan(shape, fields, mode, variant, lim);
 }
 
-std::int64_t FlexRunner::tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) const {
-  DeviceLimits lim;  // the number of passes does not depend on the limits
-  lim.smem_bytes = INT_MAX / 2;
-  return make_plan(shape, fields, mode, variant, lim).needs_tmp() ? shape.values() * fields : 0;
+std::int64_t FlexRunner::tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) {
+  return planned(variant, shape, fields, mode, DeviceShare{}).plan.needs_tmp() ? shape.values() * fields : 0;
 }
 
 const FlexRunner::Planned& FlexRunner::planned(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,

@@ -47,8 +47,10 @@ class FlexRunner {
   Plan plan(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode,
             const DeviceShare& share = {}) const;
 
-  // Values of the temporary buffer run() needs (0 when the plan has one pass).
-  std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode) const;
+  // Values of the temporary buffer run() needs (0 when the plan has one pass), from the
+  // plan run() will use for this problem (made here and kept, so the run that follows does
+  // not plan again; needs the device, as run() does).
+  std::int64_t tmp_values(Variant variant, const GridShape& shape, std::int64_t fields, Mode mode);
 
   // Prefilters `fields` fields of `shape` from d_in into d_out (device pointers,
   // distinct); d_tmp holds tmp_values() floats or is null when that is 0. Enqueued on
