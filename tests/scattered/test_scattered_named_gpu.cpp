@@ -99,7 +99,9 @@ TEST(ScatteredNamedSolvers, VerifyRelresOffSkipsOnlyTheCheck) {
       EXPECT_TRUE(std::isfinite(own.report.relres) && own.report.relres < 1) << name << ": " << own.report.relres;
     } else {
       EXPECT_LE(own.report.relres, control.tolerance) << name;
-      if (!own.report.history.empty()) EXPECT_EQ(own.report.relres, own.report.history.back()) << name;
+      if (!own.report.history.empty()) {
+        EXPECT_EQ(own.report.relres, own.report.history.back()) << name;
+      }
     }
   }
 }
