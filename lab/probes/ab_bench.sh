@@ -40,7 +40,7 @@ for round in $(seq "${ROUNDS:-2}"); do
     for side in new old; do
       /tmp/ab-$side/bin/bench_gpu_prefilter --case "$c" ${BENCH_ARGS:---reps 15 --no-verify} \
         --out "$out/$side-$c-$round.json" --machine "${MACHINE:-unknown}" --git-sha "$side" 2>&1 |
-        grep -E "^$c " | sed "s/^/$side r$round /"
+        { grep -E "^\\| $c \\|" || true; } | sed "s/^/$side r$round /"
     done
   done
 done | tee "$out/ab.log"
