@@ -85,11 +85,15 @@ void GpuPipeline::prepare(const GridShape& shape, std::int64_t fields, const flo
 }
 
 void GpuPipeline::read_coefficients(float* out, PhaseTimes& times) {
+  read_coefficients_from(coeffs_.data(), out, times);
+}
+
+void GpuPipeline::read_coefficients_from(const float* d_coefficients, float* out, PhaseTimes& times) {
   if (!prepared_) throw Error(std::string(name()) + ": read_coefficients before prepare");
   const std::size_t count = static_cast<std::size_t>(fields_ * shape_.values());
   float* host = staging(count);
   timer_->start(stream_);
-  SB_CUDA_CHECK(cudaMemcpyAsync(host, coeffs_.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream_));
+  SB_CUDA_CHECK(cudaMemcpyAsync(host, d_coefficients, count * sizeof(float), cudaMemcpyDeviceToHost, stream_));
   times.add(phase::readback, timer_->stop(stream_));
   ScopedPhase p(times, kHostStagingPhase);
   std::memcpy(out, host, count * sizeof(float));

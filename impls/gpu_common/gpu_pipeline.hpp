@@ -54,6 +54,10 @@ class GpuPipeline : public Implementation {
   Mode mode() const { return mode_; }
   const float* d_coeffs() const { return coeffs_.data(); }
   bool prepared() const { return prepared_; }
+  // read_coefficients of an implementation whose coefficients live in its own buffer
+  // (`d_coefficients`, fields() * shape().values() floats): the readback through the
+  // pipeline's pinned staging buffer, timed as phase::readback.
+  void read_coefficients_from(const float* d_coefficients, float* out, PhaseTimes& times);
 
  private:
   void ensure_stream();

@@ -9,7 +9,6 @@
 // (out of place: the tiles read halos that neighbouring tiles overwrite in place).
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -133,15 +132,7 @@ class GpuFlex final : public gpu::GpuPipeline {
   }
 
   void read_coefficients(float* out, PhaseTimes& times) override {
-    if (!prepared()) throw Error(std::string(name()) + ": read_coefficients before prepare");
-    const std::size_t count = static_cast<std::size_t>(fields() * shape().values());
-    if (readback_.size() < count) readback_.resize(count);
-    timer().start(stream());
-    SB_CUDA_CHECK(
-        cudaMemcpyAsync(readback_.data(), coeffs_.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream()));
-    times.add(phase::readback, timer().stop(stream()));
-    ScopedPhase p(times, gpu::kHostStagingPhase);
-    std::memcpy(out, readback_.data(), count * sizeof(float));
+    read_coefficients_from(coeffs_.data(), out, times);
   }
 
  protected:
@@ -168,7 +159,6 @@ class GpuFlex final : public gpu::GpuPipeline {
   void release_storage() override {
     coeffs_.reset();
     tmp_.reset();
-    readback_.reset();
   }
 
  private:
@@ -177,7 +167,6 @@ class GpuFlex final : public gpu::GpuPipeline {
   gpu::flex::FlexRunner runner_;
   gpu::DeviceBuffer<float> coeffs_;
   gpu::DeviceBuffer<float> tmp_;
-  gpu::PinnedBuffer<float> readback_;
   FlexDeviceArrays device_arrays_;
 };
 

@@ -9,7 +9,6 @@
 // stay in its buffer and the passes ping-pong between a coefficient buffer and a
 // temporary (out of place: a lane reads its halos from neighbouring segments).
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -60,15 +59,7 @@ class GpuLines final : public gpu::GpuPipeline {
   }
 
   void read_coefficients(float* out, PhaseTimes& times) override {
-    if (!prepared()) throw Error(std::string(name()) + ": read_coefficients before prepare");
-    const std::size_t count = static_cast<std::size_t>(fields() * shape().values());
-    if (readback_.size() < count) readback_.resize(count);
-    timer().start(stream());
-    SB_CUDA_CHECK(
-        cudaMemcpyAsync(readback_.data(), coeffs_.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream()));
-    times.add(phase::readback, timer().stop(stream()));
-    ScopedPhase p(times, gpu::kHostStagingPhase);
-    std::memcpy(out, readback_.data(), count * sizeof(float));
+    read_coefficients_from(coeffs_.data(), out, times);
   }
 
  protected:
@@ -106,7 +97,6 @@ class GpuLines final : public gpu::GpuPipeline {
     runner_.forget();
     coeffs_.reset();
     tmp_.reset();
-    readback_.reset();
   }
 
  private:
@@ -114,7 +104,6 @@ class GpuLines final : public gpu::GpuPipeline {
   gpu::lines::LinesRunner runner_;
   gpu::DeviceBuffer<float> coeffs_;
   gpu::DeviceBuffer<float> tmp_;
-  gpu::PinnedBuffer<float> readback_;
 };
 
 }  // namespace

@@ -11,7 +11,6 @@
 // Memory phases (upload, query_upload, download, staging) are GpuPipeline's. The
 // samples stay in its buffer: the first axis reads them and writes this class's
 // coefficient buffer, later axes filter that buffer in place.
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -64,15 +63,7 @@ class GpuNaiveTemp final : public gpu::GpuPipeline {
 
   void read_coefficients(float* out, PhaseTimes& times) override {
     if (!prefilter_) return GpuPipeline::read_coefficients(out, times);
-    if (!prepared()) throw Error(std::string(name()) + ": read_coefficients before prepare");
-    const std::size_t count = static_cast<std::size_t>(fields() * shape().values());
-    gpu::ensure_capacity(readback_, count);
-    timer().start(stream());
-    SB_CUDA_CHECK(
-        cudaMemcpyAsync(readback_.data(), coeffs_.data(), count * sizeof(float), cudaMemcpyDeviceToHost, stream()));
-    times.add(phase::readback, timer().stop(stream()));
-    ScopedPhase p(times, gpu::kHostStagingPhase);
-    std::memcpy(out, readback_.data(), count * sizeof(float));
+    read_coefficients_from(coeffs_.data(), out, times);
   }
 
  protected:
@@ -101,14 +92,12 @@ class GpuNaiveTemp final : public gpu::GpuPipeline {
 
   void release_storage() override {
     coeffs_.reset();
-    readback_.reset();
   }
 
  private:
   bool prefilter_ = true;
   std::unique_ptr<gpu::EventChain> chain_;
   gpu::DeviceBuffer<float> coeffs_;
-  gpu::PinnedBuffer<float> readback_;
 };
 
 }  // namespace
