@@ -7,12 +7,15 @@
 //                gpu_flex_fixed  its fixed-allocation baseline (one launch per pass),
 //                gpu_flex_graph  gpu_flex captured once into a CUDA graph and replayed
 //                                (what a caller that repeats the call pays),
+//                gpu_lines       a pass per axis of independent segment lanes, replayed from
+//                                its own cached graph (the small-field design),
 //                empty_launch    a kernel that does nothing (the floor of launched work),
 //              timed interleaved in the hot, cold and clean L2 states (each repetition
 //              runs every operation in every state, so drifts of the GPU hit all alike),
 //              with ratios to the copy of the same state; gpu_naive's `prefilter`
 //              phase through the registry; both gpu_flex plans and their memory traffic
-//              per value; the outputs (poisoned first) against the double oracle.
+//              per value, gpu_lines' plan; the outputs (poisoned first) against the
+//              double oracle.
 //   evaluate   case x path (--eval): gpu::evaluate_global against gpu::TextureField on
 //              the same coefficients, per D: how gpu_flex picks its evaluation path.
 // A summary table (ratios to the copy per L2 state, medians, rel L2) ends stdout.
@@ -37,6 +40,7 @@
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/texture_field.hpp"
 #include "gpu_common/flex/flex_launch.hpp"
+#include "gpu_lines/lines_launch.hpp"
 #include "splinebench/cuda/captured_graph.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
@@ -164,7 +168,7 @@ struct Run {
   const Config& cfg;
   GpuTimer& timer;
   // Device buffers of the prefilter cases, kept between cases (resized as needed).
-  DeviceBuffer<float> in, out, tmp;
+  DeviceBuffer<float> in, out, tmp, tmp_lines;
   // Problems that do not stop a row but must fail the run (an output outside its
   // tolerance, gpu_naive failing): printed at the end, exit status 1.
   std::vector<std::string> problems;
@@ -206,7 +210,7 @@ json time_gpu_naive(Run& run, const Case& c, const GridShape& shape, const std::
 Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
   return {
       "prefilter",
-      "per case: copy (device-to-device cudaMemcpyAsync of the buffer), gpu_flex and gpu_flex_fixed timed "
+      "per case: copy (device-to-device cudaMemcpyAsync of the buffer), gpu_flex, gpu_flex_fixed and gpu_lines timed "
       "interleaved in the hot, cold and clean L2 states, ratios to the copy of the same state; gpu_naive's "
       "prefilter phase through the registry; plans and their traffic per value; outputs against the double oracle",
       {{"case", case_axis(cases, run.cfg.cases)}},
@@ -226,6 +230,10 @@ Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
         const std::int64_t tmp_values = std::max(runner.tmp_values(flex::Variant::fixed, shape, c.fields, mode),
                                                  runner.tmp_values(flex::Variant::flexible, shape, c.fields, mode));
         run.tmp.resize(static_cast<std::size_t>(std::max<std::int64_t>(tmp_values, 1)));
+        gpu::lines::LinesRunner lines;
+        const std::int64_t lines_tmp_values = lines.tmp_values(shape, c.fields);
+        run.tmp_lines.resize(static_cast<std::size_t>(std::max<std::int64_t>(lines_tmp_values, 1)));
+        float* const lines_tmp = lines_tmp_values > 0 ? run.tmp_lines.data() : nullptr;
         SB_CUDA_CHECK(cudaMemcpyAsync(run.in.data(), host.data(), bytes, cudaMemcpyHostToDevice, stream));
         SB_CUDA_CHECK(cudaStreamSynchronize(stream));
 
@@ -238,6 +246,11 @@ Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
         // copy; and gpu_flex replayed from a CUDA graph, as a caller that repeats it would.
         // Relaxed: the first run's planning sets the kernel's attributes and may allocate.
         const gpu::CapturedGraph flex_graph(stream, flex_region(flex::Variant::flexible), cudaStreamCaptureModeRelaxed);
+        // gpu_lines plans and captures its graph here, outside the timed regions.
+        lines.ready(shape, c.fields, mode, run.in.data(), run.out.data(), lines_tmp, stream);
+        const Region lines_region = [&] {
+          lines.run(shape, c.fields, mode, run.in.data(), run.out.data(), lines_tmp, stream);
+        };
         std::vector<std::pair<std::string, Region>> ops = {
             {"copy",
              [&] {
@@ -246,12 +259,14 @@ Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
              }},
             {"empty_launch", [&] { launch_empty(stream); }},
             {"gpu_flex", flex_region(flex::Variant::flexible)},
-            {"gpu_flex_fixed", flex_region(flex::Variant::fixed)}};
+            {"gpu_flex_fixed", flex_region(flex::Variant::fixed)},
+            {"gpu_lines", lines_region}};
         if (flex_graph.captured()) ops.emplace_back("gpu_flex_graph", [&] { flex_graph.replay(); });
         auto m = run.timer.measure_interleaved(ops, kStates);
 
         json& row = s.row();
         row["gpu_flex_graph"] = flex_graph.captured() ? "captured once, replayed per run" : "not captured: " + flex_graph.why();
+        row["gpu_lines_launch"] = lines.launch_description();
         row["shape"] = c.extents;
         row["channels"] = c.channels;
         row["fields"] = c.fields;
@@ -291,6 +306,7 @@ Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
                                        {"read_bytes_per_value", tr.read_bytes / static_cast<double>(n)},
                                        {"write_bytes_per_value", tr.write_bytes / static_cast<double>(n)}};
         }
+        row["plan"]["gpu_lines"] = {{"description", lines.plan_description()}};
 
         if (run.cfg.verify) {
           std::vector<double> ref(host.begin(), host.end());
@@ -299,18 +315,22 @@ Benchmark prefilter(Run& run, const std::vector<Case>& cases) {
           // impls/gpu_flex/README.md: float32 recursions as cpu_scalar, plus the halo
           // truncation (<= 1.0e-9 per axis).
           const double tolerance = shape.dims <= 3 ? 2e-7 : 5e-7;
-          for (flex::Variant v : {flex::Variant::flexible, flex::Variant::fixed}) {
+          for (const char* op : {"gpu_flex", "gpu_flex_fixed", "gpu_lines"}) {
+            const std::string name = op;
             SB_CUDA_CHECK(cudaMemsetAsync(run.out.data(), 0xFF, bytes, stream));  // poison: NaN
-            runner.run(v, shape, c.fields, mode, run.in.data(), run.out.data(), run.tmp.data(), stream);
+            if (name == "gpu_lines")
+              lines_region();
+            else
+              flex_region(name == "gpu_flex" ? flex::Variant::flexible : flex::Variant::fixed)();
             SB_CUDA_CHECK(cudaMemcpyAsync(got.data(), run.out.data(), bytes, cudaMemcpyDeviceToHost, stream));
             SB_CUDA_CHECK(cudaStreamSynchronize(stream));
             std::int64_t nans = 0;
             const double e = rel_l2(got, ref, &nans);
             const bool ok = nans == 0 && e <= tolerance;
-            row["accuracy"][flex_name(v)] = {
+            row["accuracy"][name] = {
                 {"rel_l2_vs_oracle", e}, {"unwritten_or_nan", nans}, {"tolerance", tolerance}, {"pass", ok}};
             if (!ok)
-              run.problems.push_back(c.name + ": " + flex_name(v) + " rel L2 " + std::to_string(e) + " (tolerance " +
+              run.problems.push_back(c.name + ": " + name + " rel L2 " + std::to_string(e) + " (tolerance " +
                                      std::to_string(tolerance) + "), " + std::to_string(nans) + " values NaN");
           }
         }
@@ -397,7 +417,8 @@ void print_summary(const json& doc, const TimingSettings& timing) {
                 "each cell: hot, cold, clean\n",
                 timing.repetitions);
     std::printf("| case | empty launch ms | copy ms | gpu_flex ms | gpu_flex / copy | gpu_flex graph / copy | "
-                "gpu_flex_fixed / copy | gpu_naive ms | rel L2 gpu_flex, fixed |\n|---|---|---|---|---|---|---|---|---|\n");
+                "gpu_flex_fixed / copy | gpu_naive ms | rel L2 gpu_flex, fixed, lines | gpu_lines ms | gpu_lines / copy "
+                "|\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const json& r : field(benchmarks["prefilter"], "rows")) {
       const std::string name = text(field(r, "case"));
       for (const char* end : {"error", "skipped"})
@@ -414,16 +435,17 @@ void print_summary(const json& doc, const TimingSettings& timing) {
       std::string acc = "-";
       if (const json a = field(r, "accuracy"); a.is_object()) {
         acc.clear();
-        for (const char* op : {"gpu_flex", "gpu_flex_fixed"}) {
+        for (const char* op : {"gpu_flex", "gpu_flex_fixed", "gpu_lines"}) {
           const json e = field(field(a, op), "rel_l2_vs_oracle");
           acc += (acc.empty() ? "" : ", ") + (e.is_number() ? fmt("%.2g", e.get<double>()) : std::string("inf"));
         }
       }
       const std::string graph = t.contains("gpu_flex_graph") ? per_state(field(ratio, "gpu_flex_graph"), "%.2f") : "-";
-      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(),
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name.c_str(),
                   per_state(field(t, "empty_launch"), "%.4f", 1e3).c_str(), per_state(field(t, "copy"), "%.4f", 1e3).c_str(),
                   per_state(field(t, "gpu_flex"), "%.4f", 1e3).c_str(), per_state(field(ratio, "gpu_flex"), "%.2f").c_str(),
-                  graph.c_str(), per_state(field(ratio, "gpu_flex_fixed"), "%.2f").c_str(), naive_ms.c_str(), acc.c_str());
+                  graph.c_str(), per_state(field(ratio, "gpu_flex_fixed"), "%.2f").c_str(), naive_ms.c_str(), acc.c_str(),
+                  per_state(field(t, "gpu_lines"), "%.4f", 1e3).c_str(), per_state(field(ratio, "gpu_lines"), "%.2f").c_str());
     }
   }
   if (benchmarks.contains("evaluate")) {
@@ -449,7 +471,7 @@ int run_all(const Config& cfg) {
   cudaStream_t stream;
   SB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   GpuTimer timer(stream, cfg.timing);
-  json context = bench_context(kProgram, cfg.machine, cfg.git_sha, {"gpu_flex", "gpu_flex_fixed", "gpu_naive"});
+  json context = bench_context(kProgram, cfg.machine, cfg.git_sha, {"gpu_flex", "gpu_flex_fixed", "gpu_naive", "gpu_lines"});
   context["timing"] = to_json(cfg.timing);
   context["quick"] = cfg.quick;
   context["verify"] = cfg.verify;
@@ -463,12 +485,13 @@ int run_all(const Config& cfg) {
   ResultFile file(out, kSchema, kSchemaVersion, context);
   file.write();  // the context alone: an output path that cannot be written fails now, not after the run
 
-  Run run{cfg, timer, {}, {}, {}, {}};
+  Run run{cfg, timer, {}, {}, {}, {}, {}};
   const std::vector<Case> pcases = prefilter_cases(cfg.quick);
   if (!case_axis(pcases, cfg.cases).empty()) file.run(prefilter(run, pcases));
   run.in.reset();
   run.out.reset();
   run.tmp.reset();
+  run.tmp_lines.reset();
   if (cfg.eval) {
     const std::vector<Case> ecases = evaluate_cases();
     Kept<EvalProblem> kept;
@@ -488,7 +511,7 @@ int run_all(const Config& cfg) {
 int main(int argc, char** argv) {
   using namespace splinebench::bench;
   Config cfg;
-  CLI::App app{"bench_gpu_prefilter: gpu_flex / gpu_flex_fixed / gpu_naive prefilter against a device-to-device "
+  CLI::App app{"bench_gpu_prefilter: gpu_flex / gpu_flex_fixed / gpu_lines / gpu_naive prefilter against a device-to-device "
                "copy, in the hot, cold and clean L2 states (JSON, bench/gpu_prefilter/README.md)"};
   app.add_option("--out", cfg.out, "output JSON file (its folder is created)")->capture_default_str();
   app.add_option("--git-sha", cfg.git_sha, "revision to record (default or 'unknown': probed from the source tree)");
