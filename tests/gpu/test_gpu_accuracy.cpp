@@ -1,7 +1,7 @@
-// gpu_naive, gpu_flex, gpu_flex_fixed, gpu_texture and gpu_texture_binned against the double
-// oracle: every D = 1..6, every mode, channels 1/2/4, field batches, odd sizes (1, 2, 3, 5,
+// gpu_naive, gpu_flex, gpu_flex_fixed, gpu_lines, gpu_texture and gpu_texture_binned against
+// the double oracle: every D = 1..6, every mode, channels 1/2/4, field batches, odd sizes (1, 2, 3, 5,
 // 17, 1000), white-noise samples, queries in range, outside the grid, non-finite and huge.
-// The global-load implementations (gpu_naive, and gpu_flex's default evaluation) must
+// The global-load implementations (gpu_naive, gpu_lines, and gpu_flex's default evaluation) must
 // meet cpu_scalar's float32 tolerances (<= 1e-5 max|f|); gpu_texture the bound of its
 // 8-bit blend weights (texture_field.cu), recomputed here from the oracle's coefficients.
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ std::vector<std::vector<std::int64_t>> test_shapes() {
 std::vector<CaseSpec> all_cases() {
   std::vector<CaseSpec> cases;
   std::uint64_t seed = 100;
-  for (const char* impl : {"gpu_naive", "gpu_flex", "gpu_flex_fixed", "gpu_texture", "gpu_texture_binned"})
+  for (const char* impl : {"gpu_naive", "gpu_flex", "gpu_flex_fixed", "gpu_lines", "gpu_texture", "gpu_texture_binned"})
     for (const auto& extents : test_shapes())
       for (Mode mode : kAllModes)
         for (int channels : {1, 2, 4}) {
