@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# On the GPU machine: the scattered operator's F^T y by warp scatter (the working tree)
-# against the committed gather over rows of cells (this tree with gather_to_scatter.patch
-# reversed), in one session: the new tree's operator, multigrid, blocks and stencil tests,
+# On the GPU machine: the scattered operator's F^T y by warp scatter (this tree with
+# gather_to_scatter.patch applied, reverted on exit) against the committed gather over rows
+# of cells (a copy of the tree as committed), in one session: the new tree's operator, multigrid, blocks and stencil tests,
 # compute-sanitizer on the operator's small tests, then the 256^3 CG iteration test of
 # both builds alternated, ROUNDS times (default 3).
 # Usage: lab/probes/scatter_ab/ab.sh OUT
@@ -15,7 +15,8 @@ old=/tmp/scatter-ab-old
 rm -rf "$old" && mkdir -p "$old"
 tar -C "$root" --exclude='./build*' --exclude='./.deps' -cf - . | tar -C "$old" -xf -
 ln -s "$root/.deps" "$old/.deps"
-(cd "$old" && git apply -R "$root/lab/probes/scatter_ab/gather_to_scatter.patch") || { echo "reverse patch failed"; exit 1; }
+(cd "$root" && git apply "$root/lab/probes/scatter_ab/gather_to_scatter.patch") || { echo "patch failed"; exit 1; }
+trap '(cd "$root" && git apply -R "$root/lab/probes/scatter_ab/gather_to_scatter.patch")' EXIT
 configure() {  # source-dir build-dir
   [ -f "$2/CMakeCache.txt" ] || cmake -S "$1" -B "$2" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DSPLINEBENCH_TEST_IMPLS=ON -DSPLINEBENCH_REQUIRE_ALL_DEPS=OFF -DCMAKE_PREFIX_PATH="$deps" \
