@@ -1,0 +1,125 @@
+// gpu_lines' runner (impls/gpu_lines: LinesRunner, its plan, kernels and graph) on a device,
+// without the rest of the implementation library: fresh random samples, outputs poisoned
+// with NaN, every mode, against the double oracle, plus a rough hot median of the replay
+// behind a 1 ms stream hold. A first device check of the product code path; the full
+// checks are tools/device/checks.sh's (conformance, test_gpu, sanitizers, the benchmark).
+//   run.sh OUT  (from the repository root)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "gpu_lines/lines_launch.hpp"
+#include "gpu_lines/lines_plan.hpp"
+#include "splinebench/cuda/check.hpp"
+#include "splinebench/oracle_batch.hpp"
+
+namespace sb = splinebench;
+namespace lines = splinebench::gpu::lines;
+
+namespace {
+
+__global__ void hold_spin(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < ns);
+}
+
+struct Case {
+  const char* name;
+  std::vector<std::int64_t> extents;
+  int channels;
+  std::int64_t fields;
+  bool timed;
+};
+
+}  // namespace
+
+int main() {
+  const std::vector<Case> cases = {
+      {"3d_128", {128, 128, 128}, 1, 1, true},
+      {"4d_48", {48, 48, 48, 48}, 1, 1, true},
+      {"frames_160x120_rgba_x100", {120, 160}, 4, 100, true},
+      {"1d_1000_c2_f3", {1000}, 2, 3, false},
+      {"3d_5x17x3_c4_f2", {5, 17, 3}, 4, 2, false},
+      {"6d_3x2x5x3x2x4", {3, 2, 5, 3, 2, 4}, 1, 2, false},
+      {"2d_3x1000", {3, 1000}, 1, 1, false},
+  };
+  cudaStream_t st;
+  SB_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  int failures = 0;
+  std::printf("| case | mode | launch | plan | rel L2 | NaN | bound | hot ms |\n|---|---|---|---|---|---|---|---|\n");
+  for (const Case& c : cases) {
+    const sb::GridShape shape = sb::GridShape::make(c.extents, c.channels);
+    const std::int64_t n = shape.values() * c.fields;
+    std::mt19937 rng(2026);
+    std::uniform_real_distribution<float> u(-1.f, 1.f);
+    std::vector<float> host(static_cast<std::size_t>(n));
+    for (float& v : host) v = u(rng);
+    float *in, *out, *tmp = nullptr;
+    SB_CUDA_CHECK(cudaMalloc(&in, n * sizeof(float)));
+    SB_CUDA_CHECK(cudaMalloc(&out, n * sizeof(float)));
+    SB_CUDA_CHECK(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    for (sb::Mode mode : sb::kAllModes) {
+      lines::LinesRunner r;
+      const std::int64_t tv = r.tmp_values(shape, c.fields);
+      if (tv > 0 && !tmp) SB_CUDA_CHECK(cudaMalloc(&tmp, tv * sizeof(float)));
+      SB_CUDA_CHECK(cudaMemset(out, 0xFF, n * sizeof(float)));
+      r.ready(shape, c.fields, mode, in, out, tmp, st);
+      r.run(shape, c.fields, mode, in, out, tmp, st);
+      SB_CUDA_CHECK(cudaStreamSynchronize(st));
+      std::vector<float> got(static_cast<std::size_t>(n));
+      SB_CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(float), cudaMemcpyDeviceToHost));
+      std::vector<double> ref(host.begin(), host.end());
+      sb::oracle::prefilter_f64(shape, c.fields, ref.data(), mode);
+      double num = 0, den = 0;
+      long nans = 0;
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!std::isfinite(got[i])) ++nans;
+        num += (got[i] - ref[i]) * (got[i] - ref[i]);
+        den += ref[i] * ref[i];
+      }
+      const double e = std::sqrt(num / den);
+      const double bound = shape.dims <= 3 ? 2e-7 : lines::tolerance(shape).prefilter_rel_l2;
+      const bool ok = nans == 0 && e <= bound;
+      failures += ok ? 0 : 1;
+      double ms = -1;
+      if (c.timed && mode == sb::Mode::mirror) {
+        cudaEvent_t e0, e1;
+        SB_CUDA_CHECK(cudaEventCreate(&e0));
+        SB_CUDA_CHECK(cudaEventCreate(&e1));
+        std::vector<float> t;
+        for (int rep = 0; rep < 24; ++rep) {
+          hold_spin<<<1, 1, 0, st>>>(1000000ull);
+          SB_CUDA_CHECK(cudaGetLastError());
+          SB_CUDA_CHECK(cudaEventRecord(e0, st));
+          r.run(shape, c.fields, mode, in, out, tmp, st);
+          SB_CUDA_CHECK(cudaEventRecord(e1, st));
+          SB_CUDA_CHECK(cudaEventSynchronize(e1));
+          float x;
+          SB_CUDA_CHECK(cudaEventElapsedTime(&x, e0, e1));
+          if (rep >= 3) t.push_back(x);
+        }
+        std::sort(t.begin(), t.end());
+        ms = t[t.size() / 2];
+        SB_CUDA_CHECK(cudaEventDestroy(e0));
+        SB_CUDA_CHECK(cudaEventDestroy(e1));
+      }
+      std::printf("| %s | %s | %s | %s | %.3g | %ld | %.3g %s | %s |\n", c.name, std::string(sb::to_string(mode)).c_str(),
+                  r.launch_description().c_str(), r.plan_description().c_str(), e, nans, bound, ok ? "ok" : "FAIL",
+                  ms < 0 ? "-" : std::to_string(ms).c_str());
+      std::fflush(stdout);
+    }
+    SB_CUDA_CHECK(cudaFree(in));
+    SB_CUDA_CHECK(cudaFree(out));
+    if (tmp) SB_CUDA_CHECK(cudaFree(tmp));
+  }
+  std::printf("%s\n", failures ? "FAILED" : "all within bounds");
+  return failures ? 1 : 0;
+}
