@@ -16,10 +16,10 @@
 #include "gpu_common/device_arrays_support.hpp"
 #include "gpu_common/evaluate_global.hpp"
 #include "gpu_common/gpu_pipeline.hpp"
+#include "gpu_common/halo_tolerance.hpp"
 #include "splinebench/cuda/check.hpp"
 #include "splinebench/cuda/device_buffer.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/f32_accuracy.hpp"
 
 namespace splinebench::impls {
 namespace {
@@ -115,13 +115,7 @@ class GpuFlex final : public gpu::GpuPipeline {
     return facts;
   }
 
-  Tolerance tolerance(const GridShape& shape) const override {
-    // Prefilter: the same float32 recursions as cpu_scalar, each output from its window
-    // of +-16 samples per axis (truncation <= 1.0e-9 max|input|, flex_pass.hpp).
-    Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
-    t.basis = "prefilter: float32 recursions plus halo truncation <= 1.0e-9 relative per axis; " + t.basis;
-    return t;
-  }
+  Tolerance tolerance(const GridShape& shape) const override { return gpu::halo_truncated_tolerance(shape); }
   std::string evaluation() const override { return "f32 taps, global loads"; }
 
   void prepare(const GridShape& shape, std::int64_t fields, const float* input, Mode mode, bool prefilter,

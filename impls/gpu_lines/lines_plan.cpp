@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "gpu_common/axis_limits.hpp"
+#include "gpu_common/halo_tolerance.hpp"
 #include "splinebench/error.hpp"
-#include "splinebench/f32_accuracy.hpp"
 
 namespace splinebench::gpu::lines {
 
@@ -113,12 +113,7 @@ std::string describe(const Plan& plan) {
   return d;
 }
 
-Tolerance tolerance(const GridShape& shape) {
-  // The same float32 recursions as cpu_scalar, each output from its window of +-16 samples
-  // per axis (truncation <= 1.0e-9 max|input|, gpu_common/flex/flex_pass.hpp): gpu_flex's.
-  Tolerance t = f32_accuracy::pass_by_pass_tolerance(shape);
-  t.basis = "prefilter: float32 recursions plus halo truncation <= 1.0e-9 relative per axis; " + t.basis;
-  return t;
-}
+// The same windows of +-16 samples per axis as gpu_flex's, so its tolerance.
+Tolerance tolerance(const GridShape& shape) { return halo_truncated_tolerance(shape); }
 
 }  // namespace splinebench::gpu::lines
