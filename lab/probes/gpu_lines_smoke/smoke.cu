@@ -4,11 +4,16 @@
 // behind a 1 ms stream hold. A first device check of the product code path; the full
 // checks are tools/device/checks.sh's (conformance, test_gpu, sanitizers, the benchmark).
 //   run.sh OUT  (from the repository root)
+// Environment: SMOKE_PRECEDE_SMEM_KB=K launches, before each timed run's hold, a kernel
+// of K KiB dynamic shared memory per block on every SM (what gpu_flex's tiles leave the
+// SMs configured for in bench_gpu_prefilter's interleaving); SMOKE_TIMED_ONLY=1 runs only
+// the timed cases in mirror mode.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -29,6 +34,18 @@ __global__ void hold_spin(unsigned long long ns) {
     __nanosleep(1000);
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   } while (t - t0 < ns);
+}
+
+__global__ void big_shared(float* sink) {
+  extern __shared__ float sm[];
+  sm[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  if (sm[(threadIdx.x + 1) % blockDim.x] == -1.f) sink[blockIdx.x] = 0.f;
+}
+
+int env_int(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : 0;
 }
 
 struct Case {
@@ -54,8 +71,18 @@ int main() {
   cudaStream_t st;
   SB_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   int failures = 0;
+  const int precede_kb = env_int("SMOKE_PRECEDE_SMEM_KB");
+  const bool timed_only = env_int("SMOKE_TIMED_ONLY") != 0;
+  int sms = 0;
+  SB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  float* sink = nullptr;
+  SB_CUDA_CHECK(cudaMalloc(&sink, sms * sizeof(float)));
+  if (precede_kb > 0)
+    SB_CUDA_CHECK(cudaFuncSetAttribute(big_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, precede_kb * 1024));
+  std::printf("preceding kernel: %d KiB shared\n", precede_kb);
   std::printf("| case | mode | launch | plan | rel L2 | NaN | bound | hot ms |\n|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
+    if (timed_only && !c.timed) continue;
     const sb::GridShape shape = sb::GridShape::make(c.extents, c.channels);
     const std::int64_t n = shape.values() * c.fields;
     std::mt19937 rng(2026);
@@ -67,6 +94,7 @@ int main() {
     SB_CUDA_CHECK(cudaMalloc(&out, n * sizeof(float)));
     SB_CUDA_CHECK(cudaMemcpy(in, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     for (sb::Mode mode : sb::kAllModes) {
+      if (timed_only && mode != sb::Mode::mirror) continue;
       lines::LinesRunner r;
       const std::int64_t tv = r.tmp_values(shape, c.fields);
       if (tv > 0 && !tmp) SB_CUDA_CHECK(cudaMalloc(&tmp, tv * sizeof(float)));
@@ -96,6 +124,10 @@ int main() {
         SB_CUDA_CHECK(cudaEventCreate(&e1));
         std::vector<float> t;
         for (int rep = 0; rep < 24; ++rep) {
+          if (precede_kb > 0) {
+            big_shared<<<sms, 256, precede_kb * 1024, st>>>(sink);
+            SB_CUDA_CHECK(cudaGetLastError());
+          }
           hold_spin<<<1, 1, 0, st>>>(1000000ull);
           SB_CUDA_CHECK(cudaGetLastError());
           SB_CUDA_CHECK(cudaEventRecord(e0, st));
@@ -120,6 +152,7 @@ int main() {
     SB_CUDA_CHECK(cudaFree(out));
     if (tmp) SB_CUDA_CHECK(cudaFree(tmp));
   }
+  SB_CUDA_CHECK(cudaFree(sink));
   std::printf("%s\n", failures ? "FAILED" : "all within bounds");
   return failures ? 1 : 0;
 }
