@@ -7,7 +7,9 @@
 // Environment: SMOKE_PRECEDE_SMEM_KB=K launches, before each timed run's hold, a kernel
 // of K KiB dynamic shared memory per block on every SM (what gpu_flex's tiles leave the
 // SMs configured for in bench_gpu_prefilter's interleaving); SMOKE_TIMED_ONLY=1 runs only
-// the timed cases in mirror mode.
+// the timed cases in mirror mode; SMOKE_OTHER_GRAPH=1 replays, before each timed run's
+// hold, another gpu_lines graph (a 3x1000 problem) on the same stream, as
+// bench_gpu_prefilter's interleaving replays gpu_flex's graph between gpu_lines' runs.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -80,6 +82,18 @@ int main() {
   if (precede_kb > 0)
     SB_CUDA_CHECK(cudaFuncSetAttribute(big_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, precede_kb * 1024));
   std::printf("preceding kernel: %d KiB shared\n", precede_kb);
+  const bool other_graph = env_int("SMOKE_OTHER_GRAPH") != 0;
+  const sb::GridShape other_shape = sb::GridShape::make({3, 1000}, 1);
+  float *other_in = nullptr, *other_out = nullptr, *other_tmp = nullptr;
+  lines::LinesRunner other;
+  if (other_graph) {
+    SB_CUDA_CHECK(cudaMalloc(&other_in, 3000 * sizeof(float)));
+    SB_CUDA_CHECK(cudaMalloc(&other_out, 3000 * sizeof(float)));
+    SB_CUDA_CHECK(cudaMalloc(&other_tmp, 3000 * sizeof(float)));
+    SB_CUDA_CHECK(cudaMemset(other_in, 0, 3000 * sizeof(float)));
+    other.ready(other_shape, 1, sb::Mode::mirror, other_in, other_out, other_tmp, st);
+  }
+  std::printf("another graph between runs: %s\n", other_graph ? "yes" : "no");
   std::printf("| case | mode | launch | plan | rel L2 | NaN | bound | hot ms |\n|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
     if (timed_only && !c.timed) continue;
@@ -124,6 +138,7 @@ int main() {
         SB_CUDA_CHECK(cudaEventCreate(&e1));
         std::vector<float> t;
         for (int rep = 0; rep < 24; ++rep) {
+          if (other_graph) other.run(other_shape, 1, sb::Mode::mirror, other_in, other_out, other_tmp, st);
           if (precede_kb > 0) {
             big_shared<<<sms, 256, precede_kb * 1024, st>>>(sink);
             SB_CUDA_CHECK(cudaGetLastError());
@@ -153,6 +168,8 @@ int main() {
     if (tmp) SB_CUDA_CHECK(cudaFree(tmp));
   }
   SB_CUDA_CHECK(cudaFree(sink));
+  for (float* p : {other_in, other_out, other_tmp})
+    if (p) SB_CUDA_CHECK(cudaFree(p));
   std::printf("%s\n", failures ? "FAILED" : "all within bounds");
   return failures ? 1 : 0;
 }
