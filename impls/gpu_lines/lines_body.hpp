@@ -66,10 +66,13 @@ SPLINEBENCH_HD void strided_task(const float* in, float* out, const Pass& P, int
     const float* g = f + static_cast<std::size_t>(s0 - kHalo) * s;
     SB_LINES_UNROLL
     for (int k = 0; k < S + 2 * kHalo; ++k) x[k] = ld<NC>(g + static_cast<std::size_t>(k) * s);
-  } else {
+  } else if (folds_once<S>(n)) {  // a segment at an end of a line of at least S + kHalo
+    const OneReflection F = one_reflection(mode, n);
     SB_LINES_UNROLL
     for (int k = 0; k < S + 2 * kHalo; ++k)
-      x[k] = ld<NC>(f + static_cast<std::size_t>(fold_fast(mode, s0 - kHalo + k, n)) * s);
+      x[k] = ld<NC>(f + static_cast<std::size_t>(fold_once(F, s0 - kHalo + k, n)) * s);
+  } else {
+    load_window_short<S>(mode, s0, n, x, [&](int j) { return ld<NC>(f + static_cast<std::size_t>(j) * s); });
   }
   float c[S];
   lane_outputs<S>(x, c);
@@ -157,8 +160,13 @@ SPLINEBENCH_HD bool staged_lane(const Pass& P, Index b, int tid, const float* sm
   if (!staged_lane_at<S>(P, R.rows, tid, L)) return false;
   const int n = P.n, C = P.C;
   float x[S + 2 * kHalo];
-  SB_LINES_UNROLL
-  for (int k = 0; k < S + 2 * kHalo; ++k) x[k] = sm[pad(L.row + fold_fast(mode, L.s0 - kHalo + k, n) * C)];
+  if (folds_once<S>(n)) {
+    const OneReflection F = one_reflection(mode, n);
+    SB_LINES_UNROLL
+    for (int k = 0; k < S + 2 * kHalo; ++k) x[k] = sm[pad(L.row + fold_once(F, L.s0 - kHalo + k, n) * C)];
+  } else {
+    load_window_short<S>(mode, L.s0, n, x, [&](int j) { return sm[pad(L.row + j * C)]; });
+  }
   lane_outputs<S>(x, c);
   return true;
 }

@@ -19,11 +19,6 @@
 #else
 #define SB_LINES_UNROLL
 #endif
-#if defined(__CUDACC__)
-#define SB_LINES_NOINLINE __host__ __device__ __noinline__
-#else
-#define SB_LINES_NOINLINE inline
-#endif
 
 namespace splinebench::gpu::lines {
 
@@ -53,25 +48,43 @@ SPLINEBENCH_HD void lane_outputs(const float* in, float* out) {
   }
 }
 
-// bspline::fold_index for int indices (n < 2^30, j within a window of the line), one
-// reflection tried first: the only case of a halo on a line at least as long as it. The
-// general case (a line shorter than its window) is out of line, so that it costs the
-// kernels no registers where it is never taken. The same index as fold_index for every
-// (mode, j, n): the unit test checks it exhaustively on small n.
-SB_LINES_NOINLINE int fold_slow(int mode, int j, int n) {
-  return static_cast<int>(bspline::fold_index(mode, j, n));
+// The folding of a window index j into a line of n samples. On a line of at least
+// S + kHalo samples one reflection folds every position of a segment's window (s0 < n, so
+// j lies in [-kHalo, n + S + kHalo - 2]; mirror's right end is the tightest bound:
+// 2n - 2 - j >= 0), and each side is an affine map: j < 0 -> lm j + lc, j >= n -> rm j + rc.
+// fold_once picks one of the three with selects, not branches: the unrolled window is
+// straight-line code that every warp fetches once, and branches per position made it
+// several times larger (the same index as fold_index: the unit test checks it for every
+// mode, segment length and window on a range of n).
+struct OneReflection {
+  int lm, lc, rm, rc;
+};
+SPLINEBENCH_HD OneReflection one_reflection(int mode, int n) {
+  if (mode == 0) return {-1, 0, -1, 2 * n - 2};  // mirror: about 0 and n - 1
+  if (mode == 1) return {-1, -1, -1, 2 * n - 1};  // half: about -1/2 and n - 1/2
+  return {1, n, 1, -n};                          // periodic
 }
-SPLINEBENCH_HD int fold_fast(int mode, int j, int n) {
-  if (j >= 0 && j < n) return j;
-  int r;
-  if (mode == 0)
-    r = j < 0 ? -j : 2 * n - 2 - j;  // mirror: about 0 and n - 1
-  else if (mode == 1)
-    r = j < 0 ? -1 - j : 2 * n - 1 - j;  // half: about -1/2 and n - 1/2
-  else
-    r = j < 0 ? j + n : j - n;  // periodic
-  if (r >= 0 && r < n) return r;
-  return fold_slow(mode, j, n);
+template <int S>
+SPLINEBENCH_HD bool folds_once(int n) {
+  return n >= S + kHalo;
+}
+SPLINEBENCH_HD int fold_once(const OneReflection& F, int j, int n) {
+  const int left = F.lm * j + F.lc, right = F.rm * j + F.rc;
+  return j < 0 ? left : (j >= n ? right : j);
+}
+
+// A line shorter than S + kHalo (several reflections possible): window position k at
+// offset fold_index(...) * step, position by position in a loop that is not unrolled (so
+// that its code is not repeated per position), into a buffer copied to the lane's registers.
+template <int S, typename Load>
+SPLINEBENCH_HD void load_window_short(int mode, int s0, int n, float* x, Load load) {
+  float w[S + 2 * kHalo];
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1
+#endif
+  for (int k = 0; k < S + 2 * kHalo; ++k) w[k] = load(static_cast<int>(bspline::fold_index(mode, s0 - kHalo + k, n)));
+  SB_LINES_UNROLL
+  for (int k = 0; k < S + 2 * kHalo; ++k) x[k] = w[k];
 }
 
 }  // namespace splinebench::gpu::lines

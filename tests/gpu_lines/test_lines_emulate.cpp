@@ -128,12 +128,24 @@ struct PrintWorst : ::testing::Environment {
 
 // ---- folding and the lane ---------------------------------------------------------------
 
-TEST(LinesLane, FoldFastIsFoldIndex) {
-  long long wrong = 0;
+// One reflection, for every mode, segment length, line of S + kHalo .. S + kHalo + 200
+// samples and segment of it, over the whole window: fold_index's index.
+TEST(LinesLane, FoldOnceIsFoldIndexWhereOneReflectionFolds) {
+  long long asked = 0, wrong = 0;
   for (int mode = 0; mode < 3; ++mode)
-    for (int n = 1; n <= 100; ++n)
-      for (int j = -3 * n - 80; j <= 4 * n + 80; ++j)
-        wrong += fold_fast(mode, j, n) != static_cast<int>(bspline::fold_index(mode, j, n));
+    for (const int S : kSegmentLengths)
+      with_segment(S, [&](auto Sc) {
+        constexpr int s = decltype(Sc)::value;
+        for (int n = s + kHalo - 1; n <= s + kHalo + 200; ++n) {
+          EXPECT_EQ(folds_once<s>(n), n >= s + kHalo);
+          if (!folds_once<s>(n)) continue;
+          const OneReflection F = one_reflection(mode, n);
+          for (int s0 = 0; s0 < n; s0 += s)
+            for (int j = s0 - kHalo; j < s0 + s + kHalo; ++j, ++asked)
+              wrong += fold_once(F, j, n) != static_cast<int>(bspline::fold_index(mode, j, n));
+        }
+      });
+  EXPECT_GT(asked, 1000000);
   EXPECT_EQ(wrong, 0);
 }
 

@@ -4,7 +4,8 @@
 # in about a minute), runs it. Usage: lab/probes/gpu_lines_smoke/run.sh OUT
 # Environment: BIN (the binary, default /tmp/gpu_lines_smoke), PATCH (a patch applied to a
 # copy of impls/gpu_lines/lines_kernels.cu for this binary), LINES_FLAGS (more nvcc flags for
-# that file), NORUN=1 (build only).
+# that file), NORUN=1 (build only), SRC_OVERRIDE (a folder laid out like impls/ whose
+# gpu_lines/ files replace the tree's: other versions of the kernels and their headers).
 set -euo pipefail
 out=${1:?usage: run.sh OUT}
 mkdir -p "$out"
@@ -13,6 +14,10 @@ obj=$bin.obj
 rm -rf "$obj" && mkdir -p "$obj"
 inc="-Iimpls -Iimpls/core/include -Iimpls/cuda_support/include"
 kernels=impls/gpu_lines/lines_kernels.cu
+if [[ -n ${SRC_OVERRIDE:-} ]]; then
+  inc="-I$SRC_OVERRIDE $inc"
+  [[ -f $SRC_OVERRIDE/gpu_lines/lines_kernels.cu ]] && kernels=$SRC_OVERRIDE/gpu_lines/lines_kernels.cu
+fi
 if [[ -n ${PATCH:-} ]]; then
   mkdir -p "$obj/src/impls/gpu_lines" && cp "$kernels" "$obj/src/$kernels"
   patch -s -d "$obj/src" -p1 < "$PATCH"

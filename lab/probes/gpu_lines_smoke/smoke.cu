@@ -9,7 +9,9 @@
 // SMs configured for in bench_gpu_prefilter's interleaving); SMOKE_TIMED_ONLY=1 runs only
 // the timed cases in mirror mode; SMOKE_OTHER_GRAPH=1 replays, before each timed run's
 // hold, another gpu_lines graph (a 3x1000 problem) on the same stream, as
-// bench_gpu_prefilter's interleaving replays gpu_flex's graph between gpu_lines' runs.
+// bench_gpu_prefilter's interleaving replays gpu_flex's graph between gpu_lines' runs;
+// SMOKE_FLUSH_MB=M reads M MiB before each timed run's hold (L2 emptied of the kernels'
+// code and data, as the benchmark's other operations and L2 conditioning leave it).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -48,6 +50,14 @@ __global__ void big_shared(float* sink) {
 int env_int(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::atoi(v) : 0;
+}
+
+__global__ void read_all(const float4* p, std::size_t n, float* sink) {
+  float acc = 0.f;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    acc += p[i].x + p[i].w;
+  if (acc == 1234.5f) sink[0] = acc;
 }
 
 struct Case {
@@ -94,6 +104,13 @@ int main() {
     other.ready(other_shape, 1, sb::Mode::mirror, other_in, other_out, other_tmp, st);
   }
   std::printf("another graph between runs: %s\n", other_graph ? "yes" : "no");
+  const std::size_t flush_bytes = static_cast<std::size_t>(env_int("SMOKE_FLUSH_MB")) << 20;
+  float* flush = nullptr;
+  if (flush_bytes) {
+    SB_CUDA_CHECK(cudaMalloc(&flush, flush_bytes));
+    SB_CUDA_CHECK(cudaMemset(flush, 0, flush_bytes));
+  }
+  std::printf("L2 flush before each timed run: %zu MiB\n", flush_bytes >> 20);
   std::printf("| case | mode | launch | plan | rel L2 | NaN | bound | hot ms |\n|---|---|---|---|---|---|---|---|\n");
   for (const Case& c : cases) {
     if (timed_only && !c.timed) continue;
@@ -138,6 +155,10 @@ int main() {
         SB_CUDA_CHECK(cudaEventCreate(&e1));
         std::vector<float> t;
         for (int rep = 0; rep < 24; ++rep) {
+          if (flush) {
+            read_all<<<4 * sms, 256, 0, st>>>(reinterpret_cast<const float4*>(flush), flush_bytes / 16, sink);
+            SB_CUDA_CHECK(cudaGetLastError());
+          }
           if (other_graph) other.run(other_shape, 1, sb::Mode::mirror, other_in, other_out, other_tmp, st);
           if (precede_kb > 0) {
             big_shared<<<sms, 256, precede_kb * 1024, st>>>(sink);
@@ -168,7 +189,7 @@ int main() {
     if (tmp) SB_CUDA_CHECK(cudaFree(tmp));
   }
   SB_CUDA_CHECK(cudaFree(sink));
-  for (float* p : {other_in, other_out, other_tmp})
+  for (float* p : {other_in, other_out, other_tmp, flush})
     if (p) SB_CUDA_CHECK(cudaFree(p));
   std::printf("%s\n", failures ? "FAILED" : "all within bounds");
   return failures ? 1 : 0;
