@@ -7,7 +7,7 @@
 // Environment: SMOKE_PRECEDE_SMEM_KB=K launches, before each timed run's hold, a kernel
 // of K KiB dynamic shared memory per block on every SM (what gpu_flex's tiles leave the
 // SMs configured for in bench_gpu_prefilter's interleaving); SMOKE_TIMED_ONLY=1 runs only
-// the timed cases in mirror mode; SMOKE_OTHER_GRAPH=1 replays, before each timed run's
+// the timed cases in mirror mode; SMOKE_WITH_256=1 adds 256^3 to the timed cases; SMOKE_OTHER_GRAPH=1 replays, before each timed run's
 // hold, another gpu_lines graph (a 3x1000 problem) on the same stream, as
 // bench_gpu_prefilter's interleaving replays gpu_flex's graph between gpu_lines' runs;
 // SMOKE_FLUSH_MB=M reads M MiB before each timed run's hold (L2 emptied of the kernels'
@@ -75,6 +75,7 @@ int main() {
       {"3d_128", {128, 128, 128}, 1, 1, true},
       {"4d_48", {48, 48, 48, 48}, 1, 1, true},
       {"frames_160x120_rgba_x100", {120, 160}, 4, 100, true},
+      {"3d_256", {256, 256, 256}, 1, 1, std::getenv("SMOKE_WITH_256") != nullptr},
       {"1d_1000_c2_f3", {1000}, 2, 3, false},
       {"3d_5x17x3_c4_f2", {5, 17, 3}, 4, 2, false},
       {"6d_3x2x5x3x2x4", {3, 2, 5, 3, 2, 4}, 1, 2, false},
